@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// The demo: a recorded agent session (demo/session.jsonl) goes event by event through the real `qhooks` CLI with
+// the sample hooks of demo/settings.json, and each decision is shown. It uses only these bundled files, a log in
+// demo/.demo/ (reset at every run) and a throwaway HOME there: never your own settings or log.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
+const work = join(repo, "demo", ".demo");
+const db = join(work, "events.db");
+const cli = join(repo, "dist", "src", "cli", "main.js");
+rmSync(work, { recursive: true, force: true });
+mkdirSync(join(work, "home"), { recursive: true });
+
+const env = { ...process.env, HOME: join(work, "home"), QHOOKS_DB: db };
+delete env.QHOOKS_CALL_CHAIN;
+const qhooks = (args, input) =>
+  spawnSync(process.execPath, [cli, "--project-dir", repo, ...args], { input, env, encoding: "utf8", cwd: repo });
+
+const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
+const mark = { success: "ok", block: "BLOCK", error: "error", "invalid-output": "bad output", timeout: "timeout" };
+
+console.log(bold("qhooks demo: one recorded agent session through the sample hooks of demo/settings.json\n"));
+const events = readFileSync(join(repo, "demo", "session.jsonl"), "utf8").trim().split("\n");
+events.forEach((line, i) => {
+  const payload = JSON.parse(line);
+  const event = payload.hook_event_name;
+  const r = qhooks(["run", event, "--settings", "demo/settings.json"], line);
+  if (r.status !== 0 && r.status !== 2) {
+    console.log(`${String(i + 1).padStart(2)} ${event}: qhooks failed (exit ${r.status}): ${r.stderr.trim()}`);
+    process.exitCode = 1;
+    return;
+  }
+  const o = JSON.parse(r.stdout);
+  const what = payload.tool_input?.command ?? payload.tool_input?.file_path ?? payload.prompt ?? payload.source ?? payload.reason ?? "";
+  console.log(`${String(i + 1).padStart(2)} ${bold(event.padEnd(18))} ${payload.tool_name ?? ""} ${what}`.trimEnd());
+  const hooks = o.hooks.length ? o.hooks.map((h) => `${h.name} (${mark[h.outcome]}, ${h.durationMs} ms)`).join(", ") : "no hook matched";
+  console.log(`     hooks:    ${hooks}`);
+  const decision = o.blocked ? bold(o.decision.toUpperCase()) : o.decision;
+  console.log(`     decision: ${decision}${o.reason ? `: ${o.reason}` : ""}   (exit ${r.status})`);
+  for (const c of o.additionalContext) console.log(`     context:  ${c}`);
+  for (const m of o.systemMessages) console.log(`     message:  ${m}`);
+});

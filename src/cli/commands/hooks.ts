@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { EventNameSchema } from "../../schema/events.js";
+import { loadSettings } from "../../settings/loadSettings.js";
+import { discoverSettings, explicitSettings } from "../../settings/settingsSources.js";
+import { table } from "../format.js";
+import { out } from "../io.js";
+import type { CliContext } from "../globals.js";
+
+export const HooksFlagsSchema = z.object({
+  event: EventNameSchema.optional(),
+  settings: z.array(z.string()).default([]),
+  json: z.boolean().default(false),
+});
+export type HooksFlags = z.infer<typeof HooksFlagsSchema>;
+
+/** `qhooks hooks`: what is configured, where it comes from, and what is wrong with it. */
+export function hooksCommand(flags: HooksFlags, context: CliContext): number {
+  const sources = flags.settings.length ? explicitSettings(flags.settings, process.cwd()) : discoverSettings(context.homeDir, context.projectDir);
+  const snapshot = loadSettings(sources);
+  const hooks = snapshot.hooks.filter((h) => flags.event === undefined || h.event === flags.event);
+  const seen = new Map<string, string>();
+  const rows = hooks.map((h) => {
+    const key = `${h.event}\0${h.command}`;
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, `${h.file}: ${h.path}`);
+    return {
+      event: h.event,
+      level: h.level,
+      file: h.file,
+      path: h.path,
+      matcher: h.matcherSource,
+      name: h.name,
+      command: h.command,
+      timeoutSeconds: h.timeoutMs / 1000,
+      sameCommandAs: first ?? null,
+    };
+  });
+
+  if (flags.json) {
+    out(JSON.stringify({ configHash: snapshot.hash, projectDir: context.projectDir, files: snapshot.sources, hooks: rows, warnings: snapshot.warnings }, null, 2));
+    return 0;
+  }
+  out(`Settings files (lowest priority first), project ${context.projectDir}:`);
+  for (const s of snapshot.sources) out(`  ${s.level.padEnd(8)} ${s.display}  (${s.state})`);
+  out("");
+  if (rows.length === 0) out(flags.event ? `No hooks for ${flags.event}.` : "No hooks configured.");
+  else {
+    out(
+      table(
+        ["EVENT", "LEVEL", "MATCHER", "NAME / COMMAND", "TIMEOUT", "DECLARED AT"],
+        rows.map((r) => [
+          r.event,
+          r.level.length > 12 ? `…${r.level.slice(-11)}` : r.level,
+          r.matcher ?? "*",
+          r.name === r.command ? r.command : `${r.name}: ${r.command}`,
+          `${r.timeoutSeconds}s`,
+          `${r.file} ${r.path}${r.sameCommandAs ? ` (same command as ${r.sameCommandAs}: runs once)` : ""}`,
+        ]),
+      ),
+    );
+  }
+  if (snapshot.warnings.length) {
+    out("");
+    out(`Warnings (${snapshot.warnings.length}): these entries are skipped or read differently than written:`);
+    for (const w of snapshot.warnings) out(`  ${w}`);
+  }
+  out("");
+  out(`Config hash ${snapshot.hash.slice(0, 12)}; qhooks reads these files at every call, so edits apply at once.`);
+  return 0;
+}

@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { openEventLog } from "../../engine/openEventLog.js";
+import { judgeOnce } from "../../engine/judgeOnce.js";
+import { EXIT, QhooksError } from "../../errors.js";
+import { CALL_CHAIN_VAR, parseCallChain } from "../../exec/hookEnvironment.js";
+import { toHookProtocol } from "../../output/hookProtocol.js";
+import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
+import type { EventName } from "../../schema/events.js";
+import { err, out, readStdin, warn } from "../io.js";
+import { requireProjectDir, type CliContext } from "../globals.js";
+
+export const RunFlagsSchema = z.object({
+  settings: z.array(z.string()).default([]),
+  log: z.boolean().default(true),
+  format: z.enum(["json", "hook"], { error: '--format must be "json" or "hook"' }).default("json"),
+  failClosed: z.boolean().default(false),
+});
+export type RunFlags = z.infer<typeof RunFlagsSchema>;
+
+/** `qhooks run <event>`: one payload on stdin, one outcome out (contract 5 and 8). */
+export async function runCommand(event: EventName, flags: RunFlags, context: CliContext): Promise<number> {
+  if (flags.format === "hook" && flags.settings.length === 0) {
+    throw new QhooksError("usage", "--format hook needs --settings FILE: qhooks must never read the settings of the agent that calls it");
+  }
+  // With --fail-closed, "cannot judge" blocks instead of letting the tool call through.
+  const cannotJudge = (message: string): number => {
+    err(`qhooks: ${message}`);
+    return flags.failClosed ? EXIT.blocked : EXIT.failure;
+  };
+
+  const projectDir = requireProjectDir(context);
+  const input = await readStdin(MAX_PAYLOAD_BYTES, "qhooks run");
+  const log = openEventLog({ db: flags.log ? context.dbPath : false, env: context.env, homeDir: context.homeDir });
+  try {
+    const { judgement, configWarnings } = await judgeOnce({
+      input,
+      event,
+      projectDir,
+      homeDir: context.homeDir,
+      settingsFiles: flags.settings,
+      log,
+      env: context.env,
+      callChain: parseCallChain(context.env[CALL_CHAIN_VAR]),
+    });
+    for (const w of configWarnings) warn(w);
+
+    if (judgement.kind === "failed") return cannotJudge(judgement.error);
+    if (judgement.kind === "rejected") {
+      for (const w of judgement.warnings) warn(w);
+      if (judgement.rejection.error.startsWith("recursion")) {
+        warn(judgement.rejection.error);
+        return EXIT.failure;
+      }
+      return cannotJudge(judgement.rejection.error);
+    }
+
+    const { outcome } = judgement;
+    for (const w of outcome.warnings) warn(w);
+    if (flags.format === "hook") {
+      const reply = toHookProtocol(outcome);
+      if (reply.stdout) out(reply.stdout);
+      if (reply.stderr) err(reply.stderr);
+      return reply.exitCode;
+    }
+    out(JSON.stringify(outcome, null, 2));
+    if (outcome.blocked && outcome.continue) {
+      err(outcome.reason ?? "blocked");
+      return EXIT.blocked;
+    }
+    return EXIT.ok;
+  } finally {
+    await log.close();
+  }
+}

@@ -1,0 +1,31 @@
+import { existsSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Command } from "commander";
+import { QhooksError } from "../errors.js";
+
+/** What every command needs to know about where it runs (contract 1.1 and 5, "Global"). */
+export interface CliContext {
+  readonly projectDir: string;
+  readonly homeDir: string;
+  /** The log file: `--db`, else $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db. */
+  readonly dbPath: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export function cliContext(command: Command): CliContext {
+  const globals = command.optsWithGlobals<{ db?: string; projectDir?: string }>();
+  const env = process.env;
+  const homeDir = homedir();
+  const projectDir = resolve(globals.projectDir ?? env.QODERCN_PROJECT_DIR ?? process.cwd());
+  const dbPath = resolve(globals.db ?? env.QHOOKS_DB ?? join(homeDir, ".qoder-cn", "qhooks", "events.db"));
+  return { projectDir, homeDir, dbPath, env };
+}
+
+/** Hooks run in the project directory: a missing one is the user's mistake, said before anything runs. */
+export function requireProjectDir(context: CliContext): string {
+  if (!existsSync(context.projectDir) || !statSync(context.projectDir).isDirectory()) {
+    throw new QhooksError("usage", `project directory ${context.projectDir} does not exist (--project-dir, $QODERCN_PROJECT_DIR or the working directory)`);
+  }
+  return context.projectDir;
+}

@@ -1,0 +1,175 @@
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { BehaviorSubject, Subject, from, merge, switchMap, type Observable, type Subscription } from "rxjs";
+import { z } from "zod";
+import { QhooksError } from "../errors.js";
+import type { Arrival, InProcessHandler, Judgement } from "../operators/stages.js";
+import { EventNameSchema, type EventName } from "../schema/events.js";
+import type { Outcome } from "../schema/outcome.js";
+import { firstIssueLine } from "../schema/zodIssues.js";
+import { compileMatcher } from "../settings/compileMatcher.js";
+import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
+import { discoverSettings, explicitSettings } from "../settings/settingsSources.js";
+import type { EventLog } from "../store/eventLog.js";
+import { judgeEvents } from "../streams/pipeline.js";
+import { settingsSnapshot$ } from "../streams/settings$.js";
+import { DEFAULT_TIMEOUT_SECONDS } from "../schema/settings.js";
+import { limitsFromEnv } from "./limits.js";
+import { openEventLog } from "./openEventLog.js";
+
+/** Options of `createHookBus` (contract 6). */
+export const HookBusOptionsSchema = z.object({
+  projectDir: z.string().min(1),
+  /** The OS home by default; also the hooks' HOME, so `~` means the same place in settings and in commands. */
+  homeDir: z.string().min(1).optional(),
+  /** A log file path; `false` for no log; undefined for $QHOOKS_DB, else <homeDir>/.qoder-cn/qhooks/events.db. */
+  db: z.union([z.string().min(1), z.literal(false)]).optional(),
+  /** Exactly these settings files, in order, instead of the three discovered levels. */
+  settingsFiles: z.array(z.string().min(1)).optional(),
+  /** Apply edits to settings files without a restart (contract 1.3). Default true. */
+  watch: z.boolean().optional(),
+  /** The environment hooks inherit; process.env by default. Also where QHOOKS_* limits are read. */
+  env: z.record(z.string(), z.string().optional()).optional(),
+});
+export type HookBusOptions = z.infer<typeof HookBusOptionsSchema>;
+
+/** Options of `bus.use()`. */
+export const UseOptionsSchema = z.object({
+  name: z.string().min(1).optional(),
+  /** Seconds, like a command hook's `timeout`. */
+  timeout: z.number().positive().optional(),
+});
+export type UseOptions = z.infer<typeof UseOptionsSchema>;
+
+export type InProcessHook = (payload: Readonly<Record<string, unknown>>) => unknown;
+
+export interface HookBus {
+  /** Judges one event; resolves to its outcome, rejects (naming the field) for an invalid payload. */
+  dispatch(payload: object | string): Promise<Outcome>;
+  /** Registers an in-process handler; returns a function that removes it. */
+  use(event: EventName, matcher: string | null | undefined, handler: InProcessHook, options?: UseOptions): () => void;
+  /** Every outcome, emitted before the dispatch() promise for it resolves. */
+  readonly outcomes$: Observable<Outcome>;
+  /** Settings warnings of the configuration in force (replayed to each new subscriber), then runtime warnings. */
+  readonly warnings$: Observable<string>;
+  /** The configuration the next dispatch will be judged by. */
+  settings(): SettingsSnapshot;
+  /** Lets dispatches under way finish, then stops watching and closes the log. */
+  close(): Promise<void>;
+}
+
+export function createHookBus(options: HookBusOptions): HookBus {
+  const parsed = HookBusOptionsSchema.safeParse(options);
+  if (!parsed.success) throw new QhooksError("usage", `createHookBus: ${firstIssueLine(parsed.error)}`);
+  const opts = parsed.data;
+  const env = opts.env ?? process.env;
+  const projectDir = resolve(opts.projectDir);
+  const homeDir = resolve(opts.homeDir ?? homedir());
+  const limits = limitsFromEnv(env);
+  const sources = opts.settingsFiles ? explicitSettings(opts.settingsFiles, projectDir) : discoverSettings(homeDir, projectDir);
+  const log: EventLog = openEventLog({ db: opts.db, env, homeDir });
+
+  const snapshots = new BehaviorSubject<SettingsSnapshot>(loadSettings(sources));
+  const watching: Subscription | null =
+    opts.watch === false ? null : settingsSnapshot$(sources).subscribe((s) => s.hash !== snapshots.value.hash && snapshots.next(s));
+
+  const handlers: InProcessHandler[] = [];
+  const counters = new Map<EventName, number>();
+  const arrivals = new Subject<Arrival>();
+  const outcomes = new Subject<Outcome>();
+  const runtimeWarnings = new Subject<string>();
+  const pending = new Map<Arrival, { resolve: (o: Outcome) => void; reject: (e: Error) => void }>();
+  const inFlight = new Set<Promise<unknown>>();
+  let closed = false;
+
+  const judgements = arrivals.pipe(
+    judgeEvents({
+      projectDir,
+      homeDir,
+      baseEnv: env,
+      maxOutputBytes: limits.maxOutputBytes,
+      replay: false,
+      callChain: [],
+      log,
+      source: "dispatch",
+      snapshot: () => snapshots.value,
+      inProcess: () => handlers,
+      stopBlockCap: limits.stopBlockCap,
+    }),
+  );
+  judgements.subscribe((judgement: Judgement) => {
+    const waiter = pending.get(judgement.arrival);
+    pending.delete(judgement.arrival);
+    if (judgement.kind === "outcome") {
+      for (const w of judgement.outcome.warnings) runtimeWarnings.next(w);
+      outcomes.next(judgement.outcome);
+      waiter?.resolve(judgement.outcome);
+    } else if (judgement.kind === "rejected") {
+      waiter?.reject(new QhooksError(judgement.rejection.error.startsWith("recursion") ? "recursion" : "invalid-payload", judgement.rejection.error));
+    } else {
+      waiter?.reject(new Error(judgement.error, { cause: judgement.cause }));
+    }
+  });
+
+  return {
+    dispatch(payload) {
+      if (closed) return Promise.reject(new QhooksError("closed", "dispatch() after close()"));
+      const arrival: Arrival = { input: payload, receivedAt: new Date(), startedAt: performance.now() };
+      const promise = new Promise<Outcome>((resolve, reject) => pending.set(arrival, { resolve, reject }));
+      const settled = promise.then(
+        () => undefined,
+        () => undefined,
+      );
+      inFlight.add(settled);
+      void settled.then(() => inFlight.delete(settled));
+      arrivals.next(arrival);
+      return promise;
+    },
+
+    use(event, matcher, handle, useOptions = {}) {
+      const name = EventNameSchema.safeParse(event);
+      if (!name.success) throw new QhooksError("usage", `use(): unknown event ${JSON.stringify(event)}`);
+      const checked = UseOptionsSchema.safeParse(useOptions);
+      if (!checked.success) throw new QhooksError("usage", `use(): ${firstIssueLine(checked.error)}`);
+      const compiled = compileMatcher(matcher ?? undefined);
+      if (compiled.matcher.kind === "never") throw new QhooksError("usage", `use(): matcher ${JSON.stringify(matcher)}: ${compiled.warnings.join("; ")}`);
+      for (const w of compiled.warnings) runtimeWarnings.next(`use(): ${w}`);
+      const n = (counters.get(event) ?? 0) + 1;
+      counters.set(event, n);
+      const handler: InProcessHandler = {
+        event,
+        matcherSource: matcher ?? null,
+        matcher: compiled.matcher,
+        name: checked.data.name ?? `in-process:${event}#${n}`,
+        timeoutMs: Math.round((checked.data.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
+        handle,
+      };
+      handlers.push(handler);
+      return () => {
+        const i = handlers.indexOf(handler);
+        if (i !== -1) handlers.splice(i, 1);
+      };
+    },
+
+    outcomes$: outcomes.asObservable(),
+    warnings$: merge(
+      from(limits.warnings),
+      snapshots.pipe(switchMap((s) => from(s.warnings))),
+      runtimeWarnings,
+    ),
+
+    settings: () => snapshots.value,
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all(inFlight);
+      watching?.unsubscribe();
+      arrivals.complete();
+      outcomes.complete();
+      runtimeWarnings.complete();
+      snapshots.complete();
+      await log.close();
+    },
+  };
+}

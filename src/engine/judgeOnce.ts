@@ -1,0 +1,55 @@
+import { firstValueFrom, of } from "rxjs";
+import type { Judgement } from "../operators/stages.js";
+import type { EventName } from "../schema/events.js";
+import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
+import { discoverSettings, explicitSettings } from "../settings/settingsSources.js";
+import type { EventLog } from "../store/eventLog.js";
+import { judgeEvents } from "../streams/pipeline.js";
+import { limitsFromEnv } from "./limits.js";
+
+export interface JudgeOnceOptions {
+  /** The payload as it arrived (JSON text). */
+  readonly input: string;
+  readonly event: EventName;
+  readonly projectDir: string;
+  readonly homeDir: string;
+  /** `--settings` files; discovery of the three levels when absent. */
+  readonly settingsFiles?: readonly string[] | undefined;
+  readonly log: EventLog;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The hooks this process was started from (QHOOKS_CALL_CHAIN), for the recursion guard. */
+  readonly callChain: readonly string[];
+}
+
+export interface JudgeOnceResult {
+  readonly judgement: Judgement;
+  readonly snapshot: SettingsSnapshot;
+  /** Settings and environment warnings, in the order they should be shown. */
+  readonly configWarnings: readonly string[];
+}
+
+/** One event through the pipeline, with settings read fresh from disk: what `qhooks run` does. */
+export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceResult> {
+  const sources = options.settingsFiles?.length
+    ? explicitSettings(options.settingsFiles, process.cwd())
+    : discoverSettings(options.homeDir, options.projectDir);
+  const snapshot = loadSettings(sources);
+  const limits = limitsFromEnv(options.env);
+  const judgement = await firstValueFrom(
+    of({ input: options.input, event: options.event, receivedAt: new Date(), startedAt: performance.now() }).pipe(
+      judgeEvents({
+        projectDir: options.projectDir,
+        homeDir: options.homeDir,
+        baseEnv: options.env,
+        maxOutputBytes: limits.maxOutputBytes,
+        replay: false,
+        callChain: options.callChain,
+        log: options.log,
+        source: "dispatch",
+        snapshot: () => snapshot,
+        stopBlockCap: limits.stopBlockCap,
+      }),
+    ),
+  );
+  return { judgement, snapshot, configWarnings: [...limits.warnings, ...snapshot.warnings] };
+}

@@ -1,0 +1,39 @@
+/**
+ * Errors a user can cause and fix: bad usage, an invalid payload, an unreadable file. Anything else that escapes is
+ * a bug in qhooks and is reported as one. Expected hook outcomes (block, timeout, bad JSON) are never errors.
+ */
+export type QhooksErrorCode =
+  | "usage" // bad flags or arguments
+  | "invalid-payload" // the event payload failed validation
+  | "recursion" // a hook called qhooks in a cycle
+  | "io" // a file could not be read or written
+  | "log" // the event log could not be opened or written
+  | "integrity" // the log's hash chain is broken
+  | "closed"; // the bus was used after close()
+
+export class QhooksError extends Error {
+  override readonly name = "QhooksError";
+  constructor(
+    readonly code: QhooksErrorCode,
+    /** One line, no trailing period, no stack: it is shown to the user as is. */
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export const isQhooksError = (e: unknown): e is QhooksError => e instanceof QhooksError;
+
+/** Exit status of the CLI for each kind of failure (contract 5). Blocked `run`s exit 2, decided elsewhere. */
+export const EXIT = { ok: 0, failure: 1, blocked: 2, integrity: 3 } as const;
+
+export function exitCodeFor(error: unknown): number {
+  return isQhooksError(error) && error.code === "integrity" ? EXIT.integrity : EXIT.failure;
+}
+
+/** The first line of an unknown thrown value, for messages that must stay one line. */
+export function messageOf(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n", 1)[0]!.trim();
+}

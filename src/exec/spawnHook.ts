@@ -1,0 +1,113 @@
+import { execa } from "execa";
+import { Observable } from "rxjs";
+import { CappedOutput } from "./cappedOutput.js";
+import { registerGroup, releaseGroup, terminateGroup } from "./processGroups.js";
+
+export interface HookProcessRequest {
+  readonly command: string;
+  readonly cwd: string;
+  /** The complete environment of the hook (nothing is inherited implicitly). */
+  readonly env: Readonly<Record<string, string>>;
+  /** The payload JSON, written to stdin then closed. */
+  readonly input: string;
+  readonly stdout: CappedOutput;
+  readonly stderr: CappedOutput;
+}
+
+/** How a hook's main process ended; output is read from the request's CappedOutputs. */
+export type HookProcessEnd =
+  | { readonly type: "exited"; readonly exitCode: number | null; readonly signal: NodeJS.Signals | null }
+  | { readonly type: "spawn-error"; readonly message: string };
+
+/**
+ * After the main process exits, how long to keep reading output that is still in the pipes. A background process
+ * the hook left behind may hold them open forever (contract 8): it is not waited for beyond this.
+ */
+export const PIPE_DRAIN_MS = 25;
+
+/**
+ * Runs one hook command as `/bin/sh -c <command>` in a process group of its own. Emits once, when the main process
+ * has exited and its output has been read, then completes. Unsubscribing before that kills the whole group
+ * (SIGTERM, then SIGKILL after a grace period): this is how a timeout or a cancelled dispatch stops a hook.
+ *
+ * This is the only place qhooks starts a hook.
+ */
+export function spawnHook(request: HookProcessRequest): Observable<HookProcessEnd> {
+  return new Observable<HookProcessEnd>((subscriber) => {
+    const subprocess = execa("/bin/sh", ["-c", request.command], {
+      cwd: request.cwd,
+      env: request.env,
+      extendEnv: false,
+      // A new session and process group (pgid = pid), so that the whole tree can be signalled at once.
+      detached: true,
+      // We read the pipes ourselves: execa's buffering waits for EOF, which a grandchild can hold back forever,
+      // and its maxBuffer kills the hook instead of just cutting its output.
+      buffer: false,
+      encoding: "buffer",
+      stripFinalNewline: false,
+      reject: false,
+      cleanup: false,
+    });
+    // execa settles its promise when the pipes close; we never wait for that, but must not leave it unhandled.
+    subprocess.then(
+      () => undefined,
+      () => undefined,
+    );
+
+    const pid = subprocess.pid;
+    if (pid === undefined) {
+      subprocess.then((result) => {
+        const reason = result.failed ? (result.originalMessage ?? result.shortMessage) : "no process id";
+        subscriber.next({ type: "spawn-error", message: `could not start the hook: ${reason}` });
+        subscriber.complete();
+      });
+      return;
+    }
+    registerGroup(pid);
+
+    const { stdin, stdout, stderr } = subprocess;
+    stdout.on("data", request.stdout.push);
+    stderr.on("data", request.stderr.push);
+    // A hook may exit, or close stdin, without reading its payload: EPIPE is expected, not a failure.
+    stdin.on("error", () => undefined);
+    stdin.end(request.input);
+
+    let exited = false;
+    let terminating = false;
+    let drainTimer: NodeJS.Timeout | undefined;
+    const streamsClosed = () => stdout.readableEnded && stderr.readableEnded;
+    const finish = (end: HookProcessEnd) => {
+      if (subscriber.closed) return;
+      clearTimeout(drainTimer);
+      stdout.destroy();
+      stderr.destroy();
+      subscriber.next(end);
+      subscriber.complete();
+    };
+
+    subprocess.once("exit", (exitCode, signal) => {
+      exited = true;
+      // The main process is done: whatever it left running is its own business, not the watchdog's, unless we are
+      // killing the group, in which case it stays listed until SIGKILL has gone out.
+      if (!terminating) releaseGroup(pid);
+      const end: HookProcessEnd = { type: "exited", exitCode, signal };
+      if (streamsClosed()) return finish(end);
+      let pending = 2;
+      const onClosed = () => --pending === 0 && finish(end);
+      stdout.once("close", onClosed);
+      stderr.once("close", onClosed);
+      drainTimer = setTimeout(() => finish(end), PIPE_DRAIN_MS);
+    });
+
+    return () => {
+      clearTimeout(drainTimer);
+      if (!exited) {
+        terminating = true;
+        terminateGroup(pid);
+      }
+      stdin.destroy();
+      stdout.destroy();
+      stderr.destroy();
+    };
+  });
+}

@@ -1,0 +1,97 @@
+/** Where JSON.parse gave up, as line and column: V8 only sometimes says, and never as a line. */
+export function describeJsonError(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const offset = jsonErrorOffset(text);
+  const upTo = text.slice(0, offset);
+  const line = upTo.split("\n").length;
+  const column = offset - upTo.lastIndexOf("\n");
+  const what = message.replace(/ in JSON at position \d+.*$/, "").replace(/, "[\s\S]*" is not valid JSON$/, "");
+  return `line ${line} column ${column}: ${what}`;
+}
+
+/**
+ * Offset of the first character at which `text` stops being JSON. Only called after JSON.parse has failed, so it
+ * need not be fast; it follows RFC 8259 closely enough to point at the mistake a person made.
+ */
+export function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && " \t\n\r".includes(text[i]!)) i++;
+  };
+  const fail = (): never => {
+    throw i;
+  };
+  const literal = (word: string) => {
+    for (const ch of word) if (text[i++] !== ch) (i--, fail());
+  };
+  const string = () => {
+    i++;
+    while (i < text.length) {
+      const c = text[i]!;
+      if (c === '"') return void i++;
+      if (c === "\\") {
+        i++;
+        if (text[i] === "u") {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail();
+          i += 5;
+        } else if ('"\\/bfnrt'.includes(text[i] ?? "x")) i++;
+        else fail();
+      } else if (c < " ") fail();
+      else i++;
+    }
+    fail();
+  };
+  const number = () => {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
+    if (!m || m[0] === "" || m[0] === "-") fail();
+    i += m![0].length;
+  };
+  const value = (): void => {
+    ws();
+    const c = text[i];
+    if (c === "{") {
+      i++;
+      ws();
+      if (text[i] === "}") return void i++;
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail();
+        string();
+        ws();
+        if (text[i] !== ":") fail();
+        i++;
+        value();
+        ws();
+        if (text[i] === ",") i++;
+        else if (text[i] === "}") return void i++;
+        else fail();
+      }
+    }
+    if (c === "[") {
+      i++;
+      ws();
+      if (text[i] === "]") return void i++;
+      for (;;) {
+        value();
+        ws();
+        if (text[i] === ",") i++;
+        else if (text[i] === "]") return void i++;
+        else fail();
+      }
+    }
+    if (c === '"') return string();
+    if (c === "t") return literal("true");
+    if (c === "f") return literal("false");
+    if (c === "n") return literal("null");
+    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return number();
+    fail();
+  };
+  try {
+    value();
+    ws();
+    return i < text.length ? i : text.length;
+  } catch (offset) {
+    // A RangeError here means nesting too deep to follow; point at the start rather than guess.
+    return typeof offset === "number" ? Math.min(offset, text.length) : 0;
+  }
+}

@@ -1,0 +1,81 @@
+import { map, type OperatorFunction } from "rxjs";
+import { canonicalJson } from "../json/canonicalHash.js";
+import { EVENT_TRAITS, isBlockingDecision, type Decision, type EventName } from "../schema/events.js";
+import type { Outcome } from "../schema/outcome.js";
+import type { Judged, JudgedHook, Ran } from "./stages.js";
+
+/** Folds the hooks' results of each event into its one outcome (contract 3.3). */
+export function aggregateOutcome(now: () => number = () => performance.now()): OperatorFunction<Ran, Judged> {
+  return map((ran) => {
+    const folded = foldVerdicts(ran.valid.event, ran.judged);
+    const outcome: Outcome = {
+      event: ran.valid.event,
+      sessionId: ran.valid.sessionId,
+      seq: ran.seq,
+      decision: folded.decision,
+      blocked: folded.blocked,
+      reason: folded.reason,
+      continue: folded.continue,
+      stopReason: folded.stopReason,
+      systemMessages: folded.systemMessages,
+      additionalContext: folded.additionalContext,
+      updatedInput: folded.updatedInput,
+      suppressOutput: folded.suppressOutput,
+      configHash: ran.snapshot.hash,
+      durationMs: Math.round((now() - ran.arrival.startedAt) * 10) / 10,
+      hooks: ran.judged.map((j) => j.result),
+      warnings: [...ran.warnings, ...folded.warnings],
+    };
+    return { ...ran, outcome };
+  });
+}
+
+export type FoldedVerdicts = Omit<Outcome, "event" | "sessionId" | "seq" | "configHash" | "durationMs" | "hooks">;
+
+/**
+ * The pure fold behind aggregateOutcome: hooks in selection order in, one decision out. No hook cancels another;
+ * the strongest decision wins, and every message is kept.
+ */
+export function foldVerdicts(event: EventName, judged: readonly JudgedHook[]): FoldedVerdicts {
+  const rank = EVENT_TRAITS[event].decisionRank;
+  const strength = (d: Decision) => {
+    const i = rank.indexOf(d);
+    return i === -1 ? rank.length : i;
+  };
+  const warnings = judged.flatMap((j) => j.warnings);
+
+  let decision: Decision = "none";
+  for (const { verdict } of judged) if (strength(verdict.decision) < strength(decision)) decision = verdict.decision;
+  const blocked = isBlockingDecision(decision);
+  const reasons = judged
+    .filter((j) => decision !== "none" && j.verdict.decision === decision && j.verdict.reason !== null)
+    .map((j) => j.verdict.reason!);
+
+  const stoppers = judged.filter((j) => !j.verdict.continue);
+  const stopReasons = stoppers.flatMap((j) => (j.verdict.stopReason === null ? [] : [j.verdict.stopReason]));
+
+  // Later hooks (higher-priority levels) win; a hook that blocked rewrote nothing.
+  let updatedInput: Record<string, unknown> | null = null;
+  let updatedBy: string | null = null;
+  for (const { verdict, result } of judged) {
+    if (verdict.updatedInput === null || isBlockingDecision(verdict.decision)) continue;
+    if (updatedInput !== null && canonicalJson(updatedInput) !== canonicalJson(verdict.updatedInput)) {
+      warnings.push(`hooks ${updatedBy} and ${result.name} both rewrote the tool input; ${result.name} wins (later in priority order)`);
+    }
+    updatedInput = verdict.updatedInput;
+    updatedBy = result.name;
+  }
+
+  return {
+    decision,
+    blocked,
+    reason: reasons.length ? reasons.join("\n") : null,
+    continue: stoppers.length === 0,
+    stopReason: stopReasons.length ? stopReasons.join("\n") : null,
+    systemMessages: judged.flatMap((j) => (j.verdict.systemMessage === null ? [] : [j.verdict.systemMessage])),
+    additionalContext: judged.flatMap((j) => (j.verdict.additionalContext === null ? [] : [j.verdict.additionalContext])),
+    updatedInput: blocked ? null : updatedInput,
+    suppressOutput: judged.some((j) => j.verdict.suppressOutput),
+    warnings,
+  };
+}

@@ -1,0 +1,43 @@
+import { concatMap, type OperatorFunction } from "rxjs";
+import { messageOf } from "../errors.js";
+import type { EventLog } from "../store/eventLog.js";
+import type { Judged } from "./stages.js";
+
+/** Consecutive blocked Stop outcomes a session may have before the next block is overruled (contract 3.3). */
+export const DEFAULT_STOP_BLOCK_CAP = 8;
+
+/**
+ * Keeps a Stop hook that forgets `stop_hook_active` from trapping the agent: when the log shows `cap` blocked Stop
+ * outcomes in a row for the session, the next block becomes `none`, with a system message saying why. Without a
+ * log the guard cannot count, and says so when a Stop hook blocks.
+ */
+export function guardStopLoop(log: EventLog, cap: number, enabled = true): OperatorFunction<Judged, Judged> {
+  return concatMap(async (judged): Promise<Judged> => {
+    const { outcome } = judged;
+    if (!enabled || outcome.event !== "Stop" || !outcome.blocked) return judged;
+    let streak: number | null;
+    try {
+      streak = await log.stopBlockStreak(outcome.sessionId);
+    } catch (e) {
+      return withWarning(judged, `Stop-loop guard is off for this event: the log cannot be read (${messageOf(e)})`);
+    }
+    if (streak === null) return withWarning(judged, "Stop-loop guard is off without an event log: a Stop hook that always blocks can keep the agent going forever");
+    if (streak < cap) return judged;
+    const message = `qhooks: ${streak} Stop hooks in a row blocked session ${outcome.sessionId}; letting the agent stop this time (Stop-loop guard, QHOOKS_STOP_BLOCK_CAP=${cap}). Blocked because: ${outcome.reason ?? "no reason given"}`;
+    return {
+      ...judged,
+      outcome: {
+        ...outcome,
+        decision: "none",
+        blocked: false,
+        reason: null,
+        systemMessages: [...outcome.systemMessages, message],
+      },
+    };
+  });
+}
+
+const withWarning = (judged: Judged, warning: string): Judged => ({
+  ...judged,
+  outcome: { ...judged.outcome, warnings: [...judged.outcome.warnings, warning] },
+});

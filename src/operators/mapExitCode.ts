@@ -1,0 +1,144 @@
+import { map, type OperatorFunction } from "rxjs";
+import { z } from "zod";
+import { describeJsonError } from "../json/describeJsonError.js";
+import { EVENT_TRAITS, isBlockingDecision, type Decision, type EventName } from "../schema/events.js";
+import { EMPTY_VERDICT, HOOK_OUTPUT_SCHEMAS, type Verdict } from "../schema/hookOutput.js";
+import type { HookOutcomeKind, HookResult } from "../schema/outcome.js";
+import { firstIssueLine } from "../schema/zodIssues.js";
+import type { HookRun, HookSpec, JudgedHook } from "./stages.js";
+
+/** Reads each finished run of `spec` as a decision: contract 3.1 for commands, contract 8 for in-process handlers. */
+export function mapExitCode(event: EventName, spec: HookSpec): OperatorFunction<HookRun, JudgedHook> {
+  return map((run) => interpretRun(event, spec, run));
+}
+
+/** What an in-process handler may return (contract 8); `undefined` means no opinion. */
+export const InProcessResultSchema = z
+  .object({
+    decision: z.enum(["allow", "deny", "ask", "block"]).optional(),
+    reason: z.string().optional(),
+    updatedInput: z.record(z.string(), z.unknown()).optional(),
+    additionalContext: z.string().optional(),
+    systemMessage: z.string().optional(),
+    continue: z.boolean().optional(),
+    stopReason: z.string().optional(),
+  })
+  .optional();
+export type InProcessResult = z.infer<typeof InProcessResultSchema>;
+
+export function interpretRun(event: EventName, spec: HookSpec, run: HookRun): JudgedHook {
+  const traits = EVENT_TRAITS[event];
+  const base: HookResult = {
+    name: spec.name,
+    command: spec.command,
+    level: spec.level,
+    matcher: spec.matcher,
+    outcome: "success",
+    decision: "none",
+    reason: null,
+    error: null,
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    durationMs: round(run.durationMs),
+    stdout: "",
+    stderr: "",
+    truncated: false,
+  };
+  const failed = (outcome: HookOutcomeKind, error: string, extra: Partial<HookResult> = {}): JudgedHook => ({
+    result: { ...base, ...extra, outcome, error },
+    verdict: EMPTY_VERDICT,
+    warnings: [],
+  });
+  const decided = (verdict: Verdict, extra: Partial<HookResult>): JudgedHook => {
+    const blocking = isBlockingDecision(verdict.decision);
+    const reason = verdict.reason ?? (blocking ? `blocked by hook ${spec.name} (no reason given)` : null);
+    return {
+      result: { ...base, ...extra, outcome: blocking ? "block" : "success", decision: verdict.decision, reason },
+      verdict: { ...verdict, reason },
+      warnings: verdict.ignored.map((what) => `hook ${spec.name}: ${what} ignored`),
+    };
+  };
+
+  switch (run.type) {
+    case "spawn-error":
+      return failed("error", run.message);
+    case "threw":
+      return failed("error", `threw: ${run.message}`);
+    case "timeout": {
+      const output = { stdout: run.stdout, stderr: run.stderr, truncated: run.truncated, timedOut: true };
+      return failed("timeout", `timed out after ${run.limitMs / 1000} s`, output);
+    }
+    case "returned": {
+      const parsed = InProcessResultSchema.safeParse(run.value);
+      if (!parsed.success) return failed("invalid-output", `returned ${firstIssueLine(parsed.error)}`);
+      return decided(verdictFromHandler(event, parsed.data), {});
+    }
+    case "exited": {
+      const output = { exitCode: run.exitCode, signal: run.signal, stdout: run.stdout, stderr: run.stderr, truncated: run.truncated };
+      if (run.signal !== null) return failed("error", `killed by ${run.signal}`, output);
+      if (run.exitCode === 0) {
+        const text = run.stdout.trim();
+        if (text.startsWith("{")) {
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch (e) {
+            const cut = run.truncated ? ", and was cut at the output cap" : "";
+            return failed("invalid-output", `stdout starts with { but is not valid JSON (${describeJsonError(text, e)})${cut}`, output);
+          }
+          const verdict = HOOK_OUTPUT_SCHEMAS[event].safeParse(json);
+          if (!verdict.success) return failed("invalid-output", `stdout JSON: ${firstIssueLine(verdict.error)}`, output);
+          return decided(verdict.data, output);
+        }
+        const context = traits.stdoutIsContext && text !== "" ? text : null;
+        return decided({ ...EMPTY_VERDICT, additionalContext: context }, output);
+      }
+      if (run.exitCode === 2 && traits.blockDecision !== null) {
+        const reason = run.stderr.trim() || null;
+        return decided({ ...EMPTY_VERDICT, decision: traits.blockDecision, reason }, output);
+      }
+      const detail = firstLine(run.stderr);
+      if (run.exitCode === 2) return failed("error", `exit 2, but ${event} cannot be blocked${detail ? `: ${detail}` : ""}`, output);
+      if (run.exitCode === 127) return failed("error", `exit 127: command not found${detail ? ` (${detail})` : ""}`, output);
+      return failed("error", `exit ${run.exitCode}${detail ? `: ${detail}` : ""}`, output);
+    }
+  }
+}
+
+/** An in-process handler speaks the engine's vocabulary; map it to what this event can decide. */
+function verdictFromHandler(event: EventName, out: InProcessResult): Verdict {
+  const ignored: string[] = [];
+  let decision: Decision = "none";
+  if (out?.decision !== undefined) {
+    const mapped = mapDecision(event, out.decision);
+    if (mapped === null) ignored.push(`decision "${out.decision}" (not one ${event} can make)`);
+    else decision = mapped;
+  }
+  const carries = EVENT_TRAITS[event].carriesContext;
+  if (out?.additionalContext !== undefined && !carries) ignored.push(`additionalContext (${event} carries no context)`);
+  return {
+    ...EMPTY_VERDICT,
+    decision,
+    reason: out?.reason ?? null,
+    updatedInput: out?.updatedInput ?? null,
+    additionalContext: carries ? (out?.additionalContext ?? null) : null,
+    systemMessage: out?.systemMessage ?? null,
+    continue: out?.continue ?? true,
+    stopReason: out?.stopReason ?? null,
+    ignored,
+  };
+}
+
+function mapDecision(event: EventName, decision: "allow" | "deny" | "ask" | "block"): Decision | null {
+  const { decisionRank, blockDecision } = EVENT_TRAITS[event];
+  if (decision === "deny" || decision === "block") return blockDecision;
+  return decisionRank.includes(decision) ? decision : null;
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;

@@ -1,0 +1,51 @@
+import { map, type OperatorFunction } from "rxjs";
+import { EVENT_TRAITS, type EventName } from "../schema/events.js";
+import { matches } from "../settings/compileMatcher.js";
+import type { SettingsSnapshot } from "../settings/loadSettings.js";
+import type { HookSpec, InProcessHandler, Matched, Validated } from "./stages.js";
+
+/** Selects, for each event, the hooks that will run (contract 3, "Selection"). */
+export function matchHooks(inProcess: () => readonly InProcessHandler[] = () => []): OperatorFunction<Validated, Matched> {
+  return map((validated) => ({
+    ...validated,
+    hooks: selectHooks(validated.valid.event, validated.valid.matchValue, validated.snapshot, inProcess()),
+  }));
+}
+
+/**
+ * Every handler of every matching group: in-process handlers first, then settings in level order, then declaration
+ * order. A command that appears more than once runs once, at its first position, under the name, level, matcher
+ * and timeout of its highest-priority occurrence.
+ */
+export function selectHooks(
+  event: EventName,
+  matchValue: string | null,
+  snapshot: SettingsSnapshot,
+  inProcess: readonly InProcessHandler[],
+): HookSpec[] {
+  // UserPromptSubmit and Stop always fire: their matchers are ignored.
+  const applies = (matcher: Parameters<typeof matches>[0]) => EVENT_TRAITS[event].matchField === null || matches(matcher, matchValue);
+
+  const selected: HookSpec[] = [];
+  for (const h of inProcess) {
+    if (h.event !== event || !applies(h.matcher)) continue;
+    selected.push({ kind: "in-process", command: null, name: h.name, level: "in-process", matcher: h.matcherSource, timeoutMs: h.timeoutMs, handle: h.handle });
+  }
+
+  const levels = snapshot.sources.map((s) => s.level);
+  const firstAt = new Map<string, { index: number; rank: number }>();
+  for (const hook of snapshot.byEvent.get(event) ?? []) {
+    if (!applies(hook.matcher)) continue;
+    const rank = levels.indexOf(hook.level);
+    const spec: HookSpec = { kind: "command", command: hook.command, name: hook.name, level: hook.level, matcher: hook.matcherSource, timeoutMs: hook.timeoutMs };
+    const seen = firstAt.get(hook.command);
+    if (seen === undefined) {
+      firstAt.set(hook.command, { index: selected.length, rank });
+      selected.push(spec);
+    } else if (rank > seen.rank) {
+      selected[seen.index] = spec;
+      seen.rank = rank;
+    }
+  }
+  return selected;
+}

@@ -1,0 +1,96 @@
+import { concatMap, type OperatorFunction } from "rxjs";
+import { messageOf } from "../errors.js";
+import type { EventEntry, EventLog, EventSource } from "../store/eventLog.js";
+import type { Judged, Matched, Recorded } from "./stages.js";
+import type { Rejected } from "./unlessRejected.js";
+
+export interface RecordOptions {
+  readonly log: EventLog;
+  readonly projectDir: string;
+  readonly source: EventSource;
+  readonly replayRun?: { readonly runId: string; readonly of: (matched: Matched) => number } | undefined;
+}
+
+/**
+ * Appends each event as it arrives, before its hooks run (contract 8, "Arrival first"). An event no hook matched
+ * is recorded later, with its outcome, in one transaction. A log that cannot be written costs the record, never
+ * the decision: the failure becomes a warning on the outcome.
+ */
+export function recordArrival(options: RecordOptions): OperatorFunction<Matched, Recorded> {
+  return concatMap(async (matched): Promise<Recorded> => {
+    if (matched.hooks.length === 0) return { ...matched, seq: null, arrivalLogged: "deferred", warnings: [] };
+    try {
+      const [seq] = await options.log.append([eventEntry(matched, options)]);
+      return { ...matched, seq: seq ?? null, arrivalLogged: "yes", warnings: [] };
+    } catch (e) {
+      const warning = `event log: arrival of this ${matched.valid.event} event not recorded: ${messageOf(e)}`;
+      return { ...matched, seq: null, arrivalLogged: "failed", warnings: [warning] };
+    }
+  });
+}
+
+/** Appends each outcome with all its hook results; for an event without hooks, arrival and outcome together. */
+export function recordOutcome(options: RecordOptions): OperatorFunction<Judged, Judged> {
+  return concatMap(async (judged): Promise<Judged> => {
+    let outcome = judged.outcome;
+    let warning: string | null = null;
+    try {
+      if (judged.arrivalLogged === "yes" && judged.seq !== null) {
+        await options.log.append([{ kind: "outcome", ts: new Date(), eventSeq: judged.seq, outcome }]);
+      } else if (judged.arrivalLogged !== "yes") {
+        // No hook ran (deferred), or the arrival could not be written: the whole event goes in one step.
+        const [seq] = await options.log.append([{ ...eventEntry(judged, options), outcome }]);
+        outcome = { ...outcome, seq: seq ?? null };
+      }
+    } catch (e) {
+      warning = `event log: outcome of this ${outcome.event} event not recorded: ${messageOf(e)}`;
+    }
+    if (warning !== null) outcome = { ...outcome, warnings: [...outcome.warnings, warning] };
+    return { ...judged, seq: outcome.seq, outcome };
+  });
+}
+
+/** Appends rejected payloads: they are listed with decision `rejected` (contract 8). */
+export function recordRejection(options: Omit<RecordOptions, "replayRun">): OperatorFunction<Rejected, Rejected> {
+  return concatMap(async (rejected) => {
+    const { rejection, arrival } = rejected;
+    const entry: EventEntry = {
+      kind: "event",
+      ts: arrival.receivedAt,
+      source: options.source,
+      event: rejection.event,
+      sessionId: rejection.sessionId,
+      matchValue: null,
+      projectDir: options.projectDir,
+      payload: rejection.raw,
+      snapshot: null,
+      rejection: rejection.error,
+      replay: null,
+      outcome: null,
+    };
+    try {
+      const [seq] = await options.log.append([entry]);
+      return { ...rejected, seq: seq ?? null };
+    } catch (e) {
+      return { ...rejected, warnings: [...rejected.warnings, `event log: rejection not recorded: ${messageOf(e)}`] };
+    }
+  });
+}
+
+function eventEntry(matched: Matched, options: RecordOptions): EventEntry {
+  const { valid, snapshot, arrival } = matched;
+  return {
+    kind: "event",
+    ts: arrival.receivedAt,
+    source: options.source,
+    event: valid.event,
+    sessionId: valid.sessionId,
+    matchValue: valid.matchValue,
+    projectDir: options.projectDir,
+    payload: valid.json,
+    snapshot: { hash: snapshot.hash, document: snapshot.document, warnings: snapshot.warnings },
+    rejection: null,
+    replay: options.replayRun ? { runId: options.replayRun.runId, of: options.replayRun.of(matched) } : null,
+    outcome: null,
+  };
+}

@@ -1,0 +1,24 @@
+import { connect, filter, merge, type OperatorFunction } from "rxjs";
+import type { RejectedEvent } from "../payload/parsePayload.js";
+import type { Arrival } from "./stages.js";
+
+/** An event the pipeline refused to judge (invalid payload, recursion); it still reaches the log. */
+export interface Rejected {
+  readonly kind: "rejected";
+  readonly arrival: Arrival;
+  readonly rejection: RejectedEvent;
+  /** Its place in the log, once recorded. */
+  readonly seq: number | null;
+  /** Problems met while recording it. */
+  readonly warnings: readonly string[];
+}
+
+export const isRejected = (value: unknown): value is Rejected =>
+  typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "rejected";
+
+/** Applies `operator` to the events still being judged; rejected ones pass by untouched. */
+export function unlessRejected<A, B>(operator: OperatorFunction<A, B>): OperatorFunction<A | Rejected, B | Rejected> {
+  return connect((shared) =>
+    merge(shared.pipe(filter(isRejected)), shared.pipe(filter((v): v is A => !isRejected(v)), operator)),
+  );
+}

@@ -1,0 +1,20 @@
+import { map, type OperatorFunction } from "rxjs";
+import { parsePayload } from "../payload/parsePayload.js";
+import type { SettingsSnapshot } from "../settings/loadSettings.js";
+import type { Rejected } from "./unlessRejected.js";
+import type { Arrival, Validated } from "./stages.js";
+
+/**
+ * Checks each arriving payload against its event's schema (contract 2.3) and pins the configuration it will be
+ * judged by. An invalid payload becomes a Rejected value that skips the rest of the pipeline, but not the log.
+ */
+export function validateEvent(options: {
+  readonly projectDir: string;
+  readonly snapshot: () => SettingsSnapshot;
+}): OperatorFunction<Arrival, Validated | Rejected> {
+  return map((arrival) => {
+    const parsed = parsePayload(arrival.input, { event: arrival.event, projectDir: options.projectDir });
+    if (!parsed.ok) return { kind: "rejected", arrival, rejection: parsed.value, seq: null, warnings: [] };
+    return { arrival, valid: parsed.value, snapshot: options.snapshot() };
+  });
+}

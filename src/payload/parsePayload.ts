@@ -1,0 +1,118 @@
+import { describeJsonError } from "../json/describeJsonError.js";
+import { EVENT_NAMES, EventNameSchema, PAYLOAD_SCHEMAS, matchValueOf, type EventName } from "../schema/events.js";
+import { firstIssueLine } from "../schema/zodIssues.js";
+
+/** Largest payload accepted, in bytes of JSON (contract 8). */
+export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+
+/** A payload that passed validation, ready to be matched and handed to hooks. */
+export interface ValidEvent {
+  readonly event: EventName;
+  readonly sessionId: string;
+  /** The payload with missing common fields filled in; unknown fields (even `__proto__`) kept as own properties. */
+  readonly payload: Readonly<Record<string, unknown>>;
+  /** What hooks receive on stdin: the agent's own text, byte for byte, with only the filled-in fields added. */
+  readonly json: string;
+  /** The value matchers are tested against; null for events that always fire. */
+  readonly matchValue: string | null;
+}
+
+/** A payload that failed validation: no hook runs; the rejection is logged. */
+export interface RejectedEvent {
+  readonly event: EventName | null;
+  readonly sessionId: string | null;
+  /** One line, e.g. `invalid PreToolUse payload: tool_input: expected an object`. */
+  readonly error: string;
+  /** What arrived, for the log (cut to the payload limit). */
+  readonly raw: string;
+}
+
+export type ParsedPayload = { readonly ok: true; readonly value: ValidEvent } | { readonly ok: false; readonly value: RejectedEvent };
+
+export interface ParsePayloadOptions {
+  /** The event named on the command line; the payload's `hook_event_name` must agree with it. */
+  readonly event?: EventName | undefined;
+  /** Fills in a missing `cwd`. */
+  readonly projectDir: string;
+}
+
+/**
+ * Validates a payload (contract 2.3). Takes the agent's JSON text, or an object from an embedding agent. Never
+ * throws: a rejection is a value.
+ */
+export function parsePayload(input: string | object, options: ParsePayloadOptions): ParsedPayload {
+  let text: string;
+  if (typeof input === "string") text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  else {
+    try {
+      text = JSON.stringify(input) ?? "";
+    } catch (e) {
+      return reject(options.event ?? null, null, `payload cannot be serialised as JSON (${(e as Error).message})`, "");
+    }
+  }
+  // Characters count at most as many bytes as UTF-8 needs, so the exact count is only needed near the limit.
+  if (text.length * 3 > MAX_PAYLOAD_BYTES && Buffer.byteLength(text) > MAX_PAYLOAD_BYTES) {
+    return reject(options.event ?? null, null, `payload is larger than ${MAX_PAYLOAD_BYTES} bytes`, text.slice(0, 4096));
+  }
+
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (e) {
+    return reject(options.event ?? null, null, `payload is not valid JSON (${describeJsonError(text, e)})`, text);
+  }
+  if (document === null || typeof document !== "object" || Array.isArray(document)) {
+    const what = document === null ? "null" : Array.isArray(document) ? "an array" : `a ${typeof document}`;
+    return reject(options.event ?? null, null, `payload must be a JSON object, got ${what}`, text);
+  }
+  const fields = document as Record<string, unknown>;
+  const sessionId = typeof fields.session_id === "string" && fields.session_id !== "" ? fields.session_id : null;
+
+  const named = fields.hook_event_name;
+  let event = options.event;
+  if (named !== undefined) {
+    const parsed = EventNameSchema.safeParse(named);
+    if (!parsed.success) {
+      return reject(event ?? null, sessionId, `payload names an unknown hook_event_name ${JSON.stringify(named)} (known: ${EVENT_NAMES.join(", ")})`, text);
+    }
+    if (event !== undefined && parsed.data !== event) {
+      return reject(event, sessionId, `payload's hook_event_name is ${parsed.data}, but the event is ${event}`, text);
+    }
+    event = parsed.data;
+  }
+  if (event === undefined) return reject(null, sessionId, "payload has no hook_event_name and no event was given", text);
+
+  const checked = PAYLOAD_SCHEMAS[event].safeParse(fields);
+  if (!checked.success) return reject(event, sessionId, `invalid ${event} payload: ${firstIssueLine(checked.error)}`, text);
+
+  const filled: Record<string, unknown> = {};
+  if (named === undefined) filled.hook_event_name = event;
+  if (fields.cwd === undefined) filled.cwd = options.projectDir;
+  if ((event === "Stop" || event === "SubagentStop") && fields.stop_hook_active === undefined) filled.stop_hook_active = false;
+
+  return {
+    ok: true,
+    value: {
+      event,
+      sessionId: sessionId!,
+      payload: { ...fields, ...filled },
+      json: insertFields(text, filled),
+      matchValue: matchValueOf(event, fields),
+    },
+  };
+}
+
+/** Adds fields at the start of a JSON object's text, leaving every byte the agent sent as it was. */
+function insertFields(text: string, fields: Record<string, unknown>): string {
+  const keys = Object.keys(fields);
+  if (keys.length === 0) return text;
+  const open = text.indexOf("{");
+  const inserted = keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify(fields[k])}`).join(",");
+  const rest = text.slice(open + 1);
+  const separator = rest.trimStart().startsWith("}") ? "" : ",";
+  return `${text.slice(0, open + 1)}${inserted}${separator}${rest}`;
+}
+
+function reject(event: EventName | null, sessionId: string | null, error: string, raw: string): ParsedPayload {
+  return { ok: false, value: { event, sessionId, error, raw: raw.slice(0, MAX_PAYLOAD_BYTES) } };
+}

@@ -1,0 +1,178 @@
+import { z } from "zod";
+import { DecisionSchema, EVENT_NAMES, EVENT_TRAITS, type EventName } from "./events.js";
+
+/**
+ * What one hook said, in the engine's own terms, whatever form it said it in (JSON on stdout, exit code 2, or an
+ * in-process handler's return value). Aggregation folds these.
+ */
+export const VerdictSchema = z.object({
+  decision: DecisionSchema,
+  reason: z.string().nullable(),
+  continue: z.boolean(),
+  stopReason: z.string().nullable(),
+  systemMessage: z.string().nullable(),
+  additionalContext: z.string().nullable(),
+  updatedInput: z.record(z.string(), z.unknown()).nullable(),
+  suppressOutput: z.boolean(),
+  /** Parts of the output that were understood but do not apply to this event, for a warning. */
+  ignored: z.array(z.string()),
+});
+export type Verdict = z.infer<typeof VerdictSchema>;
+
+export const EMPTY_VERDICT: Verdict = Object.freeze({
+  decision: "none",
+  reason: null,
+  continue: true,
+  stopReason: null,
+  systemMessage: null,
+  additionalContext: null,
+  updatedInput: null,
+  suppressOutput: false,
+  ignored: [],
+}) as Verdict;
+
+const str = () => z.string({ error: "expected a string" });
+const bool = () => z.boolean({ error: "expected true or false" });
+const inputObject = () => z.record(z.string(), z.unknown(), { error: "expected an object" });
+
+/** Fields every event understands (contract 3.2, "Universal"). */
+const universal = {
+  continue: bool().optional(),
+  stopReason: str().optional(),
+  suppressOutput: bool().optional(),
+  systemMessage: str().optional(),
+  reason: str().optional(),
+};
+
+const hookSpecific = <S extends z.core.$ZodLooseShape>(event: EventName, shape: S) =>
+  z.looseObject(
+    { hookEventName: z.literal(event, { error: `expected "${event}" (the event this hook ran for)` }), ...shape },
+    { error: "expected an object" },
+  );
+
+/** `decision` at the top level: `approve` / `block` in the classic protocol. */
+const legacyDecision = z.enum(["approve", "block"], { error: 'expected "approve" or "block"' }).optional();
+
+type Universal = { [K in keyof typeof universal]?: z.infer<(typeof universal)[K]> };
+
+function base(out: Universal, ignored: string[] = []): Verdict {
+  return {
+    ...EMPTY_VERDICT,
+    continue: out.continue ?? true,
+    stopReason: out.stopReason ?? null,
+    systemMessage: out.systemMessage ?? null,
+    suppressOutput: out.suppressOutput ?? false,
+    ignored,
+  };
+}
+
+const preToolUse = z
+  .looseObject({
+    ...universal,
+    decision: legacyDecision,
+    hookSpecificOutput: hookSpecific("PreToolUse", {
+      permissionDecision: z.enum(["allow", "deny", "ask"], { error: 'expected "allow", "deny" or "ask"' }).optional(),
+      permissionDecisionReason: str().optional(),
+      updatedInput: inputObject().optional(),
+      additionalContext: str().optional(),
+    }).optional(),
+  })
+  .transform((out): Verdict => {
+    const specific = out.hookSpecificOutput;
+    const legacy = out.decision === "approve" ? "allow" : out.decision === "block" ? "deny" : undefined;
+    const decision = specific?.permissionDecision ?? legacy ?? "none";
+    return {
+      ...base(out),
+      decision,
+      reason: specific?.permissionDecisionReason ?? out.reason ?? null,
+      additionalContext: specific?.additionalContext ?? null,
+      updatedInput: specific?.updatedInput ?? null,
+    };
+  });
+
+const permissionRequest = z
+  .looseObject({
+    ...universal,
+    decision: legacyDecision,
+    hookSpecificOutput: hookSpecific("PermissionRequest", {
+      decision: z
+        .looseObject(
+          {
+            behavior: z.enum(["allow", "deny"], { error: 'expected "allow" or "deny"' }),
+            updatedInput: inputObject().optional(),
+            message: str().optional(),
+            interrupt: bool().optional(),
+          },
+          { error: "expected an object" },
+        )
+        .optional(),
+    }).optional(),
+  })
+  .transform((out): Verdict => {
+    const d = out.hookSpecificOutput?.decision;
+    const legacy = out.decision === "approve" ? "allow" : out.decision === "block" ? "deny" : undefined;
+    const decision = d?.behavior ?? legacy ?? "none";
+    const reason = d?.message ?? out.reason ?? null;
+    // `interrupt` on a denial stops the agent, which the outcome expresses as `continue: false`.
+    const interrupt = d?.behavior === "deny" && d.interrupt === true;
+    return {
+      ...base(out),
+      decision,
+      reason,
+      updatedInput: d?.updatedInput ?? null,
+      continue: interrupt ? false : (out.continue ?? true),
+      stopReason: interrupt ? (out.stopReason ?? reason) : (out.stopReason ?? null),
+    };
+  });
+
+/** PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStop: `decision: "block"` + `reason`. */
+const blockable = (event: EventName) =>
+  z
+    .looseObject({
+      ...universal,
+      decision: legacyDecision,
+      hookSpecificOutput: hookSpecific(event, { additionalContext: str().optional() }).optional(),
+    })
+    .transform((out): Verdict => {
+      const ignored: string[] = [];
+      const context = out.hookSpecificOutput?.additionalContext;
+      if (context !== undefined && !EVENT_TRAITS[event].carriesContext) {
+        ignored.push(`hookSpecificOutput.additionalContext (${event} carries no context)`);
+      }
+      return {
+        ...base(out, ignored),
+        decision: out.decision === "block" ? "block" : "none",
+        reason: out.decision === "block" ? (out.reason ?? null) : null,
+        additionalContext: EVENT_TRAITS[event].carriesContext ? (context ?? null) : null,
+      };
+    });
+
+/** Events that cannot block: a top-level `decision` is ignored with a warning. */
+const informational = (event: EventName) =>
+  z
+    .looseObject({
+      ...universal,
+      decision: z.unknown().optional(),
+      hookSpecificOutput: hookSpecific(event, { additionalContext: str().optional() }).optional(),
+    })
+    .transform((out): Verdict => {
+      const ignored: string[] = [];
+      if (out.decision !== undefined) ignored.push(`decision (${event} cannot be blocked)`);
+      const context = out.hookSpecificOutput?.additionalContext;
+      if (context !== undefined && !EVENT_TRAITS[event].carriesContext) {
+        ignored.push(`hookSpecificOutput.additionalContext (${event} carries no context)`);
+      }
+      return {
+        ...base(out, ignored),
+        additionalContext: EVENT_TRAITS[event].carriesContext ? (context ?? null) : null,
+      };
+    });
+
+/** The JSON a hook may print on exit 0, per event (contract 3.2), each parsing straight into a Verdict. */
+export const HOOK_OUTPUT_SCHEMAS: Readonly<Record<EventName, z.ZodType<Verdict, unknown>>> = Object.fromEntries(
+  EVENT_NAMES.map((event) => {
+    if (event === "PreToolUse") return [event, preToolUse];
+    if (event === "PermissionRequest") return [event, permissionRequest];
+    return [event, EVENT_TRAITS[event].blockDecision ? blockable(event) : informational(event)];
+  }),
+) as Record<EventName, z.ZodType<Verdict, unknown>>;

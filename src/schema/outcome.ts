@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { DecisionSchema, EventNameSchema } from "./events.js";
+
+/** How one hook run ended (contract 3.1). Only `success` and `block` can carry a decision. */
+export const HookOutcomeKindSchema = z.enum(["success", "block", "error", "invalid-output", "timeout"]);
+export type HookOutcomeKind = z.infer<typeof HookOutcomeKindSchema>;
+
+/** One hook's result inside an outcome (contract 4, `hooks[]`). */
+export const HookResultSchema = z.object({
+  name: z.string(),
+  /** null for an in-process handler. */
+  command: z.string().nullable(),
+  /** `user`, `project`, `local`, `in-process`, or the path of a `--settings` file. */
+  level: z.string(),
+  matcher: z.string().nullable(),
+  outcome: HookOutcomeKindSchema,
+  decision: DecisionSchema,
+  reason: z.string().nullable(),
+  /** Why an `error` or `invalid-output` result is one, in one line. */
+  error: z.string().nullable(),
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  timedOut: z.boolean(),
+  durationMs: z.number(),
+  stdout: z.string(),
+  stderr: z.string(),
+  truncated: z.boolean(),
+});
+export type HookResult = z.infer<typeof HookResultSchema>;
+
+/** One outcome per event (contract 4): what `qhooks run` prints and `dispatch()` resolves to. */
+export const OutcomeSchema = z.object({
+  event: EventNameSchema,
+  sessionId: z.string(),
+  /** The event's position in the log; null when logging is off. */
+  seq: z.number().int().nullable(),
+  decision: DecisionSchema,
+  blocked: z.boolean(),
+  reason: z.string().nullable(),
+  continue: z.boolean(),
+  stopReason: z.string().nullable(),
+  systemMessages: z.array(z.string()),
+  additionalContext: z.array(z.string()),
+  updatedInput: z.record(z.string(), z.unknown()).nullable(),
+  suppressOutput: z.boolean(),
+  configHash: z.string(),
+  durationMs: z.number(),
+  hooks: z.array(HookResultSchema),
+  /** Problems met while judging this event (not settings warnings, which belong to the config snapshot). */
+  warnings: z.array(z.string()),
+});
+export type Outcome = z.infer<typeof OutcomeSchema>;

@@ -1,0 +1,37 @@
+import { z } from "zod";
+
+/** Seconds a hook may run when its handler sets no `timeout`. */
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+/** A day: a larger `timeout` is almost certainly a unit mistake (milliseconds), so it is warned about. */
+export const MAX_TIMEOUT_SECONDS = 86_400;
+
+/**
+ * One handler of a matcher group, as written in a settings file. Strict about what qhooks reads; unknown keys are
+ * reported separately (a warning, the handler still applies), so that `"timout": 5` does not pass unnoticed.
+ */
+export const HandlerSettingSchema = z.object({
+  type: z.literal("command", { error: 'expected "command" (the only handler type qhooks runs)' }),
+  command: z
+    .string({ error: "expected a non-empty command string" })
+    .refine((c) => c.trim() !== "", { error: "expected a non-empty command string" }),
+  timeout: z
+    .number({ error: "expected a positive number of seconds" })
+    .positive({ error: "expected a positive number of seconds" })
+    .optional(),
+  name: z.string({ error: "expected a string" }).min(1, { error: "expected a non-empty string" }).optional(),
+});
+export type HandlerSetting = z.infer<typeof HandlerSettingSchema>;
+
+/** A matcher group; its handlers are validated one by one, each on its own. */
+export const GroupSettingSchema = z.object({
+  matcher: z.string({ error: "expected a string (a tool name, a list such as Write|Edit, or a regex)" }).optional(),
+  hooks: z.array(z.unknown(), { error: "expected an array of handlers" }),
+});
+
+/** The part of a settings file qhooks reads. Everything else in the file belongs to other features. */
+export const SettingsFileSchema = z.looseObject({
+  hooks: z.record(z.string(), z.unknown(), { error: "expected an object mapping event names to matcher groups" }).optional(),
+});
+
+export const KNOWN_HANDLER_KEYS = new Set(Object.keys(HandlerSettingSchema.shape));
+export const KNOWN_GROUP_KEYS = new Set(Object.keys(GroupSettingSchema.shape));

@@ -1,0 +1,149 @@
+import { EVENT_NAMES, EventNameSchema, type EventName } from "../schema/events.js";
+import {
+  DEFAULT_TIMEOUT_SECONDS,
+  GroupSettingSchema,
+  HandlerSettingSchema,
+  KNOWN_GROUP_KEYS,
+  KNOWN_HANDLER_KEYS,
+  MAX_TIMEOUT_SECONDS,
+  SettingsFileSchema,
+} from "../schema/settings.js";
+import { firstIssueLine, formatPath } from "../schema/zodIssues.js";
+import { compileMatcher, type Matcher } from "./compileMatcher.js";
+import type { SettingsSource } from "./settingsSources.js";
+import { describeJsonError } from "../json/describeJsonError.js";
+
+/** A handler that survived validation, ready to be matched and run. */
+export interface ConfiguredHook {
+  readonly event: EventName;
+  readonly level: string;
+  readonly file: string;
+  /** Where it was declared, e.g. `hooks.PreToolUse[0].hooks[1]`. */
+  readonly path: string;
+  readonly matcherSource: string | null;
+  readonly matcher: Matcher;
+  readonly command: string;
+  readonly name: string;
+  readonly timeoutMs: number;
+}
+
+export interface ParsedSettingsFile {
+  readonly hooks: ConfiguredHook[];
+  /** Complete warning lines: `<file>: <json path>: <problem>`. */
+  readonly warnings: string[];
+  /** The file's `hooks` section as written (the only part of a settings file the log may keep). */
+  readonly hooksSection: unknown;
+}
+
+/**
+ * Validates one settings file entry by entry (contract 1.2): a bad entry is reported and skipped, its neighbours
+ * still apply. Never throws for anything the file may contain.
+ */
+export function parseSettingsFile(source: SettingsSource, text: string): ParsedSettingsFile {
+  const warnings: string[] = [];
+  const warn = (path: ReadonlyArray<PropertyKey>, message: string) =>
+    warnings.push(path.length ? `${source.display}: ${formatPath(path)}: ${message}` : `${source.display}: ${message}`);
+
+  if (text.trim() === "") return { hooks: [], warnings, hooksSection: undefined };
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (e) {
+    warn([], `not valid JSON (${describeJsonError(text, e)}); this file is skipped`);
+    return { hooks: [], warnings, hooksSection: undefined };
+  }
+  const file = SettingsFileSchema.safeParse(document);
+  if (!file.success) {
+    warn([], `${firstIssueLine(file.error)}; this file is skipped`);
+    return { hooks: [], warnings, hooksSection: undefined };
+  }
+  const section = file.data.hooks;
+  if (section === undefined) return { hooks: [], warnings, hooksSection: undefined };
+
+  const hooks: ConfiguredHook[] = [];
+  for (const [key, groups] of Object.entries(section)) {
+    const eventPath = ["hooks", key];
+    const event = EventNameSchema.safeParse(key);
+    if (!event.success) {
+      warn(eventPath, `unknown event${suggestEvent(key)}; its hooks are skipped`);
+      continue;
+    }
+    if (!Array.isArray(groups)) {
+      warn(eventPath, "expected an array of matcher groups");
+      continue;
+    }
+    groups.forEach((rawGroup: unknown, g) => {
+      const groupPath = [...eventPath, g];
+      const group = GroupSettingSchema.safeParse(rawGroup);
+      if (!group.success) {
+        warn(groupPath, `${firstIssueLine(group.error)}; this group is skipped`);
+        return;
+      }
+      warnUnknownKeys(rawGroup, KNOWN_GROUP_KEYS, groupPath, warn);
+      const { matcher, warnings: matcherWarnings } = compileMatcher(group.data.matcher);
+      for (const w of matcherWarnings) warn([...groupPath, "matcher"], w);
+
+      group.data.hooks.forEach((rawHandler, h) => {
+        const handlerPath = [...groupPath, "hooks", h];
+        const handler = HandlerSettingSchema.safeParse(rawHandler);
+        if (!handler.success) {
+          warn(handlerPath, `${firstIssueLine(handler.error)}; this hook is skipped`);
+          return;
+        }
+        warnUnknownKeys(rawHandler, KNOWN_HANDLER_KEYS, handlerPath, warn);
+        let timeout = handler.data.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+        if (timeout > MAX_TIMEOUT_SECONDS) {
+          warn(
+            [...handlerPath, "timeout"],
+            `${timeout} s is more than a day (milliseconds?); the default of ${DEFAULT_TIMEOUT_SECONDS} s applies`,
+          );
+          timeout = DEFAULT_TIMEOUT_SECONDS;
+        }
+        hooks.push({
+          event: event.data,
+          level: source.level,
+          file: source.display,
+          path: formatPath(handlerPath),
+          matcherSource: group.data.matcher ?? null,
+          matcher,
+          command: handler.data.command,
+          name: handler.data.name ?? handler.data.command,
+          timeoutMs: Math.round(timeout * 1000),
+        });
+      });
+    });
+  }
+  return { hooks, warnings, hooksSection: section };
+}
+
+function warnUnknownKeys(
+  raw: unknown,
+  known: ReadonlySet<string>,
+  path: PropertyKey[],
+  warn: (path: PropertyKey[], message: string) => void,
+): void {
+  for (const key of Object.keys(raw as object)) {
+    if (known.has(key)) continue;
+    const close = [...known].find((k) => editDistance(k, key) <= 2);
+    warn([...path, key], `unknown key${close ? ` (did you mean "${close}"?)` : ""}, ignored`);
+  }
+}
+
+function suggestEvent(key: string): string {
+  const close = EVENT_NAMES.find((e) => e.toLowerCase() === key.toLowerCase() || editDistance(e, key) <= 2);
+  return close ? ` (did you mean ${close}?)` : ` (known: ${EVENT_NAMES.join(", ")})`;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return row[b.length]!;
+}

@@ -1,0 +1,66 @@
+import type { EventName } from "../schema/events.js";
+import type { Outcome } from "../schema/outcome.js";
+
+/**
+ * The event log as the pipeline sees it: a narrow port, so that another backend can sit behind it. Appends are
+ * asynchronous (a backend may wait for a lock without freezing the caller); every method resolves or rejects,
+ * and the pipeline turns a rejection into a warning, never into a lost decision.
+ */
+export interface EventLog {
+  /** Appends entries in one transaction; resolves to the seq of each entry (null when nothing is kept). */
+  append(entries: readonly LogEntry[]): Promise<ReadonlyArray<number | null>>;
+  /**
+   * How many judged live Stop events of the session, newest first, were blocked in a row: the Stop-loop guard's
+   * input. Null when the log cannot tell (no log), which turns the guard off.
+   */
+  stopBlockStreak(sessionId: string): Promise<number | null>;
+  close(): Promise<void>;
+}
+
+/** A configuration snapshot as the log keeps it: the hooks sections only, with the warnings they caused. */
+export interface SnapshotRecord {
+  readonly hash: string;
+  readonly document: unknown;
+  readonly warnings: readonly string[];
+}
+
+/** Where an event came from. */
+export type EventSource = "dispatch" | "record" | "replay";
+
+/** An event, appended when it arrives: before its hooks run, so that a crash still leaves evidence. */
+export interface EventEntry {
+  readonly kind: "event";
+  readonly ts: Date;
+  readonly source: EventSource;
+  readonly event: EventName | null;
+  readonly sessionId: string | null;
+  readonly matchValue: string | null;
+  readonly projectDir: string;
+  /** The payload as hooks received it (or, for a rejection, as it arrived). */
+  readonly payload: string;
+  /** The configuration it is judged by; stored once per hash. Null for recorded and rejected events. */
+  readonly snapshot: SnapshotRecord | null;
+  /** Why the payload was rejected; null for a valid one. */
+  readonly rejection: string | null;
+  /** For replays: the run it belongs to and the live event it re-judges. */
+  readonly replay: { readonly runId: string; readonly of: number } | null;
+  /** Set when the event is judged in one step (no hook matched): arrival and outcome in one transaction. */
+  readonly outcome: Outcome | null;
+}
+
+/** The outcome of an event appended earlier, with every hook result. */
+export interface OutcomeEntry {
+  readonly kind: "outcome";
+  readonly ts: Date;
+  readonly eventSeq: number;
+  readonly outcome: Outcome;
+}
+
+export type LogEntry = EventEntry | OutcomeEntry;
+
+/** The log that keeps nothing (`--no-log`, `db: false`). */
+export const nullEventLog: EventLog = {
+  append: async (entries) => entries.map(() => null),
+  stopBlockStreak: async () => null,
+  close: async () => undefined,
+};

@@ -1,0 +1,71 @@
+import { catchError, map, mergeMap, of, pipe, type Observable, type OperatorFunction } from "rxjs";
+import { messageOf } from "../errors.js";
+import { aggregateOutcome } from "../operators/aggregateOutcome.js";
+import { guardStopLoop } from "../operators/guardStopLoop.js";
+import { matchHooks } from "../operators/matchHooks.js";
+import { recordArrival, recordOutcome, recordRejection, type RecordOptions } from "../operators/recordToLog.js";
+import { refuseRecursion } from "../operators/refuseRecursion.js";
+import { runHooks, type RunHooksOptions } from "../operators/runHooks.js";
+import type { Arrival, InProcessHandler, Judged, Judgement } from "../operators/stages.js";
+import { isRejected, unlessRejected, type Rejected } from "../operators/unlessRejected.js";
+import { validateEvent } from "../operators/validateEvent.js";
+import type { SettingsSnapshot } from "../settings/loadSettings.js";
+import type { EventLog } from "../store/eventLog.js";
+
+export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "log"> {
+  readonly log: EventLog;
+  /** The configuration in force; called once per event, when it arrives. */
+  readonly snapshot: () => SettingsSnapshot;
+  readonly inProcess?: () => readonly InProcessHandler[];
+  readonly stopBlockCap: number;
+}
+
+/**
+ * The whole flow of contract 3, one event at a time and many events at once: validate, match, record the arrival,
+ * run the hooks in parallel (each raced against its timeout), read each run, fold one outcome, guard against Stop
+ * loops, record the outcome. Exactly one Judgement comes out per Arrival that goes in, whatever goes wrong.
+ */
+export function judgeEvents(options: PipelineOptions): OperatorFunction<Arrival, Judgement> {
+  return mergeMap((arrival) => judgeOne(arrival, options));
+}
+
+function judgeOne(arrival: Arrival, options: PipelineOptions): Observable<Judgement> {
+  const record: RecordOptions = options;
+  return of(arrival).pipe(
+    validateEvent(options),
+    unlessRejected(matchHooks(options.inProcess)),
+    unlessRejected(refuseRecursion(options.callChain)),
+    unlessRejected(
+      pipe(
+        recordArrival(record),
+        runHooks(options),
+        aggregateOutcome(),
+        guardStopLoop(options.log, options.stopBlockCap, options.source === "dispatch"),
+        recordOutcome(record),
+      ),
+    ),
+    unlessJudged(recordRejection(record)),
+    map(toJudgement),
+    // A bug must cost one event, never the stream every later event goes through.
+    catchError((e: unknown) => of(internalFailure(arrival, e))),
+  );
+}
+
+function unlessJudged(operator: OperatorFunction<Rejected, Rejected>): OperatorFunction<Judged | Rejected, Judged | Rejected> {
+  return mergeMap((value) => (isRejected(value) ? of(value).pipe(operator) : of(value)));
+}
+
+function toJudgement(value: Judged | Rejected): Judgement {
+  return isRejected(value)
+    ? { kind: "rejected", rejection: value.rejection, seq: value.seq, arrival: value.arrival, warnings: value.warnings }
+    : { kind: "outcome", outcome: value.outcome, arrival: value.arrival, stage: value };
+}
+
+function internalFailure(arrival: Arrival, error: unknown): Judgement {
+  return {
+    kind: "failed",
+    arrival,
+    error: `internal error while judging the event: ${messageOf(error)}`,
+    cause: error,
+  };
+}
