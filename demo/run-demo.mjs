@@ -43,3 +43,19 @@ events.forEach((line, i) => {
   for (const c of o.additionalContext) console.log(`     context:  ${c}`);
   for (const m of o.systemMessages) console.log(`     message:  ${m}`);
 });
+
+const show = (title, args) => {
+  console.log(`\n${bold(`$ qhooks ${args.join(" ")}`)}   # ${title}`);
+  const r = qhooks(args);
+  process.stdout.write(r.stdout);
+  if (r.status !== 0) {
+    process.stderr.write(r.stderr);
+    process.exitCode = 1;
+  }
+};
+console.log(`\nEvery event, hook run and decision above is in the log ${db}:`);
+show("the audit trail, newest first", ["log", "--limit", "8"]);
+show("only what was blocked", ["log", "--blocked"]);
+show("one row per session", ["sessions"]);
+show("per event and per hook", ["stats"]);
+show("the hash chain is intact", ["verify"]);

@@ -1,7 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Command } from "commander";
+import { defaultLogPath } from "../engine/openEventLog.js";
 import { QhooksError } from "../errors.js";
 
 /** What every command needs to know about where it runs (contract 1.1 and 5, "Global"). */
@@ -18,7 +19,7 @@ export function cliContext(command: Command): CliContext {
   const env = process.env;
   const homeDir = homedir();
   const projectDir = resolve(globals.projectDir ?? env.QODERCN_PROJECT_DIR ?? process.cwd());
-  const dbPath = resolve(globals.db ?? env.QHOOKS_DB ?? join(homeDir, ".qoder-cn", "qhooks", "events.db"));
+  const dbPath = globals.db !== undefined ? resolve(globals.db) : defaultLogPath(env, homeDir);
   return { projectDir, homeDir, dbPath, env };
 }
 

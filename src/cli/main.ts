@@ -3,8 +3,10 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { z } from "zod";
 import { EXIT, exitCodeFor, isQhooksError, messageOf, QhooksError } from "../errors.js";
+import { killAllGroupsNow } from "../exec/processGroups.js";
 import { EVENT_NAMES, EventNameSchema } from "../schema/events.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
+import { addFilterOptions } from "./filterFlags.js";
 import { cliContext } from "./globals.js";
 import { err } from "./io.js";
 
@@ -78,6 +80,56 @@ Examples:
       setExit(hooksCommand(flagsOf(HooksFlagsSchema, raw), cliContext(command)));
     });
 
+  program
+    .command("record")
+    .description("a hook that only records: appends the payload on stdin to the log, prints nothing, exits 0 (1 on bad input)")
+    .argument("[event]", "the event (default: the payload's hook_event_name)")
+    .option("--print-settings", "print the settings snippet that puts qhooks record on all twelve events")
+    .action(async (event: string | undefined, raw: unknown, command: Command) => {
+      const { recordCommand, RecordFlagsSchema } = await import("./commands/record.js");
+      setExit(await recordCommand(event === undefined ? undefined : eventArgument(event), flagsOf(RecordFlagsSchema, raw), cliContext(command)));
+    });
+
+  addFilterOptions(
+    program
+      .command("log")
+      .description("audit the log: events with their decisions and hooks, newest first")
+      .option("--limit <n>", "at most this many events", "50")
+      .option("--replay <runId>", "the events of this replay run instead of live history")
+      .option("--json", "a JSON array of log records")
+      .option("--jsonl", "one JSON log record per line"),
+  ).action(async (raw: Record<string, unknown>, command: Command) => {
+    const { logCommand, LogFlagsSchema } = await import("./commands/log.js");
+    const { limit, replay, json, jsonl, ...filter } = raw;
+    setExit(await logCommand(flagsOf(LogFlagsSchema, { filter, limit, replay, json, jsonl }), cliContext(command)));
+  });
+
+  for (const [name, description] of [
+    ["sessions", "one row per session: first and last event, events, blocked"],
+    ["stats", "counts by event and decision; per hook: runs, blocks, errors, timeouts, p50/p95 time"],
+  ] as const) {
+    program
+      .command(name)
+      .description(description)
+      .option("--since <time>", "from this time: ISO 8601, or a span back from now (30m, 2h, 7d)")
+      .option("--until <time>", "before this time")
+      .option("--json", "machine-readable output")
+      .action(async (raw: unknown, command: Command) => {
+        const summaries = await import("./commands/summaries.js");
+        const run = name === "sessions" ? summaries.sessionsCommand : summaries.statsCommand;
+        setExit(await run(flagsOf(summaries.WindowFlagsSchema, raw), cliContext(command)));
+      });
+  }
+
+  program
+    .command("verify")
+    .description("check the log's hash chain: ok: N records, or exit 3 naming the first bad record")
+    .option("--json", "machine-readable output")
+    .action(async (raw: unknown, command: Command) => {
+      const { verifyCommand, VerifyFlagsSchema } = await import("./commands/summaries.js");
+      setExit(await verifyCommand(flagsOf(VerifyFlagsSchema, raw), cliContext(command)));
+    });
+
   return program;
 }
 
@@ -103,6 +155,19 @@ async function main(argv: readonly string[]): Promise<number> {
     if (process.env.QHOOKS_DEBUG) err(error instanceof Error ? (error.stack ?? "") : String(error));
     return EXIT.failure;
   }
+}
+
+// A reader that stops early (`qhooks log | head`) is not an error.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code === "EPIPE") process.exit(EXIT.ok);
+  throw e;
+});
+// Stopped from outside: the hooks go down with the engine (their arrival stays in the log, as unfinished).
+for (const [signal, number] of [["SIGTERM", 15], ["SIGINT", 2], ["SIGHUP", 1]] as const) {
+  process.once(signal, () => {
+    killAllGroupsNow();
+    process.exit(128 + number);
+  });
 }
 
 process.exitCode = await main(process.argv);

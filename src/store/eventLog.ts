@@ -1,4 +1,6 @@
-import type { EventName } from "../schema/events.js";
+import { z } from "zod";
+import { EventNameSchema, type EventName } from "../schema/events.js";
+import { LogDecisionSchema, type LogRecord, type SessionRow, type Stats, type VerifyResult } from "../schema/logRecord.js";
 import type { Outcome } from "../schema/outcome.js";
 
 /**
@@ -64,3 +66,32 @@ export const nullEventLog: EventLog = {
   stopBlockStreak: async () => null,
   close: async () => undefined,
 };
+
+/** Which events an audit query or a replay selects (contract 5, `qhooks log` filters). */
+export const LogFilterSchema = z.object({
+  event: EventNameSchema.optional(),
+  sessions: z.array(z.string()).optional(),
+  /** Exact match value: the tool name for tool events, the agent type, the source... */
+  tool: z.string().optional(),
+  decision: LogDecisionSchema.optional(),
+  blocked: z.boolean().optional(),
+  /** Substring of a hook's name or command: events where such a hook ran. */
+  hook: z.string().optional(),
+  /** Case-sensitive substring of the payload JSON or the reason. */
+  grep: z.string().optional(),
+  since: z.date().optional(),
+  until: z.date().optional(),
+  /** Events of this replay run instead of live ones. */
+  replayRun: z.string().optional(),
+});
+export type LogFilter = z.infer<typeof LogFilterSchema>;
+
+/** The read side of the log: audits (newest first) and the integrity check. */
+export interface AuditLog {
+  /** Matching events, newest first, at most `limit`, streamed. */
+  events(filter: LogFilter, limit: number): AsyncIterable<LogRecord>;
+  sessions(filter: Pick<LogFilter, "since" | "until">): Promise<SessionRow[]>;
+  stats(filter: Pick<LogFilter, "since" | "until">): Promise<Stats>;
+  verify(): Promise<VerifyResult>;
+  close(): Promise<void>;
+}

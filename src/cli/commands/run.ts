@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { openEventLog } from "../../engine/openEventLog.js";
 import { judgeOnce } from "../../engine/judgeOnce.js";
-import { EXIT, QhooksError } from "../../errors.js";
+import { EXIT, QhooksError, messageOf } from "../../errors.js";
+import { nullEventLog, type EventLog } from "../../store/eventLog.js";
 import { CALL_CHAIN_VAR, parseCallChain } from "../../exec/hookEnvironment.js";
 import { toHookProtocol } from "../../output/hookProtocol.js";
 import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
@@ -30,7 +31,15 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
 
   const projectDir = requireProjectDir(context);
   const input = await readStdin(MAX_PAYLOAD_BYTES, "qhooks run");
-  const log = openEventLog({ db: flags.log ? context.dbPath : false, env: context.env, homeDir: context.homeDir });
+  // Fail-open for logging: a log that cannot be opened costs the record, never the decision.
+  let log: EventLog = nullEventLog;
+  if (flags.log) {
+    try {
+      log = openEventLog({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
+    } catch (e) {
+      warn(`${messageOf(e)}; this event is not logged`);
+    }
+  }
   try {
     const { judgement, configWarnings } = await judgeOnce({
       input,

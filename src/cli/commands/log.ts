@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import type { LogRecord } from "../../schema/logRecord.js";
+import { FilterFlagsSchema } from "../filterFlags.js";
+import { table } from "../format.js";
+import { out } from "../io.js";
+import type { CliContext } from "../globals.js";
+
+export const LogFlagsSchema = z.object({
+  filter: FilterFlagsSchema,
+  limit: z.coerce.number({ error: "--limit: expected a whole number" }).int({ error: "--limit: expected a whole number" }).positive({ error: "--limit: expected a positive number" }).default(50),
+  replay: z.string().optional(),
+  json: z.boolean().default(false),
+  jsonl: z.boolean().default(false),
+});
+export type LogFlags = z.infer<typeof LogFlagsSchema>;
+
+/** `qhooks log`: the audit trail, newest first. */
+export async function logCommand(flags: LogFlags, context: CliContext): Promise<number> {
+  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  try {
+    const records = log.events({ ...flags.filter, replayRun: flags.replay }, flags.limit);
+    if (flags.jsonl) {
+      for await (const r of records) out(JSON.stringify(r));
+    } else if (flags.json) {
+      let first = true;
+      out("[");
+      for await (const r of records) {
+        process.stdout.write(`${first ? "" : ",\n"}${JSON.stringify(r, null, 2)}`);
+        first = false;
+      }
+      out(first ? "]" : "\n]");
+    } else {
+      const rows: string[][] = [];
+      for await (const r of records) rows.push(tableRow(r));
+      if (rows.length === 0) out("No events match.");
+      else out(table(["TIME", "SEQ", "SESSION", "EVENT", "MATCH", "DECISION", "HOOKS", "MS", "REASON"], rows, 48));
+    }
+    return 0;
+  } finally {
+    await log.close();
+  }
+}
+
+function tableRow(r: LogRecord): string[] {
+  const hooks = r.hooks.map((h) => (h.outcome === "success" ? h.name : `${h.name}:${h.outcome}`)).join(", ");
+  return [
+    r.ts.replace("T", " ").slice(0, 19),
+    String(r.seq),
+    shorten(r.sessionId ?? "-", 12),
+    r.event ?? "?",
+    r.matchValue ?? "",
+    r.blocked ? r.decision.toUpperCase() : r.decision,
+    hooks || "-",
+    r.durationMs === null ? "" : String(Math.round(r.durationMs)),
+    r.reason ?? "",
+  ];
+}
+
+const shorten = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { openEventLog } from "../../engine/openEventLog.js";
+import { recordEvent } from "../../engine/recordEvent.js";
+import { EXIT, QhooksError } from "../../errors.js";
+import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
+import { EVENT_NAMES, type EventName } from "../../schema/events.js";
+import { err, out, readStdin } from "../io.js";
+import type { CliContext } from "../globals.js";
+
+export const RecordFlagsSchema = z.object({ printSettings: z.boolean().default(false) });
+export type RecordFlags = z.infer<typeof RecordFlagsSchema>;
+
+/**
+ * `qhooks record [<event>]`: a hook that only records. Silent and exit 0 so that it never changes what the agent
+ * does; exit 1 (never 2) when the payload is invalid or the log cannot be written.
+ */
+export async function recordCommand(event: EventName | undefined, flags: RecordFlags, context: CliContext): Promise<number> {
+  if (flags.printSettings) {
+    out(JSON.stringify(recorderSettings(), null, 2));
+    return EXIT.ok;
+  }
+  const input = await readStdin(MAX_PAYLOAD_BYTES, "qhooks record");
+  const log = openEventLog({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
+  try {
+    const result = await recordEvent({ input, event, projectDir: context.projectDir, log });
+    if (!result.ok) {
+      err(`qhooks: ${result.error}`);
+      return EXIT.failure;
+    }
+    return EXIT.ok;
+  } catch (e) {
+    throw e instanceof QhooksError ? e : new QhooksError("log", `cannot record the event: ${String(e)}`, { cause: e });
+  } finally {
+    await log.close();
+  }
+}
+
+/** Settings that put `qhooks record` on every event, to capture whole sessions of a real agent. */
+export function recorderSettings() {
+  return {
+    hooks: Object.fromEntries(EVENT_NAMES.map((event) => [event, [{ hooks: [{ type: "command", command: `qhooks record ${event}`, timeout: 10 }] }]])),
+  };
+}

@@ -1,0 +1,29 @@
+import { parsePayload } from "../payload/parsePayload.js";
+import type { EventName } from "../schema/events.js";
+import type { EventLog } from "../store/eventLog.js";
+
+export interface RecordEventOptions {
+  readonly input: string;
+  readonly event?: EventName | undefined;
+  readonly projectDir: string;
+  readonly log: EventLog;
+}
+
+export type RecordEventResult = { readonly ok: true; readonly seq: number | null } | { readonly ok: false; readonly error: string };
+
+/**
+ * What `qhooks record` does: validate the payload and append it, judged by nothing. A rejected payload is logged
+ * too. A log that cannot be written throws: recording is this command's whole job.
+ */
+export async function recordEvent(options: RecordEventOptions): Promise<RecordEventResult> {
+  const parsed = parsePayload(options.input, { event: options.event, projectDir: options.projectDir });
+  const common = { kind: "event", ts: new Date(), source: "record", projectDir: options.projectDir, snapshot: null, replay: null, outcome: null } as const;
+  if (!parsed.ok) {
+    const { event, sessionId, raw, error } = parsed.value;
+    await options.log.append([{ ...common, event, sessionId, matchValue: null, payload: raw, rejection: error }]);
+    return { ok: false, error };
+  }
+  const { event, sessionId, matchValue, json } = parsed.value;
+  const [seq] = await options.log.append([{ ...common, event, sessionId, matchValue, payload: json, rejection: null }]);
+  return { ok: true, seq: seq ?? null };
+}

@@ -1,0 +1,69 @@
+import { z } from "zod";
+import { DecisionSchema, EventNameSchema } from "./events.js";
+import { OutcomeSchema } from "./outcome.js";
+
+/**
+ * A log record's decision: an outcome's (contract 2.1), or what became of an event that was never judged:
+ * `recorded` (captured by `qhooks record`), `rejected` (invalid payload), `unfinished` (arrived; no outcome came).
+ */
+export const LogDecisionSchema = z.union([DecisionSchema, z.enum(["recorded", "rejected", "unfinished"])]);
+export type LogDecision = z.infer<typeof LogDecisionSchema>;
+
+export const EventSourceSchema = z.enum(["dispatch", "record", "replay"]);
+
+/** One event as `qhooks log --json` lists it (contract 8): every outcome field plus where and when it came from. */
+export const LogRecordSchema = OutcomeSchema.extend({
+  /** Null only for a rejected payload that named no known event. */
+  event: EventNameSchema.nullable(),
+  sessionId: z.string().nullable(),
+  seq: z.number().int(),
+  decision: LogDecisionSchema,
+  configHash: z.string().nullable(),
+  durationMs: z.number().nullable(),
+  ts: z.string(),
+  matchValue: z.string().nullable(),
+  projectDir: z.string(),
+  /** The payload as hooks received it (a string when it was not even JSON). */
+  payload: z.unknown(),
+  source: EventSourceSchema,
+  /** For replayed events: the replay run and the live event re-judged. */
+  replay: z.object({ runId: z.string(), of: z.number().int() }).nullable(),
+});
+export type LogRecord = z.infer<typeof LogRecordSchema>;
+
+/** One row of `qhooks sessions --json` (contract 5). */
+export const SessionRowSchema = z.object({
+  sessionId: z.string(),
+  projectDir: z.string(),
+  firstTs: z.string(),
+  lastTs: z.string(),
+  events: z.number().int(),
+  blocked: z.number().int(),
+});
+export type SessionRow = z.infer<typeof SessionRowSchema>;
+
+/** `qhooks stats --json`. */
+export const StatsSchema = z.object({
+  events: z.number().int(),
+  byEvent: z.array(z.object({ event: z.string(), decision: LogDecisionSchema, count: z.number().int() })),
+  hooks: z.array(
+    z.object({
+      name: z.string(),
+      runs: z.number().int(),
+      blocks: z.number().int(),
+      errors: z.number().int(),
+      invalidOutputs: z.number().int(),
+      timeouts: z.number().int(),
+      p50Ms: z.number().nullable(),
+      p95Ms: z.number().nullable(),
+    }),
+  ),
+});
+export type Stats = z.infer<typeof StatsSchema>;
+
+/** `qhooks verify`: the chain is whole, or the first record where it breaks. */
+export const VerifyResultSchema = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), records: z.number().int() }),
+  z.object({ ok: z.literal(false), records: z.number().int(), firstBad: z.number().int(), problem: z.string() }),
+]);
+export type VerifyResult = z.infer<typeof VerifyResultSchema>;

@@ -1,0 +1,115 @@
+import { createHash } from "node:crypto";
+import type { Outcome } from "../../schema/outcome.js";
+import type { EventEntry, SnapshotRecord } from "../eventLog.js";
+
+/** One journal record, as stored. Every column but `hash` is covered by the hash. */
+export interface JournalRow {
+  seq: number;
+  ts: string;
+  kind: "event" | "outcome" | "hook" | "snapshot" | "replay_run";
+  event: string | null;
+  session_id: string | null;
+  match_value: string | null;
+  project_dir: string | null;
+  source: string | null;
+  ref: number | null;
+  run_id: string | null;
+  config_hash: string | null;
+  name: string | null;
+  status: string | null;
+  decision: string | null;
+  blocked: number | null;
+  duration_ms: number | null;
+  reason: string | null;
+  body: string;
+  hash: string;
+}
+
+export const HASHED_COLUMNS = [
+  "seq", "ts", "kind", "event", "session_id", "match_value", "project_dir", "source", "ref", "run_id",
+  "config_hash", "name", "status", "decision", "blocked", "duration_ms", "reason", "body",
+] as const satisfies ReadonlyArray<keyof JournalRow>;
+
+/** The chain: each record's hash covers the previous record's hash and all of its own columns. */
+export function hashRow(previousHash: string, row: Omit<JournalRow, "hash">): string {
+  const h = createHash("sha256").update(previousHash).update("\n");
+  for (const column of HASHED_COLUMNS) {
+    const value = row[column];
+    // Type-tagged, so that NULL, "" and 0 can never be confused, nor a column's end with the next one's start.
+    h.update(value === null ? "n" : typeof value === "number" ? `d${value}` : `s${value.length}:`).update(typeof value === "string" ? value : "").update("\u0000");
+  }
+  return h.digest("hex");
+}
+
+const EMPTY: Omit<JournalRow, "seq" | "hash" | "ts" | "kind" | "body"> = {
+  event: null, session_id: null, match_value: null, project_dir: null, source: null, ref: null, run_id: null,
+  config_hash: null, name: null, status: null, decision: null, blocked: null, duration_ms: null, reason: null,
+};
+
+/** A row not yet placed in the chain. `ref` may point at an earlier row of the same batch, by index. */
+export type PendingRow = Omit<JournalRow, "seq" | "hash" | "ref"> & { ref: number | { batchIndex: number } | null };
+
+export function snapshotRow(ts: string, snapshot: SnapshotRecord): PendingRow {
+  return { ...EMPTY, ts, kind: "snapshot", config_hash: snapshot.hash, body: JSON.stringify({ document: snapshot.document, warnings: snapshot.warnings }) };
+}
+
+export function eventRow(entry: EventEntry): PendingRow {
+  return {
+    ...EMPTY,
+    ts: entry.ts.toISOString(),
+    kind: "event",
+    event: entry.event,
+    session_id: entry.sessionId,
+    match_value: entry.matchValue,
+    project_dir: entry.projectDir,
+    source: entry.source,
+    ref: entry.replay?.of ?? null,
+    run_id: entry.replay?.runId ?? null,
+    config_hash: entry.snapshot?.hash ?? null,
+    decision: entry.rejection !== null ? "rejected" : entry.source === "record" ? "recorded" : null,
+    reason: entry.rejection,
+    body: entry.payload,
+  };
+}
+
+/** An outcome's row, then one row per hook run (without its output, which the outcome row keeps). */
+export function outcomeRows(ts: string, eventRef: PendingRow["ref"], outcome: Outcome, context: { matchValue: string | null; projectDir: string | null; source: string | null; runId: string | null }): PendingRow[] {
+  const shared = {
+    ...EMPTY,
+    ts,
+    event: outcome.event,
+    session_id: outcome.sessionId,
+    match_value: context.matchValue,
+    project_dir: context.projectDir,
+    source: context.source,
+    ref: eventRef,
+    run_id: context.runId,
+    config_hash: outcome.configHash,
+  };
+  const rows: PendingRow[] = [
+    {
+      ...shared,
+      kind: "outcome",
+      decision: outcome.decision,
+      blocked: outcome.blocked ? 1 : 0,
+      duration_ms: outcome.durationMs,
+      reason: outcome.reason,
+      body: JSON.stringify(outcome),
+    },
+  ];
+  outcome.hooks.forEach((hook, index) => {
+    const { stdout: _out, stderr: _err, ...summary } = hook;
+    rows.push({
+      ...shared,
+      kind: "hook",
+      name: hook.name,
+      status: hook.outcome,
+      decision: hook.decision,
+      blocked: hook.outcome === "block" ? 1 : 0,
+      duration_ms: hook.durationMs,
+      reason: hook.reason,
+      body: JSON.stringify({ index, ...summary }),
+    });
+  });
+  return rows;
+}

@@ -1,0 +1,190 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { dirname } from "node:path";
+import Database, { type Database as Db, type Statement } from "better-sqlite3";
+import { QhooksError, messageOf } from "../../errors.js";
+import type { AuditLog, EventLog, LogEntry } from "../eventLog.js";
+import { eventRow, hashRow, outcomeRows, snapshotRow, type JournalRow, type PendingRow } from "./journalRow.js";
+import { migrate } from "./migrations.js";
+import { queryEvents } from "./queryEvents.js";
+import { querySessions, queryStats } from "./querySummaries.js";
+import { verifyChain } from "./verifyChain.js";
+
+/** How long one attempt waits for another process's write lock, blocking: short, so the event loop keeps going. */
+const BUSY_TIMEOUT_MS = 20;
+/** How long an append keeps retrying (asynchronously) before it gives up and the caller is told. */
+const APPEND_BUDGET_MS = 5_000;
+
+export interface SqliteLogOptions {
+  /** Audits read an existing log and never create one where a path was mistyped. */
+  readonly mustExist?: boolean;
+}
+
+export type SqliteEventLog = EventLog & AuditLog & { readonly path: string; readonly db: Db };
+
+/**
+ * The event log in one SQLite file: WAL, so readers never block the writer and many processes can append;
+ * synchronous=NORMAL, so a crashed process loses nothing it committed and a power cut may lose the last
+ * transactions but never corrupts the file. The file is private to its owner (0600, directory 0700).
+ */
+export function openSqliteLog(path: string, options: SqliteLogOptions = {}): SqliteEventLog {
+  let db: Db;
+  try {
+    if (options.mustExist && !existsSync(path)) {
+      throw new QhooksError("log", `no event log at ${path} yet (qhooks run and qhooks record create it; --db or $QHOOKS_DB choose another)`);
+    }
+    if (!options.mustExist) createPrivately(path);
+    db = new Database(path, { timeout: BUSY_TIMEOUT_MS, fileMustExist: options.mustExist ?? false });
+  } catch (e) {
+    if (e instanceof QhooksError) throw e;
+    throw new QhooksError("log", `cannot open the event log ${path}: ${describeSqliteError(e)}`, { cause: e });
+  }
+  try {
+    if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    migrate(db);
+  } catch (e) {
+    db.close();
+    if (e instanceof QhooksError) throw e;
+    throw new QhooksError("log", `cannot use the event log ${path}: ${describeSqliteError(e)}`, { cause: e });
+  }
+  return new SqliteLog(path, db);
+}
+
+class SqliteLog implements EventLog, AuditLog {
+  private readonly knownSnapshots = new Set<string>();
+  private readonly statements = new Map<string, Statement>();
+  private readonly appendBatch: ((rows: readonly PendingRow[], snapshots: readonly PendingRow[]) => number[]) & { immediate: (rows: readonly PendingRow[], snapshots: readonly PendingRow[]) => number[] };
+
+  constructor(
+    readonly path: string,
+    readonly db: Db,
+  ) {
+    const last = this.statement("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1");
+    const insert = this.statement(
+      `INSERT INTO journal (seq, ts, kind, event, session_id, match_value, project_dir, source, ref, run_id, config_hash,
+                            name, status, decision, blocked, duration_ms, reason, body, hash)
+       VALUES (@seq, @ts, @kind, @event, @session_id, @match_value, @project_dir, @source, @ref, @run_id, @config_hash,
+               @name, @status, @decision, @blocked, @duration_ms, @reason, @body, @hash)`,
+    );
+    const snapshotKnown = this.statement("SELECT 1 FROM journal WHERE kind = 'snapshot' AND config_hash = ? LIMIT 1");
+    // One transaction: read the chain's head, then place every row after it. Under the write lock no other
+    // process can append in between, so concurrent appenders always leave one valid chain.
+    this.appendBatch = db.transaction((rows: readonly PendingRow[], snapshots: readonly PendingRow[]) => {
+      const head = last.get() as { seq: number; hash: string } | undefined;
+      let seq = head?.seq ?? 0;
+      let hash = head?.hash ?? "";
+      const seqs: number[] = [];
+      const place = (pending: PendingRow) => {
+        const ref = typeof pending.ref === "object" && pending.ref !== null ? seqs[pending.ref.batchIndex]! : pending.ref;
+        const row: Omit<JournalRow, "hash"> = { ...pending, seq: ++seq, ref };
+        hash = hashRow(hash, row);
+        insert.run({ ...row, hash });
+        return seq;
+      };
+      for (const s of snapshots) if (!snapshotKnown.get(s.config_hash)) place(s);
+      for (const r of rows) seqs.push(place(r));
+      return seqs;
+    }) as unknown as SqliteLog["appendBatch"];
+  }
+
+  private statement(sql: string): Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  async append(entries: readonly LogEntry[]): Promise<ReadonlyArray<number | null>> {
+    // Each entry maps to its first row; outcome and hook rows follow it.
+    const rows: PendingRow[] = [];
+    const firstRowOf: number[] = [];
+    const snapshots: PendingRow[] = [];
+    for (const entry of entries) {
+      firstRowOf.push(rows.length);
+      if (entry.kind === "event") {
+        if (entry.snapshot && !this.knownSnapshots.has(entry.snapshot.hash)) snapshots.push(snapshotRow(entry.ts.toISOString(), entry.snapshot));
+        const row = eventRow(entry);
+        rows.push(row);
+        if (entry.outcome) {
+          rows.push(...outcomeRows(new Date().toISOString(), { batchIndex: rows.length - 1 }, entry.outcome, { matchValue: row.match_value, projectDir: row.project_dir, source: row.source, runId: row.run_id }));
+        }
+      } else {
+        const context = this.statement("SELECT match_value, project_dir, source, run_id FROM journal WHERE seq = ? AND kind = 'event'").get(entry.eventSeq) as
+          | { match_value: string | null; project_dir: string | null; source: string | null; run_id: string | null }
+          | undefined;
+        if (!context) throw new QhooksError("log", `no event ${entry.eventSeq} in the log to attach an outcome to`);
+        rows.push(...outcomeRows(entry.ts.toISOString(), entry.eventSeq, entry.outcome, { matchValue: context.match_value, projectDir: context.project_dir, source: context.source, runId: context.run_id }));
+      }
+    }
+    const seqs = await this.withRetry(() => this.appendBatch.immediate(rows, snapshots));
+    for (const s of snapshots) this.knownSnapshots.add(s.config_hash!);
+    return firstRowOf.map((i) => seqs[i] ?? null);
+  }
+
+  /** better-sqlite3 blocks while it waits for a lock; wait in short blocking slices, asynchronously in between. */
+  private async withRetry<T>(attempt: () => T): Promise<T> {
+    const start = Date.now();
+    for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
+      try {
+        return attempt();
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        if ((code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") && Date.now() - start < APPEND_BUDGET_MS) {
+          await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
+          continue;
+        }
+        if (code === "SQLITE_BUSY") throw new QhooksError("log", `the event log ${this.path} stayed locked for ${APPEND_BUDGET_MS / 1000} s`, { cause: e });
+        throw new QhooksError("log", `cannot write the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e });
+      }
+    }
+  }
+
+  async stopBlockStreak(sessionId: string): Promise<number> {
+    const rows = this.statement(
+      `SELECT blocked FROM journal WHERE kind = 'outcome' AND run_id IS NULL AND session_id = ? AND event = 'Stop'
+       ORDER BY seq DESC LIMIT 1000`,
+    ).iterate(sessionId) as IterableIterator<{ blocked: number }>;
+    let streak = 0;
+    for (const row of rows) {
+      if (row.blocked !== 1) break;
+      streak++;
+    }
+    return streak;
+  }
+
+  events: AuditLog["events"] = (filter, limit) => queryEvents(this.db, filter, limit);
+  sessions: AuditLog["sessions"] = async (filter) => querySessions(this.db, filter);
+  stats: AuditLog["stats"] = async (filter) => queryStats(this.db, filter);
+  verify: AuditLog["verify"] = async () => verifyChain(this.db);
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** Creates the file (and its directory) private to its owner before SQLite touches it. */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const fd = openSync(path, "a", 0o600);
+  closeSync(fd);
+  try {
+    chmodSync(path, 0o600);
+  } catch {
+    // A file we may append to but not chmod (someone else's): SQLite will say what it thinks of it.
+  }
+}
+
+export function describeSqliteError(e: unknown): string {
+  const code = (e as { code?: string }).code;
+  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") return "the file is not a readable SQLite database (corrupt or not a log)";
+  if (code === "SQLITE_FULL") return "the disk is full";
+  if (code === "SQLITE_READONLY") return "the file or its directory is read-only";
+  if (code === "SQLITE_CANTOPEN") return "the file cannot be opened";
+  if (code === "ENOTDIR") return "a part of the path is not a directory";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "EROFS") return "the file system is read-only";
+  if (code === "ENOSPC") return "the disk is full";
+  return messageOf(e);
+}
