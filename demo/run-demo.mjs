@@ -59,3 +59,6 @@ show("only what was blocked", ["log", "--blocked"]);
 show("one row per session", ["sessions"]);
 show("per event and per hook", ["stats"]);
 show("the hash chain is intact", ["verify"]);
+
+console.log(`\n${bold("Would a stricter config have decided differently?")} demo/stricter.json denies force pushes and edits of src/checkout.ts.`);
+show("re-judge the session with the new hooks (they run for real, with QHOOKS_REPLAY=1)", ["replay", "--session", "demo-7f3a", "--settings", "demo/stricter.json"]);

@@ -121,6 +121,28 @@ Examples:
       });
   }
 
+  addFilterOptions(
+    program
+      .command("replay")
+      .description("re-judge recorded events with a hook config (hooks run for real, with QHOOKS_REPLAY=1) and show what changes")
+      .option("--settings <file>", "judge with exactly this settings file (repeatable; default: the settings on disk for each event's project)", collect)
+      .option("--match-only", "run nothing: only show which hooks would run")
+      .option("--concurrency <n>", "events judged at once", "4")
+      .option("--json", "{runId, events, changed, results: [...]}")
+      .option("--list", "list past replay runs")
+      .addHelpText(
+        "after",
+        `
+Examples:
+  qhooks replay --session 3f2a... --settings stricter.json     # what would the new rules have decided?
+  qhooks replay --event PreToolUse --since 7d --match-only       # which hooks would fire, without running them`,
+      ),
+  ).action(async (raw: Record<string, unknown>, command: Command) => {
+    const { replayCommand, ReplayFlagsSchema } = await import("./commands/replay.js");
+    const { settings, matchOnly, concurrency, json, list, ...filter } = raw;
+    setExit(await replayCommand(flagsOf(ReplayFlagsSchema, { filter, settings, matchOnly, concurrency, json, list }), cliContext(command)));
+  });
+
   program
     .command("verify")
     .description("check the log's hash chain: ok: N records, or exit 3 naming the first bad record")

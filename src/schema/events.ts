@@ -79,7 +79,7 @@ export const EVENT_TRAITS: Readonly<Record<EventName, EventTraits>> = {
   Notification: informational("notification_type"),
 };
 
-export const isBlockingDecision = (decision: Decision | null | undefined): boolean =>
+export const isBlockingDecision = (decision: string | null | undefined): boolean =>
   decision === "deny" || decision === "block";
 
 // ---- Payloads: loose objects, so that unknown fields pass; only what qhooks relies on is checked. ----

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { EventNameSchema, type EventName } from "../schema/events.js";
 import { LogDecisionSchema, type LogRecord, type SessionRow, type Stats, type VerifyResult } from "../schema/logRecord.js";
 import type { Outcome } from "../schema/outcome.js";
+import type { ReplayRun } from "../schema/replay.js";
 
 /**
  * The event log as the pipeline sees it: a narrow port, so that another backend can sit behind it. Appends are
@@ -58,7 +59,14 @@ export interface OutcomeEntry {
   readonly outcome: Outcome;
 }
 
-export type LogEntry = EventEntry | OutcomeEntry;
+/** The start or the end of a replay run; its events are appended with `replay` set, apart from live history. */
+export interface ReplayRunEntry {
+  readonly kind: "replay-run";
+  readonly ts: Date;
+  readonly run: ReplayRun;
+}
+
+export type LogEntry = EventEntry | OutcomeEntry | ReplayRunEntry;
 
 /** The log that keeps nothing (`--no-log`, `db: false`). */
 export const nullEventLog: EventLog = {
@@ -86,10 +94,21 @@ export const LogFilterSchema = z.object({
 });
 export type LogFilter = z.infer<typeof LogFilterSchema>;
 
+/** An event as replay reads it: its record, and its payload exactly as the hooks received it. */
+export interface StoredEvent {
+  readonly record: LogRecord;
+  readonly payload: string;
+}
+
 /** The read side of the log: audits (newest first) and the integrity check. */
 export interface AuditLog {
   /** Matching events, newest first, at most `limit`, streamed. */
   events(filter: LogFilter, limit: number): AsyncIterable<LogRecord>;
+  /** Every matching event, oldest first, read page by page: what a replay re-judges. Rejected payloads excluded. */
+  read(filter: LogFilter): AsyncIterable<StoredEvent>;
+  /** How many events `read(filter)` will give. */
+  count(filter: LogFilter): Promise<number>;
+  replayRuns(): Promise<ReplayRun[]>;
   sessions(filter: Pick<LogFilter, "since" | "until">): Promise<SessionRow[]>;
   stats(filter: Pick<LogFilter, "since" | "until">): Promise<Stats>;
   verify(): Promise<VerifyResult>;

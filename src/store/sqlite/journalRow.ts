@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Outcome } from "../../schema/outcome.js";
+import type { ReplayRun } from "../../schema/replay.js";
 import type { EventEntry, SnapshotRecord } from "../eventLog.js";
 
 /** One journal record, as stored. Every column but `hash` is covered by the hash. */
@@ -112,4 +113,8 @@ export function outcomeRows(ts: string, eventRef: PendingRow["ref"], outcome: Ou
     });
   });
   return rows;
+}
+
+export function replayRunRow(ts: string, run: ReplayRun): PendingRow {
+  return { ...EMPTY, ts, kind: "replay_run", run_id: run.runId, body: JSON.stringify(run) };
 }

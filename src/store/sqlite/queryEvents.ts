@@ -1,7 +1,7 @@
 import type { Database } from "better-sqlite3";
 import type { LogRecord } from "../../schema/logRecord.js";
 import type { Outcome } from "../../schema/outcome.js";
-import type { LogFilter } from "../eventLog.js";
+import type { LogFilter, StoredEvent } from "../eventLog.js";
 
 interface EventListRow {
   seq: number;
@@ -117,4 +117,28 @@ function parseOr(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** Rows per page when reading for replay: a page is read whole, so no statement stays open while rows are used. */
+const PAGE = 200;
+
+/** Every matching, replayable event, oldest first, by keyset pages: memory stays flat however long the log is. */
+export async function* readEvents(db: Database, filter: LogFilter): AsyncGenerator<StoredEvent> {
+  const { where, params } = eventWhere(filter);
+  const page = db.prepare(
+    `SELECT ${EVENT_COLUMNS} FROM ${EVENT_JOIN} WHERE ${where} AND coalesce(e.decision, '') != 'rejected' AND e.seq > @after
+     ORDER BY e.seq LIMIT ${PAGE}`,
+  );
+  for (let after = 0; ; ) {
+    const rows = page.all({ ...params, after }) as EventListRow[];
+    for (const row of rows) yield { record: toLogRecord(row), payload: row.payload };
+    if (rows.length < PAGE) return;
+    after = rows[rows.length - 1]!.seq;
+  }
+}
+
+export function countEvents(db: Database, filter: LogFilter): number {
+  const { where, params } = eventWhere(filter);
+  const row = db.prepare(`SELECT count(*) AS n FROM ${EVENT_JOIN} WHERE ${where} AND coalesce(e.decision, '') != 'rejected'`).get(params) as { n: number };
+  return row.n;
 }

@@ -3,9 +3,10 @@ import { dirname } from "node:path";
 import Database, { type Database as Db, type Statement } from "better-sqlite3";
 import { QhooksError, messageOf } from "../../errors.js";
 import type { AuditLog, EventLog, LogEntry } from "../eventLog.js";
-import { eventRow, hashRow, outcomeRows, snapshotRow, type JournalRow, type PendingRow } from "./journalRow.js";
+import { eventRow, hashRow, outcomeRows, replayRunRow, snapshotRow, type JournalRow, type PendingRow } from "./journalRow.js";
 import { migrate } from "./migrations.js";
-import { queryEvents } from "./queryEvents.js";
+import { countEvents, queryEvents, readEvents } from "./queryEvents.js";
+import { ReplayRunSchema, type ReplayRun } from "../../schema/replay.js";
 import { querySessions, queryStats } from "./querySummaries.js";
 import { verifyChain } from "./verifyChain.js";
 
@@ -110,6 +111,8 @@ class SqliteLog implements EventLog, AuditLog {
         if (entry.outcome) {
           rows.push(...outcomeRows(new Date().toISOString(), { batchIndex: rows.length - 1 }, entry.outcome, { matchValue: row.match_value, projectDir: row.project_dir, source: row.source, runId: row.run_id }));
         }
+      } else if (entry.kind === "replay-run") {
+        rows.push(replayRunRow(entry.ts.toISOString(), entry.run));
       } else {
         const context = this.statement("SELECT match_value, project_dir, source, run_id FROM journal WHERE seq = ? AND kind = 'event'").get(entry.eventSeq) as
           | { match_value: string | null; project_dir: string | null; source: string | null; run_id: string | null }
@@ -155,6 +158,18 @@ class SqliteLog implements EventLog, AuditLog {
   }
 
   events: AuditLog["events"] = (filter, limit) => queryEvents(this.db, filter, limit);
+  read: AuditLog["read"] = (filter) => readEvents(this.db, filter);
+  count: AuditLog["count"] = async (filter) => countEvents(this.db, filter);
+
+  async replayRuns(): Promise<ReplayRun[]> {
+    // A run is appended when it starts and again when it ends; the later record says more.
+    const runs = new Map<string, ReplayRun>();
+    for (const row of this.statement("SELECT run_id, body FROM journal WHERE kind = 'replay_run' ORDER BY seq").iterate() as IterableIterator<{ run_id: string; body: string }>) {
+      const run = ReplayRunSchema.safeParse(JSON.parse(row.body));
+      if (run.success) runs.set(row.run_id, run.data);
+    }
+    return [...runs.values()].reverse();
+  }
   sessions: AuditLog["sessions"] = async (filter) => querySessions(this.db, filter);
   stats: AuditLog["stats"] = async (filter) => queryStats(this.db, filter);
   verify: AuditLog["verify"] = async () => verifyChain(this.db);

@@ -1,0 +1,180 @@
+import { existsSync, statSync } from "node:fs";
+import { Observable, defer, from, map, mergeMap, of } from "rxjs";
+import { limitsFromEnv } from "../engine/limits.js";
+import { matchHooks } from "../operators/matchHooks.js";
+import type { Arrival } from "../operators/stages.js";
+import { isRejected, unlessRejected } from "../operators/unlessRejected.js";
+import { validateEvent } from "../operators/validateEvent.js";
+import type { EventName } from "../schema/events.js";
+import { isBlockingDecision } from "../schema/events.js";
+import type { LogRecord } from "../schema/logRecord.js";
+import type { Outcome } from "../schema/outcome.js";
+import type { ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../schema/replay.js";
+import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
+import { discoverSettings, explicitSettings } from "../settings/settingsSources.js";
+import type { AuditLog, EventLog, LogFilter, StoredEvent } from "../store/eventLog.js";
+import { judgeEvents } from "./pipeline.js";
+import { pullInOrder } from "./pullInOrder.js";
+
+export interface ReplayOptions {
+  /** Where the events come from, and where the replay run is recorded. */
+  readonly log: EventLog & AuditLog;
+  /** Which live events to re-judge; replay takes every match, oldest first. */
+  readonly filter: LogFilter;
+  /** Judge with exactly these settings files; by default, the settings on disk now for each event's project. */
+  readonly settingsFiles?: readonly string[] | undefined;
+  readonly homeDir: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Show which hooks would run, without running anything. */
+  readonly matchOnly?: boolean;
+  /** How many events are judged at once (the hooks of one event always run together). */
+  readonly concurrency?: number;
+  readonly runId?: string;
+  /** Where relative `settingsFiles` are resolved. */
+  readonly cwd?: string;
+}
+
+export const DEFAULT_REPLAY_CONCURRENCY = 4;
+
+export const newRunId = (now = new Date()): string =>
+  `replay-${now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15)}-${Math.random().toString(16).slice(2, 6)}`;
+
+/**
+ * Re-judges recorded events with a hook configuration (contract 5, `qhooks replay`): the same pipeline as live
+ * dispatch, fed from the log, with QHOOKS_REPLAY=1 in the hooks' environment. Emits one result per event, in log
+ * order; the replayed events and outcomes are appended to the log under the run's id, apart from live history.
+ */
+export function replay$(options: ReplayOptions): Observable<ReplayResult> {
+  return defer(() => {
+    const runId = options.runId ?? newRunId();
+    const limits = limitsFromEnv(options.env);
+    const explicit = options.settingsFiles?.length ? loadSettings(explicitSettings(options.settingsFiles, options.cwd ?? process.cwd())) : null;
+    const snapshots = new Map<string, SettingsSnapshot>();
+    // Each project's settings are read once per replay: every event of a run is judged by the same config.
+    const settingsFor = (projectDir: string): SettingsSnapshot | string => {
+      if (explicit) return explicit;
+      if (!isDirectory(projectDir)) return `its project directory ${projectDir} no longer exists; pass --settings to judge it`;
+      let snapshot = snapshots.get(projectDir);
+      if (!snapshot) snapshots.set(projectDir, (snapshot = loadSettings(discoverSettings(options.homeDir, projectDir))));
+      return snapshot;
+    };
+
+    const judge = ({ record, payload }: StoredEvent): Observable<ReplayResult> => {
+      const settings = settingsFor(record.projectDir);
+      if (typeof settings === "string") return of(skipped(record, settings));
+      // A project that is gone is judged from the current directory, with --settings alone.
+      const projectDir = isDirectory(record.projectDir) ? record.projectDir : (options.cwd ?? process.cwd());
+      const arrival: Arrival = { input: payload, event: record.event ?? undefined, receivedAt: new Date(), startedAt: performance.now() };
+      if (options.matchOnly) {
+        return of(arrival).pipe(
+          validateEvent({ projectDir, snapshot: () => settings }),
+          unlessRejected(matchHooks()),
+          map((m) => (isRejected(m) ? skipped(record, m.rejection.error) : compare(record, { decision: null, blocked: false, reason: null, hooks: m.hooks.map((h) => h.name) }, null))),
+        );
+      }
+      return of(arrival).pipe(
+        judgeEvents({
+          projectDir,
+          homeDir: options.homeDir,
+          baseEnv: options.env,
+          maxOutputBytes: limits.maxOutputBytes,
+          replay: true,
+          callChain: [],
+          log: options.log,
+          source: "replay",
+          replayRun: { runId, of: () => record.seq },
+          snapshot: () => settings,
+          stopBlockCap: limits.stopBlockCap,
+        }),
+        map((judgement) => {
+          if (judgement.kind === "outcome") return compare(record, sideOf(judgement.outcome), judgement.outcome);
+          return skipped(record, judgement.kind === "rejected" ? judgement.rejection.error : judgement.error);
+        }),
+      );
+    };
+
+    const start: ReplayRun = {
+      runId,
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      matchOnly: options.matchOnly ?? false,
+      settings: explicit ? explicit.sources.map((s) => s.path) : null,
+      selector: selectorOf(options.filter),
+      summary: null,
+    };
+    const summary = emptySummary(runId);
+    return from(options.log.append([{ kind: "replay-run", ts: new Date(), run: start }])).pipe(
+      mergeMap(() =>
+        new Observable<ReplayResult>((subscriber) =>
+          pullInOrder(options.log.read(options.filter), options.concurrency ?? DEFAULT_REPLAY_CONCURRENCY, judge).subscribe({
+            next: (result) => {
+              addToSummary(summary, result);
+              subscriber.next(result);
+            },
+            error: (e: unknown) => subscriber.error(e),
+            complete: () => {
+              const finished: ReplayRun = { ...start, finishedAt: new Date().toISOString(), summary };
+              options.log.append([{ kind: "replay-run", ts: new Date(), run: finished }]).then(
+                () => subscriber.complete(),
+                (e: unknown) => subscriber.error(e),
+              );
+            },
+          }),
+        ),
+      ),
+    );
+  });
+}
+
+export function emptySummary(runId: string): ReplaySummary {
+  return { runId, events: 0, changed: 0, newlyBlocked: 0, newlyAllowed: 0, skipped: 0, hookErrors: 0, timeouts: 0 };
+}
+
+export function addToSummary(summary: ReplaySummary, r: ReplayResult): void {
+  summary.events++;
+  if (r.changed) summary.changed++;
+  if (r.skipped !== null) summary.skipped++;
+  if (r.after.decision !== null && !r.before.blocked && r.after.blocked) summary.newlyBlocked++;
+  if (r.after.decision !== null && r.before.blocked && !r.after.blocked) summary.newlyAllowed++;
+  summary.hookErrors += r.hookErrors;
+  summary.timeouts += r.timeouts;
+}
+
+/** `recorded` (never judged) and `unfinished` (never finished) compare as `none`. */
+const comparable = (decision: string | null) => (decision === "recorded" || decision === "unfinished" ? "none" : decision);
+
+function compare(record: LogRecord, after: ReplaySide, outcome: Outcome | null): ReplayResult {
+  return {
+    seq: record.seq,
+    event: record.event as EventName,
+    sessionId: record.sessionId ?? "",
+    matchValue: record.matchValue,
+    before: sideOf(record),
+    after,
+    changed: after.decision !== null && comparable(after.decision) !== comparable(record.decision),
+    skipped: null,
+    hookErrors: outcome?.hooks.filter((h) => h.outcome === "error" || h.outcome === "invalid-output").length ?? 0,
+    timeouts: outcome?.hooks.filter((h) => h.outcome === "timeout").length ?? 0,
+  };
+}
+
+function skipped(record: LogRecord, why: string): ReplayResult {
+  return { ...compare(record, { decision: null, blocked: false, reason: null, hooks: [] }, null), skipped: why };
+}
+
+const sideOf = (o: Pick<LogRecord, "decision" | "blocked" | "reason" | "hooks">): ReplaySide => ({
+  decision: o.decision,
+  blocked: o.blocked || isBlockingDecision(o.decision),
+  reason: o.reason,
+  hooks: o.hooks.map((h) => h.name),
+});
+
+function isDirectory(path: string): boolean {
+  return path !== "" && existsSync(path) && statSync(path).isDirectory();
+}
+
+function selectorOf(filter: LogFilter): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(filter)) if (v !== undefined) out[k] = v instanceof Date ? v.toISOString() : v;
+  return out;
+}
