@@ -33,11 +33,12 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
   const input = await readStdin(MAX_PAYLOAD_BYTES, "qhooks run");
   // Fail-open for logging: a log that cannot be opened costs the record, never the decision.
   let log: EventLog = nullEventLog;
+  const logWarnings: string[] = [];
   if (flags.log) {
     try {
       log = openEventLog({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
     } catch (e) {
-      warn(`${messageOf(e)}; this event is not logged`);
+      logWarnings.push(`${messageOf(e)}; this event is not logged`);
     }
   }
   try {
@@ -51,11 +52,14 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
       env: context.env,
       callChain: parseCallChain(context.env[CALL_CHAIN_VAR]),
     });
-    for (const w of configWarnings) warn(w);
+    // In the hook protocol, stderr of a block is the reason the model reads: warnings must not be mixed into it
+    // (they stay in the log and in `qhooks hooks`).
+    const warnings = [...logWarnings, ...configWarnings, ...(judgement.kind === "outcome" ? judgement.outcome.warnings : judgement.kind === "rejected" ? judgement.warnings : [])];
+    const hookReply = flags.format === "hook" && judgement.kind === "outcome" ? toHookProtocol(judgement.outcome) : null;
+    if (hookReply?.exitCode !== 2) for (const w of warnings) warn(w);
 
     if (judgement.kind === "failed") return cannotJudge(judgement.error);
     if (judgement.kind === "rejected") {
-      for (const w of judgement.warnings) warn(w);
       if (judgement.rejection.error.startsWith("recursion")) {
         warn(judgement.rejection.error);
         return EXIT.failure;
@@ -64,12 +68,10 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     }
 
     const { outcome } = judgement;
-    for (const w of outcome.warnings) warn(w);
-    if (flags.format === "hook") {
-      const reply = toHookProtocol(outcome);
-      if (reply.stdout) out(reply.stdout);
-      if (reply.stderr) err(reply.stderr);
-      return reply.exitCode;
+    if (hookReply) {
+      if (hookReply.stdout) out(hookReply.stdout);
+      if (hookReply.stderr) err(hookReply.stderr);
+      return hookReply.exitCode;
     }
     out(JSON.stringify(outcome, null, 2));
     if (outcome.blocked && outcome.continue) {
