@@ -5,6 +5,7 @@ import { z } from "zod";
 import { EXIT, exitCodeFor, isQhooksError, messageOf, QhooksError } from "../errors.js";
 import { EVENT_NAMES, EventNameSchema } from "../schema/events.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
+import { editDistance } from "../settings/parseSettingsFile.js";
 import { cliContext } from "./globals.js";
 import { err } from "./io.js";
 
@@ -28,7 +29,9 @@ function flagsOf<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
 function eventArgument(raw: string) {
   const parsed = EventNameSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  const close = EVENT_NAMES.find((e) => e.toLowerCase() === raw.toLowerCase());
+  // A wrong case or a typo (as settings keys are checked): `pretooluse`, `PreToolUs`.
+  const close =
+    EVENT_NAMES.find((e) => e.toLowerCase() === raw.toLowerCase()) ?? EVENT_NAMES.find((e) => editDistance(e.toLowerCase(), raw.toLowerCase()) <= 2);
   throw new QhooksError("usage", `unknown event "${raw}"${close ? ` (did you mean ${close}?)` : ` (one of ${EVENT_NAMES.join(", ")})`}`);
 }
 
