@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { toHookProtocol } from "../../src/output/hookProtocol.js";
 import { HOOK_OUTPUT_SCHEMAS } from "../../src/schema/hookOutput.js";
 import type { EventName } from "../../src/schema/events.js";
 import { EVENTS, hookCommand, jsonHook, markerHook, settingsFor, withoutWarnings, type Json } from "../decisions/helpers.js";
@@ -105,6 +106,12 @@ describe("cli: qhooks run", () => {
       return { ...r, reply };
     }
     const pre = (fields: Json) => ({ hookSpecificOutput: { hookEventName: "PreToolUse", ...fields } });
+    /** The same reply computed in-process: a bus outcome from real hooks, through the protocol writer the CLI uses. */
+    async function protocolFor(event: string, commands: (string | Json)[]) {
+      const settings = sb.file(`bus-${event}-${Math.random().toString(36).slice(2)}.json`, settingsFor(event, ...commands));
+      const outcome = await sb.bus({ watch: false, settingsFiles: [settings] }).dispatch({ ...payloadFor(event), hook_event_name: event });
+      return toHookProtocol(outcome);
+    }
 
     it("blocked: exit 2, the reason on stderr, nothing on stdout", async () => {
       const r = await hookFormat("PreToolUse", [hookCommand(sb, { stderr: "rm -rf is not allowed\n", exit: 2 }), jsonHook(sb, pre({ permissionDecision: "allow" }))]);
@@ -115,7 +122,13 @@ describe("cli: qhooks run", () => {
 
     it("blocked on every blockable event: exit 2, reason on stderr, empty stdout", async () => {
       const blockable = ["PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop"];
-      const results = await Promise.all(blockable.map(async (e) => ({ e, r: await hookFormat(e, [jsonHook(sb, { decision: "block", reason: `no (${e})` }), hookCommand(sb, { stderr: `also no (${e})\n`, exit: 2 })]) })));
+      const commands = (e: string) => [jsonHook(sb, { decision: "block", reason: `no (${e})` }), hookCommand(sb, { stderr: `also no (${e})\n`, exit: 2 })];
+      // Every event through the library and the protocol writer; two of them through the CLI as well.
+      for (const e of blockable) {
+        const reply = await protocolFor(e, commands(e));
+        expect(reply, e).to.deep.equal({ exitCode: 2, stdout: "", stderr: `no (${e})\nalso no (${e})` });
+      }
+      const results = await Promise.all(["Stop", "PostToolUseFailure"].map(async (e) => ({ e, r: await hookFormat(e, commands(e)) })));
       for (const { e, r } of results) {
         expect(r.code, e).to.equal(2);
         expect(r.stdout, e).to.equal("");
@@ -190,11 +203,20 @@ describe("cli: qhooks run", () => {
     });
 
     it("nothing to say: exit 0 and empty stdout, on every event", async () => {
-      const results = await Promise.all(EVENTS.map(async (e) => ({ e, r: await hookFormat(e, [hookCommand(sb, { stdout: "just a log line\n" }), hookCommand(sb, { exit: 1 })]) })));
+      const quiet = () => [hookCommand(sb, { stdout: "just a log line\n" }), hookCommand(sb, { exit: 1 }), jsonHook(sb, { futureKey: 1 })];
+      for (const e of EVENTS) {
+        const reply = await protocolFor(e, quiet());
+        if (e === "SessionStart" || e === "UserPromptSubmit") {
+          // Plain stdout is context on these two: that is something to say.
+          expect(JSON.parse(reply.stdout), e).to.deep.equal({ hookSpecificOutput: { hookEventName: e, additionalContext: "just a log line" } });
+        } else {
+          expect(reply, e).to.deep.equal({ exitCode: 0, stdout: "", stderr: "" });
+        }
+      }
+      const results = await Promise.all(["PreToolUse", "Stop", "SessionEnd"].map(async (e) => ({ e, r: await hookFormat(e, quiet()) })));
       for (const { e, r } of results) {
         expect(r.code, e).to.equal(0);
-        const expected = e === "SessionStart" || e === "UserPromptSubmit" ? 1 : 0;
-        expect(r.stdout.split("\n").filter((l) => l !== ""), `${e}: ${r.stdout}`).to.have.length(expected);
+        expect(r.stdout, e).to.equal("");
       }
     });
 
