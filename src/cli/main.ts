@@ -94,7 +94,8 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return EXIT.ok; // --help, --version
-      err(`qhooks: ${error.message.replace(/^error: /, "")}`);
+      // Commander puts its "(Did you mean --settings?)" on a line of its own: keep the message on one line.
+      err(`qhooks: ${error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")}`);
       return EXIT.failure;
     }
     if (isQhooksError(error)) {
