@@ -268,6 +268,26 @@ describe("cli: qhooks run", () => {
       }
     });
 
+    it("a near-miss flag or command: the suggestion stays on the one `qhooks: ` line", async () => {
+      const input = JSON.stringify(payloadFor("PreToolUse"));
+      const [flag, negated, command] = await Promise.all([
+        sb.run(["run", "PreToolUse", "--setting", "x.json"], { input }),
+        sb.run(["run", "PreToolUse", "--no-logs"], { input }),
+        sb.run(["rnu", "PreToolUse"], { input }),
+      ]);
+      for (const [r, suggestion] of [
+        [flag, "--settings"],
+        [negated, "--no-log"],
+        [command, "run"],
+      ] as const) {
+        expect(r.code, r.stderr).to.equal(1);
+        expect(r.stdout).to.equal("");
+        expect(oneLine(r.stderr), r.stderr).to.have.length(1);
+        expect(r.stderr).to.match(/^qhooks: /);
+        expect(r.stderr.toLowerCase()).to.include(`did you mean ${suggestion}`);
+      }
+    });
+
     it("--help and run --help exit 0 and explain usage", async () => {
       const [top, run, helpRun] = await Promise.all([sb.run(["--help"]), sb.run(["run", "--help"]), sb.run(["help", "run"])]);
       expect(top.code).to.equal(0);
