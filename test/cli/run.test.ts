@@ -220,6 +220,31 @@ describe("cli: qhooks run", () => {
       }
     });
 
+    it("on every event, the reply reads back (as hook output of that event) to the same decision, continue and messages", async () => {
+      for (const e of EVENTS) {
+        const specific = e === "PermissionRequest" ? {} : { hookSpecificOutput: { hookEventName: e, additionalContext: `ctx ${e}` } };
+        const carries = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SubagentStart", "SessionStart"].includes(e);
+        const commands = [
+          jsonHook(sb, { continue: false, stopReason: `stop ${e}` }),
+          jsonHook(sb, { systemMessage: `msg ${e}`, ...(carries ? specific : {}) }),
+          hookCommand(sb, { stderr: `blocked ${e}\n`, exit: 2 }),
+        ];
+        const settings = sb.file(`rt-${e}.json`, settingsFor(e, ...commands));
+        const outcome = await sb.bus({ watch: false, settingsFiles: [settings] }).dispatch({ ...payloadFor(e), hook_event_name: e });
+        const reply = toHookProtocol(outcome);
+        expect(reply.exitCode, e).to.equal(0);
+        const back = HOOK_OUTPUT_SCHEMAS[e as EventName].safeParse(JSON.parse(reply.stdout));
+        expect(back.success, `${e}: ${reply.stdout}`).to.equal(true);
+        const verdict = back.data!;
+        expect(verdict.continue, e).to.equal(false);
+        expect(verdict.stopReason, e).to.equal(`stop ${e}`);
+        expect(verdict.systemMessage, e).to.equal(`msg ${e}`);
+        expect(verdict.decision, e).to.equal(outcome.decision);
+        if (outcome.blocked) expect(verdict.reason, e).to.equal(`blocked ${e}`);
+        expect(verdict.additionalContext, e).to.equal(carries ? `ctx ${e}` : null);
+      }
+    });
+
     it("requires --settings: exit 1 with one usage line, and no hook runs", async () => {
       const marker = markerHook(sb);
       sb.userSettings(settingsFor("PreToolUse", marker.command));

@@ -236,7 +236,7 @@ describe("decisions: JSON output of a hook on exit 0", () => {
       });
     }
 
-    it("a JSON array or number is plain text, not hook JSON", async () => {
+    it("a JSON array is plain text, not hook JSON", async () => {
       const outcome = await judge("UserPromptSubmit", '["not", "an", "object"]');
       expect(only(outcome).outcome).to.equal("success");
       expect(outcome.additionalContext).to.deep.equal(['["not", "an", "object"]']);
