@@ -62,6 +62,21 @@ echo $? > '${dir}/inner.rc'`,
     expect(lines(read("starts"))).to.have.length(1);
   });
 
+  it("refuses the cycle when the outer run is a library dispatch", async () => {
+    const script = sb.script(
+      "again-lib.sh",
+      `${brake()}
+${qhooks} run UserPromptSubmit --no-log > '${dir}/inner.out' 2> '${dir}/inner.err'
+echo $? > '${dir}/inner.rc'`,
+    );
+    sb.userSettings({ hooks: { UserPromptSubmit: [group(undefined, script)] } });
+    const outcome = await sb.bus({ watch: false }).dispatch({ ...payloadFor("UserPromptSubmit"), hook_event_name: "UserPromptSubmit" });
+    expect(outcome.hooks.map((h) => h.outcome)).to.deep.equal(["success"]);
+    expect(read("inner.rc").trim()).to.equal("1");
+    expect(lines(read("inner.err"))).to.have.length(1);
+    expect(lines(read("starts"))).to.have.length(1);
+  });
+
   it("refuses nesting deeper than 4 through distinct commands", async () => {
     const settings = join(sb.root, "nest.json");
     const script = sb.script(
