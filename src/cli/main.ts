@@ -6,6 +6,7 @@ import { EXIT, exitCodeFor, isQhooksError, messageOf, QhooksError } from "../err
 import { killAllGroupsNow } from "../exec/processGroups.js";
 import { EVENT_NAMES, EventNameSchema } from "../schema/events.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
+import { editDistance } from "../settings/parseSettingsFile.js";
 import { addFilterOptions } from "./filterFlags.js";
 import { cliContext } from "./globals.js";
 import { err } from "./io.js";
@@ -30,7 +31,9 @@ function flagsOf<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
 function eventArgument(raw: string) {
   const parsed = EventNameSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  const close = EVENT_NAMES.find((e) => e.toLowerCase() === raw.toLowerCase());
+  // A wrong case or a typo (as settings keys are checked): `pretooluse`, `PreToolUs`.
+  const close =
+    EVENT_NAMES.find((e) => e.toLowerCase() === raw.toLowerCase()) ?? EVENT_NAMES.find((e) => editDistance(e.toLowerCase(), raw.toLowerCase()) <= 2);
   throw new QhooksError("usage", `unknown event "${raw}"${close ? ` (did you mean ${close}?)` : ` (one of ${EVENT_NAMES.join(", ")})`}`);
 }
 
@@ -165,7 +168,8 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return EXIT.ok; // --help, --version
-      err(`qhooks: ${error.message.replace(/^error: /, "")}`);
+      // Commander puts its "(Did you mean --settings?)" on a line of its own: keep the message on one line.
+      err(`qhooks: ${error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")}`);
       return EXIT.failure;
     }
     if (isQhooksError(error)) {

@@ -134,7 +134,8 @@ function suggestEvent(key: string): string {
   return close ? ` (did you mean ${close}?)` : ` (known: ${EVENT_NAMES.join(", ")})`;
 }
 
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance, for did-you-mean suggestions. */
+export function editDistance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     let diag = row[0]!;
