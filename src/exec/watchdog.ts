@@ -7,6 +7,9 @@ import { KILL_GRACE_SECONDS_TEXT } from "./killGrace.js";
  * `-pgid`), and when the engine's end of the pipe closes (a normal exit, a crash, even SIGKILL) the shell
  * SIGTERMs, then SIGKILLs, whatever groups are still listed. It runs in its own session and ignores the signals
  * that stop the engine, so that Ctrl-C in a terminal reaches it only through that closing pipe.
+ *
+ * `kill -SIG -pgid`, without `--`: dash (/bin/sh on Debian and Ubuntu) rejects `kill -TERM -- -pgid` ("Illegal
+ * number") and `kill -s TERM -pgid`; this form works in dash and bash alike.
  */
 const SCRIPT = `
 trap '' INT TERM HUP QUIT
@@ -20,9 +23,9 @@ while IFS= read -r line; do
 done
 set -- $groups
 [ $# -eq 0 ] && exit 0
-for g in "$@"; do kill -TERM -- "-$g" 2>/dev/null; done
+for g in "$@"; do kill -TERM "-$g" 2>/dev/null; done
 sleep ${KILL_GRACE_SECONDS_TEXT}
-for g in "$@"; do kill -KILL -- "-$g" 2>/dev/null; done
+for g in "$@"; do kill -KILL "-$g" 2>/dev/null; done
 `;
 
 class Watchdog {
