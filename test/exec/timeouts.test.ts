@@ -90,6 +90,21 @@ describe("hook timeouts and process groups", () => {
     await waitFor("the group to be gone", () => groupMembers(pgid).length === 0, 300);
   });
 
+  it("through the CLI: a grandchild that ignores SIGTERM after its parent died of it is SIGKILLed, at the latest when the CLI exits", async () => {
+    const sleeper = reaper.marker(uniqueSleep(30));
+    const ready = join(sb.root, "ready");
+    const command = `sh -c "trap '' TERM; echo \\$\\$ > ${ready}; exec ${sleeper}" & wait`;
+    sb.projectSettings({ hooks: { PreToolUse: [group("Bash", hook(command, 0.5))] } });
+    const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"), ["--no-log"]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect((r.outcome!.hooks as Json[])[0]).to.include({ outcome: "timeout" });
+    const grandchild = pidFromFile(ready);
+    expect(grandchild, "the grandchild had started").to.be.a("number");
+    reaper.pid(grandchild!);
+    await waitFor("the grandchild to be gone", () => !isAlive(grandchild!), 300);
+    expect(pidsMatching(sleeper)).to.deep.equal([]);
+  });
+
   describe("a normal exit with a background grandchild (contract 8)", () => {
     it("through the bus: the result comes at once, the background process is not killed and its later output not awaited", async () => {
       const sleeper = reaper.marker(uniqueSleep(3));

@@ -1,9 +1,11 @@
-import { expect } from "chai";
+import { config, expect } from "chai";
 import { forkJoin, map, mergeMap, type Observable } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
 import { raceTimeout, type TimeoutInfo } from "../../src/operators/raceTimeout.js";
 
 /** Marble tests in virtual time (one frame = 1 ms in run mode), asserted with chai's deep equality. */
+// Show whole marble frames when an assertion fails, not "…(1)".
+config.truncateThreshold = 0;
 const testScheduler = () => new TestScheduler((actual, expected) => {
     expect(actual).to.deep.equal(expected);
   });
