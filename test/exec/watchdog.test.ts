@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, Sandbox, group, payloadFor } from "../support/sandbox.js";
+import { CLI, REPO_ROOT, Sandbox, group, payloadFor } from "../support/sandbox.js";
 import { Reaper, childrenOf, groupMembers, isAlive, pidFromFile, pidsMatching, uniqueSleep, waitFor } from "./processes.js";
 
 const WATCHDOG_SIGNATURE = "trap '' INT TERM HUP QUIT";
@@ -49,7 +49,7 @@ describe("engine death (the watchdog)", () => {
     });
   }
 
-  for (const signal of ["SIGKILL", "SIGTERM", "SIGINT"] as const) {
+  for (const signal of ["SIGKILL", "SIGTERM", "SIGINT", "SIGHUP"] as const) {
     it(`${signal} to a CLI whose hook is running: the hook's whole process group is gone within ~2 s, and the watchdog exits`, async () => {
       const sleeper = reaper.marker(uniqueSleep(60));
       const pidFile = join(sb.root, "hook.pid");
@@ -79,6 +79,30 @@ describe("engine death (the watchdog)", () => {
     child.kill("SIGKILL");
     await exited;
     await waitFor("the hook's process group to be gone", () => groupMembers(pgid).length === 0, 2500);
+  });
+
+  it("a library engine whose watchdog was killed from outside gets a new one that still covers the running hook", async () => {
+    const sleeper = reaper.marker(uniqueSleep(60));
+    const pidFile = join(sb.root, "hook.pid");
+    sb.projectSettings({ hooks: { PreToolUse: [group(undefined, `echo $$ > ${pidFile}; ${sleeper} & wait`)] } });
+    const busModule = join(REPO_ROOT, "dist", "src", "engine", "createHookBus.js");
+    const script = `
+      const { createHookBus } = await import(${JSON.stringify(busModule)});
+      const bus = createHookBus({ projectDir: ${JSON.stringify(sb.project)}, homeDir: ${JSON.stringify(sb.home)}, db: false, watch: false });
+      await bus.dispatch(${JSON.stringify({ hook_event_name: "PreToolUse", ...payloadFor("PreToolUse") })});`;
+    const engine = spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: sb.project, env: sb.env(), stdio: "ignore" });
+    cli = engine;
+    reaper.pid(engine.pid!);
+    const exited = new Promise((resolve) => engine.once("exit", resolve));
+    const pgid = reaper.group(await waitFor("the hook's pid file", () => pidFromFile(pidFile), 5000));
+    const first = reaper.pid(await waitFor("the engine's watchdog", () => watchdogOf(engine.pid!), 2000));
+    process.kill(first, "SIGKILL");
+    await waitFor("the first watchdog to be gone", () => !isAlive(first), 2000);
+    const second = reaper.pid(await waitFor("a replacement watchdog", () => watchdogOf(engine.pid!), 2000));
+    engine.kill("SIGKILL");
+    await exited;
+    await waitFor("the hook's process group to be gone", () => groupMembers(pgid).length === 0, 2000);
+    await waitFor("the replacement watchdog to exit", () => !isAlive(second), 2000);
   });
 
   it("after a normal run the watchdog exits too, and kills nothing", async () => {
