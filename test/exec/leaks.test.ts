@@ -21,6 +21,7 @@ describe("no process or fd leaks", () => {
     const fdsBefore = openFdCount();
     const childrenBefore = childrenOf(process.pid).length;
     const groupsBefore = liveGroupCount();
+    const exitListenersBefore = process.listenerCount("exit");
 
     let n = 0;
     for (let batch = 0; batch < 20; batch++) {
@@ -36,6 +37,7 @@ describe("no process or fd leaks", () => {
     await waitFor(`fds back to about ${fdsBefore} (now ${openFdCount()})`, () => openFdCount() <= fdsBefore + slack, 2000);
     await waitFor("no hook processes left", () => childrenOf(process.pid).length <= childrenBefore, 2000);
     expect(liveGroupCount()).to.equal(groupsBefore);
+    expect(process.listenerCount("exit"), "no process 'exit' listener per hook").to.equal(exitListenersBefore);
   });
 
   it("timed-out and cancelled hooks do not leak either", async function () {
