@@ -157,6 +157,9 @@ describe("the hook's environment", () => {
       ["SHLVL=0", "0"],
       ["an empty SHLVL", ""],
       ["a garbage SHLVL", "x"],
+      ["SHLVL=1.5 (bash reads a level that is not a whole number as 0)", "1.5"],
+      ["SHLVL=0x1", "0x1"],
+      ["SHLVL=999 (bash resets a level of 1000 or more to 1)", "999"],
     ] as const) {
       it(`neither \`bash -c 'true'\` nor a #!/bin/bash script sources it when the parent env has ${label}`, async () => {
         const script = sb.script("bash-hook.sh", "#!/bin/bash\ntrue\n");
