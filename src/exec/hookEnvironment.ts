@@ -36,7 +36,9 @@ export function hookEnvironment(options: HookEnvironmentOptions): (command: stri
   else delete env.QHOOKS_REPLAY;
   // bash started as `bash -c` with a socket on stdin (Node's pipes are sockets) and SHLVL below 1 believes it was
   // started by sshd and sources ~/.bashrc: about 100 ms per hook, plus whatever the rc file does. A shell level of
-  // at least 1 tells it otherwise; scripts with a #!/bin/bash line are not affected either way.
-  if (!(Number(env.SHLVL) >= 1)) env.SHLVL = "1";
+  // at least 1 tells it otherwise; scripts with a #!/bin/bash line are not affected either way. bash reads only a
+  // whole decimal number (so `1.5` or `0x1` count as 0) and resets a level that reaches 1000 to 1.
+  const level = /^\s*\d+\s*$/.test(env.SHLVL ?? "") ? Number(env.SHLVL) : 0;
+  if (level < 1 || level > 998) env.SHLVL = "1";
   return (command) => ({ ...env, [CALL_CHAIN_VAR]: [...options.callChain, chainEntry(options.event, command)].join(" ") });
 }

@@ -58,7 +58,13 @@ export function spawnHook(request: HookProcessRequest): Observable<HookProcessEn
     if (pid === undefined) {
       subprocess.then((result) => {
         const reason = result.failed ? (result.originalMessage ?? result.shortMessage) : "no process id";
-        subscriber.next({ type: "spawn-error", message: `could not start the hook: ${reason}` });
+        // execa's messages span several lines (e.g. an invalid cwd, then the ENOENT behind it); results keep one.
+        const oneLine = (reason ?? "unknown error")
+          .split("\n")
+          .map((l) => l.trim())
+          .filter((l) => l !== "")
+          .join(" ");
+        subscriber.next({ type: "spawn-error", message: `could not start the hook: ${oneLine}` });
         subscriber.complete();
       });
       return;
