@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { execa } from "execa";
 import { Observable } from "rxjs";
 import { CappedOutput } from "./cappedOutput.js";
@@ -59,11 +60,14 @@ export function spawnHook(request: HookProcessRequest): Observable<HookProcessEn
       subprocess.then((result) => {
         const reason = result.failed ? (result.originalMessage ?? result.shortMessage) : "no process id";
         // execa's messages span several lines (e.g. an invalid cwd, then the ENOENT behind it); results keep one.
-        const oneLine = (reason ?? "unknown error")
-          .split("\n")
-          .map((l) => l.trim())
-          .filter((l) => l !== "")
-          .join(" ");
+        // ENOENT with /bin/sh present nearly always means the working directory is gone: say that.
+        const oneLine = !existsSync(request.cwd)
+          ? `its working directory ${request.cwd} does not exist`
+          : (reason ?? "unknown error")
+              .split("\n")
+              .map((l) => l.trim())
+              .filter((l) => l !== "")
+              .join(" ");
         subscriber.next({ type: "spawn-error", message: `could not start the hook: ${oneLine}` });
         subscriber.complete();
       });
