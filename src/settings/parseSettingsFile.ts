@@ -50,7 +50,6 @@ export function parseSettingsFile(source: SettingsSource, text: string): ParsedS
     warn([...path, ...issue.path], `${describeIssue(issue)}; ${consequence}`);
   };
 
-  if (text.trim() === "") return { hooks: [], warnings, hooksSection: undefined };
   let document: unknown;
   try {
     document = JSON.parse(text);
