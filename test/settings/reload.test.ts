@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { pbkdf2 } from "node:crypto";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadSettings } from "../../src/settings/loadSettings.js";
 import { discoverSettings } from "../../src/settings/settingsSources.js";
@@ -128,6 +128,17 @@ describe("settings reload", () => {
       expect(next.configHash).to.equal(newHash);
       expect(next.hooks.map((h) => h.command)).to.deep.equal([mark(sb, "new")]);
       expect(markSet(sb, "next")).to.deep.equal(["new"]);
+    });
+
+    it("sees a settings file made world-writable (a chmod, no edit) and warns about it", async () => {
+      sb.projectSettings(withMark("chmod"));
+      chmodSync(projectFile(), 0o644);
+      const bus = sb.bus({ watch: true });
+      expect(bus.settings().warnings).to.deep.equal([]);
+      chmodSync(projectFile(), 0o666);
+      await until(() => bus.settings().warnings.length === 1, "the world-writable warning");
+      expect(bus.settings().warnings[0]).to.match(/^\.qoder\/settings\.json: writable by every user/);
+      expect(bus.settings().hooks.map((h) => h.command)).to.deep.equal([mark(sb, "chmod")]);
     });
 
     it("keeps the hash when only keys outside hooks change, and changes it when the hooks change", async () => {
