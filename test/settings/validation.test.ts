@@ -61,6 +61,7 @@ describe("settings validation, entry by entry", () => {
     { title: "a negative timeout", handler: { type: "command", command: "echo bad", timeout: -5 }, warning: "hooks.PreToolUse[1].hooks[0].timeout: expected a positive number of seconds" },
     { title: "a timeout written as a string", handler: { type: "command", command: "echo bad", timeout: "5" }, warning: "hooks.PreToolUse[1].hooks[0].timeout: expected a positive number of seconds" },
     { title: "a null timeout", handler: { type: "command", command: "echo bad", timeout: null }, warning: "hooks.PreToolUse[1].hooks[0].timeout: expected a positive number of seconds" },
+    { title: "an empty name", handler: { type: "command", command: "echo bad", name: "" }, warning: "hooks.PreToolUse[1].hooks[0].name: expected a non-empty string" },
     { title: "a handler that is not an object", handler: "echo bad" as unknown as Json, warning: "hooks.PreToolUse[1].hooks[0]: " },
   ];
   for (const { title, handler, warning } of handlerCases) {
@@ -110,6 +111,14 @@ describe("settings validation, entry by entry", () => {
     ]);
     expect(commands(s)).to.deep.equal(["echo before", "echo typo", "echo after", "echo other-event"]);
     expect(s.hooks.find((h) => h.command === "echo typo")!.timeoutMs).to.equal(60_000);
+  });
+
+  it("a matcher that is not a string: one warning; that group is skipped, the next group applies", () => {
+    sb.projectSettings(settings({ PreToolUse: [{ matcher: ["Bash"], hooks: [good("array-matcher")] }, { matcher: "Bash", hooks: [good("next")] }] }));
+    const s = load();
+    expect(s.warnings).to.have.length(1);
+    expect(s.warnings[0]).to.match(/^\.qoder\/settings\.json: hooks\.PreToolUse\[0\]\.matcher: expected a string\b.*this group is skipped$/);
+    expect(commands(s)).to.deep.equal(["echo next"]);
   });
 
   it("an unknown key in a matcher group: one warning; the group still applies", () => {
