@@ -5,7 +5,11 @@ export function describeJsonError(text: string, error: unknown): string {
   const upTo = text.slice(0, offset);
   const line = upTo.split("\n").length;
   const column = offset - upTo.lastIndexOf("\n");
-  const what = message.replace(/ in JSON at position \d+.*$/, "").replace(/, "[\s\S]*" is not valid JSON$/, "");
+  // V8 quotes the text around the mistake, `..."…"...` when it cuts it: drop the quote, which can span lines and
+  // holds what the file or payload says (one line per message, nothing of the content echoed).
+  const what = message
+    .replace(/ in JSON at position \d+[\s\S]*$/, "")
+    .replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, "");
   return `line ${line} column ${column}: ${what}`;
 }
 

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { EVENT_NAMES, EventNameSchema, type EventName } from "../schema/events.js";
 import {
   DEFAULT_TIMEOUT_SECONDS,
@@ -8,7 +9,7 @@ import {
   MAX_TIMEOUT_SECONDS,
   SettingsFileSchema,
 } from "../schema/settings.js";
-import { firstIssueLine, formatPath } from "../schema/zodIssues.js";
+import { describeIssue, formatPath } from "../schema/zodIssues.js";
 import { compileMatcher, type Matcher } from "./compileMatcher.js";
 import type { SettingsSource } from "./settingsSources.js";
 import { describeJsonError } from "../json/describeJsonError.js";
@@ -43,8 +44,12 @@ export function parseSettingsFile(source: SettingsSource, text: string): ParsedS
   const warnings: string[] = [];
   const warn = (path: ReadonlyArray<PropertyKey>, message: string) =>
     warnings.push(path.length ? `${source.display}: ${formatPath(path)}: ${message}` : `${source.display}: ${message}`);
+  // The issue's own path continues the entry's (`hooks.PreToolUse[1].hooks[0].timeout: …`, as contract 1.2 writes it).
+  const warnIssue = (path: ReadonlyArray<PropertyKey>, error: z.ZodError, consequence: string) => {
+    const issue = error.issues[0]!;
+    warn([...path, ...issue.path], `${describeIssue(issue)}; ${consequence}`);
+  };
 
-  if (text.trim() === "") return { hooks: [], warnings, hooksSection: undefined };
   let document: unknown;
   try {
     document = JSON.parse(text);
@@ -54,7 +59,7 @@ export function parseSettingsFile(source: SettingsSource, text: string): ParsedS
   }
   const file = SettingsFileSchema.safeParse(document);
   if (!file.success) {
-    warn([], `${firstIssueLine(file.error)}; this file is skipped`);
+    warnIssue([], file.error, "this file is skipped");
     return { hooks: [], warnings, hooksSection: undefined };
   }
   const section = file.data.hooks;
@@ -76,7 +81,7 @@ export function parseSettingsFile(source: SettingsSource, text: string): ParsedS
       const groupPath = [...eventPath, g];
       const group = GroupSettingSchema.safeParse(rawGroup);
       if (!group.success) {
-        warn(groupPath, `${firstIssueLine(group.error)}; this group is skipped`);
+        warnIssue(groupPath, group.error, "this group is skipped");
         return;
       }
       warnUnknownKeys(rawGroup, KNOWN_GROUP_KEYS, groupPath, warn);
@@ -87,7 +92,7 @@ export function parseSettingsFile(source: SettingsSource, text: string): ParsedS
         const handlerPath = [...groupPath, "hooks", h];
         const handler = HandlerSettingSchema.safeParse(rawHandler);
         if (!handler.success) {
-          warn(handlerPath, `${firstIssueLine(handler.error)}; this hook is skipped`);
+          warnIssue(handlerPath, handler.error, "this hook is skipped");
           return;
         }
         warnUnknownKeys(rawHandler, KNOWN_HANDLER_KEYS, handlerPath, warn);

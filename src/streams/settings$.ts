@@ -1,4 +1,4 @@
-import { unwatchFile, watchFile, type Stats } from "node:fs";
+import { statSync } from "node:fs";
 import { Observable, distinctUntilChanged } from "rxjs";
 import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
 import type { SettingsSource } from "../settings/settingsSources.js";
@@ -9,24 +9,41 @@ import type { SettingsSource } from "../settings/settingsSources.js";
  */
 export const SETTINGS_POLL_MS = 50;
 
+/** What a file looks like from outside: an edit, a rename over it, a chmod or a deletion all change it. */
+function stampOf(path: string): string {
+  try {
+    const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+    return s === undefined ? "missing" : `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.mode}`;
+  } catch (e) {
+    return `error:${(e as NodeJS.ErrnoException).code ?? String(e)}`;
+  }
+}
+
 /**
  * The current settings snapshot, then a new one each time an edit changes what the files say (contract 1.3).
- * Files are re-read synchronously in the watcher's callback, so the moment an edit is seen is the moment it
+ * Files are re-read synchronously when a poll sees a change, so the moment an edit is seen is the moment it
  * applies. Watching stops on unsubscribe and never keeps the process alive.
+ *
+ * The stamps a poll compares against are taken synchronously just before the files are read. (fs.watchFile took
+ * its baseline with an asynchronous first stat instead: an edit that landed between the initial read and that
+ * first stat became the baseline and was never applied.)
  */
 export function settingsSnapshot$(
   sources: readonly SettingsSource[],
   pollMs: number = SETTINGS_POLL_MS,
 ): Observable<SettingsSnapshot> {
   return new Observable<SettingsSnapshot>((subscriber) => {
+    const stamp = () => sources.map((s) => stampOf(s.path));
+    let seen = stamp();
     subscriber.next(loadSettings(sources));
-    const onChange = (current: Stats, previous: Stats) => {
-      if (current.mtimeMs === previous.mtimeMs && current.size === previous.size && current.ino === previous.ino) return;
+    const timer = setInterval(() => {
+      const now = stamp();
+      if (now.every((s, i) => s === seen[i])) return;
+      // Stamped before reading: an edit that lands during or after this read changes a stamp again.
+      seen = now;
       subscriber.next(loadSettings(sources));
-    };
-    for (const source of sources) watchFile(source.path, { interval: pollMs, persistent: false }, onChange);
-    return () => {
-      for (const source of sources) unwatchFile(source.path, onChange);
-    };
+    }, pollMs);
+    timer.unref();
+    return () => clearInterval(timer);
   }).pipe(distinctUntilChanged((a, b) => a.hash === b.hash));
 }

@@ -54,10 +54,17 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
           r.matcher ?? "*",
           r.name === r.command ? r.command : `${r.name}: ${r.command}`,
           `${r.timeoutSeconds}s`,
-          `${r.file} ${r.path}${r.sameCommandAs ? ` (same command as ${r.sameCommandAs}: runs once)` : ""}`,
+          `${r.file} ${r.path}`,
         ]),
       ),
     );
+  }
+  // Below the table, whose cells are cut at 60 characters: appended to DECLARED AT, this note never showed.
+  const repeats = rows.filter((r) => r.sameCommandAs !== null);
+  if (repeats.length) {
+    out("");
+    out(`Repeated commands (${repeats.length}): an identical command runs once per event, at its first position:`);
+    for (const r of repeats) out(`  ${r.event} ${r.file} ${r.path}: same command as ${r.sameCommandAs}, runs once`);
   }
   if (snapshot.warnings.length) {
     out("");
