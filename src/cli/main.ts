@@ -188,11 +188,12 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   if (e.code === "EPIPE") process.exit(EXIT.ok);
   throw e;
 });
-// Stopped from outside: the hooks go down with the engine (their arrival stays in the log, as unfinished).
-for (const [signal, number] of [["SIGTERM", 15], ["SIGINT", 2], ["SIGHUP", 1]] as const) {
+// Stopped from outside: the hooks go down with the engine (their arrival stays in the log, as unfinished), then the
+// signal is raised again so that whoever started qhooks sees it die of that signal.
+for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
   process.once(signal, () => {
     killAllGroupsNow();
-    process.exit(128 + number);
+    process.kill(process.pid, signal);
   });
 }
 

@@ -50,7 +50,7 @@ describe("engine death (the watchdog)", () => {
   }
 
   for (const signal of ["SIGKILL", "SIGTERM", "SIGINT", "SIGHUP"] as const) {
-    it(`${signal} to a CLI whose hook is running: the hook's whole process group is gone within ~2 s, and the watchdog exits`, async () => {
+    it(`${signal} to a CLI whose hook is running: the hook's whole process group is gone within seconds (it would sleep 60 s), and the watchdog exits`, async () => {
       const sleeper = reaper.marker(uniqueSleep(60));
       const pidFile = join(sb.root, "hook.pid");
       const { child, exited } = startCli(`echo $$ > ${pidFile}; ${sleeper} & wait`);
@@ -63,10 +63,10 @@ describe("engine death (the watchdog)", () => {
       child.kill(signal);
       expect((await exited).signal).to.equal(signal);
       const at = performance.now();
-      await waitFor("the hook's process group to be gone", () => groupMembers(pgid).length === 0, 2000);
-      expect(performance.now() - at).to.be.below(2000);
+      await waitFor("the hook's process group to be gone", () => groupMembers(pgid).length === 0, 5000);
+      expect(performance.now() - at).to.be.below(5000);
       expect(pidsMatching(sleeper)).to.deep.equal([]);
-      await waitFor("the watchdog to exit", () => !isAlive(watchdog), 2000);
+      await waitFor("the watchdog to exit", () => !isAlive(watchdog), 5000);
     });
   }
 
@@ -78,7 +78,7 @@ describe("engine death (the watchdog)", () => {
     await waitFor("the hook's sleep", () => pidsMatching(sleeper).length > 0, 2000);
     child.kill("SIGKILL");
     await exited;
-    await waitFor("the hook's process group to be gone", () => groupMembers(pgid).length === 0, 2500);
+    await waitFor("the hook's process group to be gone", () => groupMembers(pgid).length === 0, 5000);
   });
 
   it("a library engine whose watchdog was killed from outside gets a new one that still covers the running hook", async () => {
