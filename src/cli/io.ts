@@ -17,7 +17,8 @@ export async function readStdin(limit: number, hint: string): Promise<string> {
   return Buffer.concat(chunks, kept).toString("utf8");
 }
 
-export const out = (text: string): void => void process.stdout.write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+/** One line (or block) on stdout; `out("")` is a blank line. */
+export const out = (text: string): void => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
 export const err = (line: string): void => void process.stderr.write(`${line}\n`);
 /** Settings and runtime warnings: one line each, prefixed as contract 1.2 says. */
 export const warn = (line: string): void => err(`qhooks: warning: ${line}`);

@@ -28,8 +28,9 @@ export function compileMatcher(source: string | undefined): CompiledMatcher {
 
   const warnings: string[] = [];
   let text = trimmed;
-  // The seed's Markdown table shows `Write\|Edit`; people copy it verbatim.
-  if (text.includes("\\|") && SIMPLE.test(text.replaceAll("\\|", "|"))) {
+  // The seed's Markdown table shows `Write\|Edit`; people copy it verbatim. No tool name contains a literal |, so
+  // the same holds inside a regex (`mcp__.*\|Bash`).
+  if (text.includes("\\|")) {
     text = text.replaceAll("\\|", "|");
     warnings.push(`matcher "${trimmed}" read as "${text}" (\\| is how a Markdown table shows |)`);
   }

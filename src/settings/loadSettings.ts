@@ -52,6 +52,8 @@ export function buildSnapshot(sources: readonly SettingsSource[], reads: readonl
   sources.forEach((source, i) => {
     const read = reads[i]!;
     if (read.state === "unreadable") warnings.push(`${source.display}: cannot be read (${read.why}); this file is skipped`);
+    // A mistyped --settings path would otherwise turn every guard in it off without a word.
+    if (read.state === "missing" && source.explicit) warnings.push(`${source.display}: does not exist; no hooks from it`);
     if (read.state !== "loaded") return;
     if (read.worldWritable) warnings.push(`${source.display}: writable by every user; anyone here can change these hooks`);
     const parsed = parseSettingsFile(source, read.text);

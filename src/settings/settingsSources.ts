@@ -7,6 +7,8 @@ export interface SettingsSource {
   readonly path: string;
   /** How warnings name the file: `~/.qoder-cn/settings.json`, `.qoder/settings.json`, or an absolute path. */
   readonly display: string;
+  /** Named on purpose (`--settings`, `settingsFiles`): a missing file is then a mistake worth a warning. */
+  readonly explicit?: boolean;
 }
 
 /** The three levels of contract 1.1, lowest priority first. */
@@ -22,6 +24,6 @@ export function discoverSettings(homeDir: string, projectDir: string): SettingsS
 export function explicitSettings(files: readonly string[], baseDir: string): SettingsSource[] {
   return files.map((file) => {
     const path = isAbsolute(file) ? file : resolve(baseDir, file);
-    return { level: path, path, display: path };
+    return { level: path, path, display: path, explicit: true };
   });
 }

@@ -129,6 +129,16 @@ describe("compileMatcher / matches / isCatastrophic", () => {
       expect(m.matcher).to.deep.equal({ kind: "names", names: new Set(["Write", "Edit", "MultiEdit"]) });
       expect(m.warnings).to.have.length(1);
     });
+
+    it("inside a regex too: mcp__.*\\|Bash is the alternation mcp__.*|Bash, with the warning", () => {
+      const m = compiled("mcp__.*\\|Bash");
+      expect(m.matcher.kind).to.equal("regex");
+      expect(m.warnings).to.have.length(1);
+      expect(m.warnings[0]).to.include('read as "mcp__.*|Bash"');
+      expect(m.test("Bash")).to.equal(true);
+      expect(m.test("mcp__github__create_issue")).to.equal(true);
+      expect(m.test("Write")).to.equal(false);
+    });
   });
 
   describe("unusable patterns match nothing, with a warning", () => {

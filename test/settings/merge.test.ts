@@ -111,12 +111,14 @@ describe("settings levels and merge", () => {
       expect(json.files[0]).to.include({ level: fromCwd, path: fromCwd });
     });
 
-    it("reports a --settings file that does not exist as missing, and runs nothing from discovery", async () => {
+    it("reports a --settings file that does not exist as missing, with a warning, and runs nothing from discovery", async () => {
       const nowhere = join(sb.root, "conf", "nowhere.json");
       const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"), ["--settings", nowhere]);
       expect(r.code, r.stderr).to.equal(0);
       expect(r.outcome!.hooks).to.deep.equal([]);
       expect(markSet(sb)).to.deep.equal([]);
+      // A mistyped path must not turn its guards off silently.
+      expect(r.stderr.trim().split("\n")).to.deep.equal([`qhooks: warning: ${nowhere}: does not exist; no hooks from it`]);
     });
   });
 
