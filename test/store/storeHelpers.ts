@@ -219,3 +219,17 @@ export async function seedLog(file: string, events: readonly SeedEvent[], projec
 }
 
 export const minutesAgo = (n: number, now = Date.now()): Date => new Date(now - n * 60_000);
+
+/** Maps with at most `limit` promises in flight: CLI calls that do not depend on each other, without a fork bomb. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
