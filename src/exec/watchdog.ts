@@ -20,9 +20,9 @@ while IFS= read -r line; do
 done
 set -- $groups
 [ $# -eq 0 ] && exit 0
-for g in "$@"; do kill -TERM -- "-$g" 2>/dev/null; done
+for g in "$@"; do kill -s TERM -- "-$g" 2>/dev/null; done
 sleep ${KILL_GRACE_SECONDS_TEXT}
-for g in "$@"; do kill -KILL -- "-$g" 2>/dev/null; done
+for g in "$@"; do kill -s KILL -- "-$g" 2>/dev/null; done
 `;
 
 class Watchdog {
