@@ -154,10 +154,32 @@ class SqliteLog implements EventLog, AuditLog {
     return streak;
   }
 
-  events: AuditLog["events"] = (filter, limit) => queryEvents(this.db, filter, limit);
-  sessions: AuditLog["sessions"] = async (filter) => querySessions(this.db, filter);
-  stats: AuditLog["stats"] = async (filter) => queryStats(this.db, filter);
-  verify: AuditLog["verify"] = async () => verifyChain(this.db);
+  events: AuditLog["events"] = (filter, limit) => this.reading(queryEvents(this.db, filter, limit));
+  sessions: AuditLog["sessions"] = async (filter) => this.read(() => querySessions(this.db, filter));
+  stats: AuditLog["stats"] = async (filter) => this.read(() => queryStats(this.db, filter));
+  verify: AuditLog["verify"] = async () => this.read(() => verifyChain(this.db));
+
+  /** A file that opened but cannot be read (a damaged page) is the user's problem to see, not an internal error. */
+  private read<T>(query: () => T): T {
+    try {
+      return query();
+    } catch (e) {
+      throw this.readError(e);
+    }
+  }
+
+  private async *reading<T>(rows: AsyncIterable<T>): AsyncGenerator<T> {
+    try {
+      yield* rows;
+    } catch (e) {
+      throw this.readError(e);
+    }
+  }
+
+  private readError(e: unknown): unknown {
+    if (e instanceof QhooksError || typeof (e as { code?: unknown }).code !== "string" || !String((e as { code: string }).code).startsWith("SQLITE_")) return e;
+    return new QhooksError("log", `cannot read the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e });
+  }
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
