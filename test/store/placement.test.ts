@@ -121,9 +121,11 @@ describe("a log that cannot be written (fail-open)", () => {
   });
   after(() => sb.cleanup());
 
-  const faults: { name: string; make: (dir: string) => string }[] = [
+  // `noHookToo`: also try an event no hook matches (its arrival and outcome are written in one step).
+  const faults: { name: string; noHookToo?: boolean; make: (dir: string) => string }[] = [
     {
       name: "a path below a regular file",
+      noHookToo: true,
       make: (dir) => {
         sb.file(join(dir, "regular-file"), "just a file\n");
         return join(dir, "regular-file", "events.db");
@@ -156,6 +158,7 @@ describe("a log that cannot be written (fail-open)", () => {
     },
     {
       name: "a log with damaged pages (opens, but cannot be written)",
+      noHookToo: true,
       make: (dir) => {
         const file = join(dir, "damaged.db");
         mkdirSync(dir, { recursive: true });
@@ -203,7 +206,7 @@ describe("a log that cannot be written (fail-open)", () => {
         expectOneWarning(r);
       });
 
-      it("qhooks run with no matching hook still answers (exit 0) with one warning", async () => {
+      if (fault.noHookToo) it("qhooks run with no matching hook still answers (exit 0) with one warning", async () => {
         const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_name: "Read" }), ["--db", path]);
         expect(r.code, r.stderr).to.equal(0);
         expect(r.outcome).to.include({ decision: "none", seq: null });
