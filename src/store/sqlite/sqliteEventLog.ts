@@ -13,6 +13,11 @@ import { verifyChain } from "./verifyChain.js";
 const BUSY_TIMEOUT_MS = 20;
 /** How long an append keeps retrying (asynchronously) before it gives up and the caller is told. */
 const APPEND_BUDGET_MS = 5_000;
+/**
+ * How long opening may wait for the write lock, blocking: only creating the file, switching it to WAL or migrating
+ * it takes that lock, once per file and version, when several processes that found no log may meet here.
+ */
+const SETUP_BUSY_TIMEOUT_MS = 5_000;
 
 export interface SqliteLogOptions {
   /** Audits read an existing log and never create one where a path was mistyped. */
@@ -39,9 +44,11 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
     throw new QhooksError("log", `cannot open the event log ${path}: ${describeSqliteError(e)}`, { cause: e });
   }
   try {
+    db.pragma(`busy_timeout = ${SETUP_BUSY_TIMEOUT_MS}`);
     if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     migrate(db);
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   } catch (e) {
     db.close();
     if (e instanceof QhooksError) throw e;
