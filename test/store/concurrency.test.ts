@@ -99,4 +99,20 @@ describe("concurrent appenders", function () {
     expect(reads.map((r) => r.count)).to.deep.equal(reads.map((r) => r.count).sort((a, b) => a - b));
     expect(reads[reads.length - 1]!.count).to.equal(N);
   });
+  it("processes that find no log yet create it together: one schema, every event kept, a valid chain", async () => {
+    const file = `${sb.root}/fresh/dir/events.db`;
+    const N = 8;
+    const runs = Array.from({ length: N }, (_, i) =>
+      startCli(sb, ["--db", file, "record", "SessionStart"], JSON.stringify(payloadFor("SessionStart", { session_id: `f${i}` }))),
+    );
+    started.push(...runs);
+    const results = await Promise.all(runs.map((r) => r.done));
+    for (const [i, r] of results.entries()) expect([r.code, r.stdout, r.stderr], `record ${i}`).to.deep.equal([0, "", ""]);
+    const records = await logJson(sb, ["--db", file, "--limit", "1000"]);
+    expect(records.map((r) => r.sessionId).sort()).to.deep.equal(Array.from({ length: N }, (_, i) => `f${i}`).sort());
+    expect(records.every((r) => r.decision === "recorded")).to.equal(true);
+    const verify = await sb.run(["--db", file, "verify"]);
+    expect(verify.code, verify.stderr).to.equal(0);
+    expect(verify.stdout.trim()).to.equal(`ok: ${N} records`);
+  });
 });
