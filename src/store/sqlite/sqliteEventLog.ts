@@ -211,7 +211,9 @@ export function describeSqliteError(e: unknown): string {
   if (code === "SQLITE_FULL") return "the disk is full";
   if (code === "SQLITE_READONLY") return "the file or its directory is read-only";
   if (code === "SQLITE_CANTOPEN") return "the file cannot be opened";
-  if (code === "ENOTDIR") return "a part of the path is not a directory";
+  // mkdir -p reports a file where a directory should be as EEXIST.
+  if (code === "ENOTDIR" || code === "EEXIST") return "a part of the path is not a directory";
+  if (code === "EISDIR") return "the path is a directory, not a file";
   if (code === "EACCES" || code === "EPERM") return "permission denied";
   if (code === "EROFS") return "the file system is read-only";
   if (code === "ENOSPC") return "the disk is full";
