@@ -122,10 +122,11 @@ describe("a log that cannot be written (fail-open)", () => {
   after(() => sb.cleanup());
 
   // `noHookToo`: also try an event no hook matches (its arrival and outcome are written in one step).
-  const faults: { name: string; noHookToo?: boolean; make: (dir: string) => string }[] = [
+  const faults: { name: string; noHookToo?: boolean; why: RegExp; make: (dir: string) => string }[] = [
     {
       name: "a path below a regular file",
       noHookToo: true,
+      why: /not a directory/,
       make: (dir) => {
         sb.file(join(dir, "regular-file"), "just a file\n");
         return join(dir, "regular-file", "events.db");
@@ -133,6 +134,7 @@ describe("a log that cannot be written (fail-open)", () => {
     },
     {
       name: "a path that is a directory",
+      why: /is a directory/,
       make: (dir) => {
         mkdirSync(join(dir, "a-directory.db"), { recursive: true });
         return join(dir, "a-directory.db");
@@ -140,6 +142,7 @@ describe("a log that cannot be written (fail-open)", () => {
     },
     {
       name: "a corrupt file (random bytes)",
+      why: /not a readable SQLite database/,
       make: (dir) => {
         mkdirSync(dir, { recursive: true });
         writeFileSync(join(dir, "random.db"), randomBytes(64 * 1024));
@@ -148,6 +151,7 @@ describe("a log that cannot be written (fail-open)", () => {
     },
     {
       name: "a truncated log",
+      why: /not a readable SQLite database/,
       make: (dir) => {
         const file = join(dir, "truncated.db");
         mkdirSync(dir, { recursive: true });
@@ -159,6 +163,7 @@ describe("a log that cannot be written (fail-open)", () => {
     {
       name: "a log with damaged pages (opens, but cannot be written)",
       noHookToo: true,
+      why: /not a readable SQLite database/,
       make: (dir) => {
         const file = join(dir, "damaged.db");
         mkdirSync(dir, { recursive: true });
@@ -195,7 +200,7 @@ describe("a log that cannot be written (fail-open)", () => {
       const expectOneWarning = (r: CliResult) => {
         const lines = qhooksLines(r.stderr);
         expect(lines, r.stderr).to.have.length(1);
-        expect(lines[0]).to.match(/^qhooks: warning: /).and.match(/not (logged|recorded)/);
+        expect(lines[0]).to.match(/^qhooks: warning: /).and.match(/not (logged|recorded)/).and.match(fault.why).and.include(path);
       };
 
       it("qhooks run still blocks (exit 2, the decision on stdout, the reason on stderr) with one warning", async () => {
@@ -219,7 +224,7 @@ describe("a log that cannot be written (fail-open)", () => {
         expect(r.stdout).to.equal("");
         const lines = nonEmptyLines(r.stderr);
         expect(lines).to.have.length(1);
-        expect(lines[0]).to.match(/^qhooks: /).and.include(path);
+        expect(lines[0]).to.match(/^qhooks: /).and.include(path).and.match(fault.why);
         expect(lines[0]).not.to.match(/internal error/);
       });
     });
