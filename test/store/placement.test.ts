@@ -232,9 +232,10 @@ describe("a log that cannot be written (fail-open)", () => {
 
   it("the audit commands on a damaged log: a clear line, and verify calls it an integrity failure", async () => {
     const path = faults[4]!.make(join(sb.root, "audit"));
-    for (const command of [["log"], ["log", "--jsonl"], ["sessions"], ["stats"]]) {
+    for (const command of [["log"], ["log", "--json"], ["log", "--jsonl"], ["sessions"], ["stats"]]) {
       const r = await sb.run(["--db", path, ...command]);
       expect(r.code, command.join(" ")).to.equal(1);
+      expect(r.stdout, command.join(" ")).to.equal("");
       const lines = nonEmptyLines(r.stderr);
       expect(lines, command.join(" ")).to.have.length(1);
       expect(lines[0]).to.match(/^qhooks: /).and.include(path);
