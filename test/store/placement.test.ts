@@ -48,7 +48,10 @@ describe("where the log lives and who may read it (contract 5, 7)", () => {
     const db = join(sb.root, "wal", "events.db");
     const log = underUmask(0o000, () => openSqliteLog(db));
     try {
-      await log.append([{ kind: "event", ts: new Date(), source: "record", event: "Stop", sessionId: "w", matchValue: null, projectDir: sb.project, payload: "{}", snapshot: null, rejection: null, replay: null, outcome: null }]);
+      // (The first write happens synchronously inside append(), so under the same umask.)
+      await underUmask(0o000, () =>
+        log.append([{ kind: "event", ts: new Date(), source: "record", event: "Stop", sessionId: "w", matchValue: null, projectDir: sb.project, payload: "{}", snapshot: null, rejection: null, replay: null, outcome: null }]),
+      );
       // While the log is open (as during a run), its -wal and -shm files exist and hold its latest records.
       for (const suffix of ["-wal", "-shm"]) {
         expect(existsSync(db + suffix), suffix).to.equal(true);
