@@ -23,7 +23,7 @@ export function recordArrival(options: RecordOptions): OperatorFunction<Matched,
       const [seq] = await options.log.append([eventEntry(matched, options)]);
       return { ...matched, seq: seq ?? null, arrivalLogged: "yes", warnings: [] };
     } catch (e) {
-      const warning = `event log: arrival of this ${matched.valid.event} event not recorded: ${messageOf(e)}`;
+      const warning = `${arrivalNotRecorded(matched.valid.event)}${messageOf(e)}`;
       return { ...matched, seq: null, arrivalLogged: "failed", warnings: [warning] };
     }
   });
@@ -43,7 +43,11 @@ export function recordOutcome(options: RecordOptions): OperatorFunction<Judged, 
         outcome = { ...outcome, seq: seq ?? null };
       }
     } catch (e) {
-      warning = `event log: outcome of this ${outcome.event} event not recorded: ${messageOf(e)}`;
+      if (judged.arrivalLogged === "failed") {
+        // The arrival already failed and said so: one line for the whole event, not one per attempt.
+        outcome = { ...outcome, warnings: outcome.warnings.filter((w) => !w.startsWith(arrivalNotRecorded(outcome.event))) };
+        warning = `event log: this ${outcome.event} event and its outcome not recorded: ${messageOf(e)}`;
+      } else warning = `event log: outcome of this ${outcome.event} event not recorded: ${messageOf(e)}`;
     }
     if (warning !== null) outcome = { ...outcome, warnings: [...outcome.warnings, warning] };
     return { ...judged, seq: outcome.seq, outcome };
@@ -76,6 +80,8 @@ export function recordRejection(options: Omit<RecordOptions, "replayRun">): Oper
     }
   });
 }
+
+const arrivalNotRecorded = (event: string) => `event log: arrival of this ${event} event not recorded: `;
 
 function eventEntry(matched: Matched, options: RecordOptions): EventEntry {
   const { valid, snapshot, arrival } = matched;

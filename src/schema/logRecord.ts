@@ -6,7 +6,9 @@ import { OutcomeSchema } from "./outcome.js";
  * A log record's decision: an outcome's (contract 2.1), or what became of an event that was never judged:
  * `recorded` (captured by `qhooks record`), `rejected` (invalid payload), `unfinished` (arrived; no outcome came).
  */
-export const LogDecisionSchema = z.union([DecisionSchema, z.enum(["recorded", "rejected", "unfinished"])]);
+// One flat enum rather than a union of two: a bad value (`qhooks log --decision maybe`) is then reported with the
+// list of valid ones, instead of zod's bare "Invalid input".
+export const LogDecisionSchema = z.enum([...DecisionSchema.options, "recorded", "rejected", "unfinished"]);
 export type LogDecision = z.infer<typeof LogDecisionSchema>;
 
 export const EventSourceSchema = z.enum(["dispatch", "record", "replay"]);

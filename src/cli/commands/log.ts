@@ -23,13 +23,13 @@ export async function logCommand(flags: LogFlags, context: CliContext): Promise<
     if (flags.jsonl) {
       for await (const r of records) out(JSON.stringify(r));
     } else if (flags.json) {
+      // The opening bracket goes out with the first record, so that a log that fails to read prints nothing.
       let first = true;
-      out("[");
       for await (const r of records) {
-        process.stdout.write(`${first ? "" : ",\n"}${JSON.stringify(r, null, 2)}`);
+        process.stdout.write(`${first ? "[\n" : ",\n"}${JSON.stringify(r, null, 2)}`);
         first = false;
       }
-      out(first ? "]" : "\n]");
+      out(first ? "[\n]" : "\n]");
     } else {
       const rows: string[][] = [];
       for await (const r of records) rows.push(tableRow(r));

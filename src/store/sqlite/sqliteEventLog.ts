@@ -14,6 +14,11 @@ import { verifyChain } from "./verifyChain.js";
 const BUSY_TIMEOUT_MS = 20;
 /** How long an append keeps retrying (asynchronously) before it gives up and the caller is told. */
 const APPEND_BUDGET_MS = 5_000;
+/**
+ * How long opening may wait for the write lock, blocking: only creating the file, switching it to WAL or migrating
+ * it takes that lock, once per file and version, when several processes that found no log may meet here.
+ */
+const SETUP_BUSY_TIMEOUT_MS = 5_000;
 
 export interface SqliteLogOptions {
   /** Audits read an existing log and never create one where a path was mistyped. */
@@ -40,9 +45,11 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
     throw new QhooksError("log", `cannot open the event log ${path}: ${describeSqliteError(e)}`, { cause: e });
   }
   try {
+    db.pragma(`busy_timeout = ${SETUP_BUSY_TIMEOUT_MS}`);
     if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     migrate(db);
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   } catch (e) {
     db.close();
     if (e instanceof QhooksError) throw e;
@@ -157,22 +164,46 @@ class SqliteLog implements EventLog, AuditLog {
     return streak;
   }
 
-  events: AuditLog["events"] = (filter, limit) => queryEvents(this.db, filter, limit);
-  read: AuditLog["read"] = (filter) => readEvents(this.db, filter);
-  count: AuditLog["count"] = async (filter) => countEvents(this.db, filter);
+  events: AuditLog["events"] = (filter, limit) => this.guardedRows(queryEvents(this.db, filter, limit));
+  read: AuditLog["read"] = (filter) => this.guardedRows(readEvents(this.db, filter));
+  count: AuditLog["count"] = async (filter) => this.guarded(() => countEvents(this.db, filter));
+  sessions: AuditLog["sessions"] = async (filter) => this.guarded(() => querySessions(this.db, filter));
+  stats: AuditLog["stats"] = async (filter) => this.guarded(() => queryStats(this.db, filter));
+  verify: AuditLog["verify"] = async () => this.guarded(() => verifyChain(this.db));
 
   async replayRuns(): Promise<ReplayRun[]> {
-    // A run is appended when it starts and again when it ends; the later record says more.
-    const runs = new Map<string, ReplayRun>();
-    for (const row of this.statement("SELECT run_id, body FROM journal WHERE kind = 'replay_run' ORDER BY seq").iterate() as IterableIterator<{ run_id: string; body: string }>) {
-      const run = ReplayRunSchema.safeParse(JSON.parse(row.body));
-      if (run.success) runs.set(row.run_id, run.data);
-    }
-    return [...runs.values()].reverse();
+    return this.guarded(() => {
+      // A run is appended when it starts and again when it ends; the later record says more.
+      const runs = new Map<string, ReplayRun>();
+      for (const row of this.statement("SELECT run_id, body FROM journal WHERE kind = 'replay_run' ORDER BY seq").iterate() as IterableIterator<{ run_id: string; body: string }>) {
+        const run = ReplayRunSchema.safeParse(JSON.parse(row.body));
+        if (run.success) runs.set(row.run_id, run.data);
+      }
+      return [...runs.values()].reverse();
+    });
   }
-  sessions: AuditLog["sessions"] = async (filter) => querySessions(this.db, filter);
-  stats: AuditLog["stats"] = async (filter) => queryStats(this.db, filter);
-  verify: AuditLog["verify"] = async () => verifyChain(this.db);
+
+  /** A file that opened but cannot be read (a damaged page) is the user's problem to see, not an internal error. */
+  private guarded<T>(query: () => T): T {
+    try {
+      return query();
+    } catch (e) {
+      throw this.readError(e);
+    }
+  }
+
+  private async *guardedRows<T>(rows: AsyncIterable<T>): AsyncGenerator<T> {
+    try {
+      yield* rows;
+    } catch (e) {
+      throw this.readError(e);
+    }
+  }
+
+  private readError(e: unknown): unknown {
+    if (e instanceof QhooksError || typeof (e as { code?: unknown }).code !== "string" || !String((e as { code: string }).code).startsWith("SQLITE_")) return e;
+    return new QhooksError("log", `cannot read the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e });
+  }
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
@@ -197,7 +228,9 @@ export function describeSqliteError(e: unknown): string {
   if (code === "SQLITE_FULL") return "the disk is full";
   if (code === "SQLITE_READONLY") return "the file or its directory is read-only";
   if (code === "SQLITE_CANTOPEN") return "the file cannot be opened";
-  if (code === "ENOTDIR") return "a part of the path is not a directory";
+  // mkdir -p reports a file where a directory should be as EEXIST.
+  if (code === "ENOTDIR" || code === "EEXIST") return "a part of the path is not a directory";
+  if (code === "EISDIR") return "the path is a directory, not a file";
   if (code === "EACCES" || code === "EPERM") return "permission denied";
   if (code === "EROFS") return "the file system is read-only";
   if (code === "ENOSPC") return "the disk is full";

@@ -11,17 +11,24 @@ export function verifyChain(db: Database): VerifyResult {
   let previous = "";
   let expected = 1;
   let records = 0;
-  for (const row of db.prepare("SELECT * FROM journal ORDER BY seq").iterate() as IterableIterator<JournalRow>) {
-    if (row.seq !== expected) {
-      return { ok: false, records, firstBad: expected, problem: `record ${expected} is missing (the next one is ${row.seq})` };
+  try {
+    for (const row of db.prepare("SELECT * FROM journal ORDER BY seq").iterate() as IterableIterator<JournalRow>) {
+      if (row.seq !== expected) {
+        return { ok: false, records, firstBad: expected, problem: `record ${expected} is missing (the next one is ${row.seq})` };
+      }
+      const { hash, ...content } = row;
+      if (hashRow(previous, content) !== hash) {
+        return { ok: false, records, firstBad: row.seq, problem: `record ${row.seq} (${row.kind}) does not match its hash: edited, or moved from elsewhere` };
+      }
+      previous = hash;
+      expected++;
+      records++;
     }
-    const { hash, ...content } = row;
-    if (hashRow(previous, content) !== hash) {
-      return { ok: false, records, firstBad: row.seq, problem: `record ${row.seq} (${row.kind}) does not match its hash: edited, or moved from elsewhere` };
-    }
-    previous = hash;
-    expected++;
-    records++;
+  } catch (e) {
+    // A damaged page: the records from here on cannot be checked, which is an integrity failure, not a crash.
+    const code = (e as { code?: string }).code;
+    if (code !== "SQLITE_CORRUPT" && code !== "SQLITE_NOTADB") throw e;
+    return { ok: false, records, firstBad: expected, problem: `the file is damaged: record ${expected} and those after it cannot be read (${(e as Error).message})` };
   }
   return { ok: true, records };
 }
