@@ -128,9 +128,11 @@ exit 0`,
   });
 
   it("says so in its text summary, listing only the changed events", async () => {
-    const r = await sb.run(["replay", "--session", DEMO, "--settings", looser]);
+    // A relative --settings path is read from the working directory (the project, here).
+    const r = await sb.run(["replay", "--session", DEMO, "--settings", "../looser.json"]);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stderr).to.equal("");
+    expect(r.stdout.split("\n")[0]).to.match(/^Replaying 14 events against \.\.\/looser\.json, run replay-/);
     expect(r.stdout).to.contain("14 events replayed, 3 changed (0 newly blocked, 3 newly allowed)");
     const lines = r.stdout.split("\n").filter((l) => /^\s+#\d+ /.test(l));
     expect(lines).to.have.length(3);
