@@ -19,6 +19,11 @@ export interface JudgeOnceOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The hooks this process was started from (QHOOKS_CALL_CHAIN), for the recursion guard. */
   readonly callChain: readonly string[];
+  /**
+   * Judging on behalf of a replay (a hook of a replay called `qhooks run`): the hooks see QHOOKS_REPLAY=1 and the
+   * Stop-loop guard, which counts live events only, stays out of it.
+   */
+  readonly replay?: boolean;
 }
 
 export interface JudgeOnceResult {
@@ -42,10 +47,10 @@ export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceRes
         homeDir: options.homeDir,
         baseEnv: options.env,
         maxOutputBytes: limits.maxOutputBytes,
-        replay: false,
+        replay: options.replay ?? false,
         callChain: options.callChain,
         log: options.log,
-        source: "dispatch",
+        source: options.replay ? "replay" : "dispatch",
         snapshot: () => snapshot,
         stopBlockCap: limits.stopBlockCap,
       }),

@@ -42,6 +42,8 @@ export function pullInOrder<T, R>(
       try {
         while (!exhausted && !subscriber.closed && active < concurrency && pulled - emitted < window) {
           const next = await iterator.next();
+          // Unsubscribed while the source was still producing this item: it must not start an inner run.
+          if (subscriber.closed) break;
           if (next.done) {
             exhausted = true;
             break;

@@ -31,10 +31,13 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
 
   const projectDir = requireProjectDir(context);
   const input = await readStdin(MAX_PAYLOAD_BYTES, "qhooks run");
+  // Started by a hook of a replay: judged as part of the replay, which records the outcome through that hook's
+  // run; logging it here would add a live event, and a replay never changes live history (contract 5).
+  const replaying = context.env.QHOOKS_REPLAY === "1";
   // Fail-open for logging: a log that cannot be opened costs the record, never the decision.
   let log: EventLog = nullEventLog;
   const logWarnings: string[] = [];
-  if (flags.log) {
+  if (flags.log && !replaying) {
     try {
       log = openEventLog({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
     } catch (e) {
@@ -51,6 +54,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
       log,
       env: context.env,
       callChain: parseCallChain(context.env[CALL_CHAIN_VAR]),
+      replay: replaying,
     });
     // In the hook protocol, stderr of a block is the reason the model reads: warnings must not be mixed into it
     // (they stay in the log and in `qhooks hooks`).

@@ -45,6 +45,9 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
     throw new QhooksError("log", `cannot open the event log ${path}: ${describeSqliteError(e)}`, { cause: e });
   }
   try {
+    // Opening races with other processes: the last connection to close checkpoints the WAL under an exclusive
+    // lock, and a connection that starts reading at that moment gets SQLITE_BUSY. Setup, which happens once per
+    // open, may wait for that as long as an append would; afterwards the short blocking slices apply again.
     db.pragma(`busy_timeout = ${SETUP_BUSY_TIMEOUT_MS}`);
     if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
