@@ -16,8 +16,9 @@ export type ReplaySide = z.infer<typeof ReplaySideSchema>;
 export const ReplayResultSchema = z.object({
   /** The live event's seq. */
   seq: z.number().int(),
-  event: EventNameSchema,
-  sessionId: z.string(),
+  /** Null only for a rejected payload that named no known event. */
+  event: EventNameSchema.nullable(),
+  sessionId: z.string().nullable(),
   matchValue: z.string().nullable(),
   before: ReplaySideSchema,
   after: ReplaySideSchema,

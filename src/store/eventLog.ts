@@ -104,7 +104,7 @@ export interface StoredEvent {
 export interface AuditLog {
   /** Matching events, newest first, at most `limit`, streamed. */
   events(filter: LogFilter, limit: number): AsyncIterable<LogRecord>;
-  /** Every matching event, oldest first, read page by page: what a replay re-judges. Rejected payloads excluded. */
+  /** Every matching event, oldest first, read page by page: what a replay re-judges. */
   read(filter: LogFilter): AsyncIterable<StoredEvent>;
   /** How many events `read(filter)` will give. */
   count(filter: LogFilter): Promise<number>;

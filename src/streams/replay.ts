@@ -5,7 +5,6 @@ import { matchHooks } from "../operators/matchHooks.js";
 import type { Arrival } from "../operators/stages.js";
 import { isRejected, unlessRejected } from "../operators/unlessRejected.js";
 import { validateEvent } from "../operators/validateEvent.js";
-import type { EventName } from "../schema/events.js";
 import { isBlockingDecision } from "../schema/events.js";
 import type { LogRecord } from "../schema/logRecord.js";
 import type { Outcome } from "../schema/outcome.js";
@@ -60,6 +59,8 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     };
 
     const judge = ({ record, payload }: StoredEvent): Observable<ReplayResult> => {
+      // Reported, not silently dropped: the selection said "every match".
+      if (record.decision === "rejected") return of(skipped(record, `its payload was rejected when it arrived (${record.reason ?? "invalid"})`));
       const settings = settingsFor(record.projectDir);
       if (typeof settings === "string") return of(skipped(record, settings));
       // A project that is gone is judged from the current directory, with --settings alone.
@@ -146,8 +147,8 @@ const comparable = (decision: string | null) => (decision === "recorded" || deci
 function compare(record: LogRecord, after: ReplaySide, outcome: Outcome | null): ReplayResult {
   return {
     seq: record.seq,
-    event: record.event as EventName,
-    sessionId: record.sessionId ?? "",
+    event: record.event,
+    sessionId: record.sessionId,
     matchValue: record.matchValue,
     before: sideOf(record),
     after,

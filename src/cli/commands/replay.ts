@@ -79,7 +79,7 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
 }
 
 function describe(r: ReplayResult, matchOnly: boolean): string {
-  const where = `#${r.seq} ${r.event}${r.matchValue ? ` ${r.matchValue}` : ""}`;
+  const where = `#${r.seq} ${r.event ?? "(unknown event)"}${r.matchValue ? ` ${r.matchValue}` : ""}`;
   if (r.skipped !== null) return `  ${where}: not replayable: ${r.skipped}`;
   if (matchOnly) return `  ${where}: ${r.before.hooks.join(", ") || "no hooks"}  ->  ${r.after.hooks.join(", ") || "no hooks"}`;
   const side = (s: ReplaySide) => `${s.decision}${s.reason ? ` (${s.reason.split("\n")[0]})` : ""}`;

@@ -122,11 +122,11 @@ function parseOr(text: string): unknown {
 /** Rows per page when reading for replay: a page is read whole, so no statement stays open while rows are used. */
 const PAGE = 200;
 
-/** Every matching, replayable event, oldest first, by keyset pages: memory stays flat however long the log is. */
+/** Every matching event, oldest first, by keyset pages: memory stays flat however long the log is. */
 export async function* readEvents(db: Database, filter: LogFilter): AsyncGenerator<StoredEvent> {
   const { where, params } = eventWhere(filter);
   const page = db.prepare(
-    `SELECT ${EVENT_COLUMNS} FROM ${EVENT_JOIN} WHERE ${where} AND coalesce(e.decision, '') != 'rejected' AND e.seq > @after
+    `SELECT ${EVENT_COLUMNS} FROM ${EVENT_JOIN} WHERE ${where} AND e.seq > @after
      ORDER BY e.seq LIMIT ${PAGE}`,
   );
   for (let after = 0; ; ) {
@@ -139,6 +139,6 @@ export async function* readEvents(db: Database, filter: LogFilter): AsyncGenerat
 
 export function countEvents(db: Database, filter: LogFilter): number {
   const { where, params } = eventWhere(filter);
-  const row = db.prepare(`SELECT count(*) AS n FROM ${EVENT_JOIN} WHERE ${where} AND coalesce(e.decision, '') != 'rejected'`).get(params) as { n: number };
+  const row = db.prepare(`SELECT count(*) AS n FROM ${EVENT_JOIN} WHERE ${where}`).get(params) as { n: number };
   return row.n;
 }
