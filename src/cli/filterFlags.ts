@@ -1,25 +1,8 @@
-import type { Command } from "commander";
 import { z } from "zod";
 import { EventNameSchema } from "../schema/events.js";
 import { LogDecisionSchema } from "../schema/logRecord.js";
 import type { LogFilter } from "../store/eventLog.js";
 import { parseTimeArg } from "./timeArg.js";
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
-
-/** The `qhooks log` filters, shared by `log` and `replay` so that both select events the same way. */
-export function addFilterOptions(command: Command): Command {
-  return command
-    .option("--event <event>", "only this event (PreToolUse, Stop, ...)")
-    .option("--session <id>", "only this session (repeatable)", collect)
-    .option("--tool <name>", "only events whose match value (tool name, agent type, source...) is exactly this")
-    .option("--decision <decision>", "only this decision: allow, deny, ask, block, none, recorded, rejected, unfinished")
-    .option("--blocked", "only blocked events")
-    .option("--hook <text>", "only events where a hook whose name or command contains this ran")
-    .option("--grep <text>", "only events whose payload or reason contains this (case-sensitive)")
-    .option("--since <time>", "from this time: ISO 8601, or a span back from now (30m, 2h, 7d)")
-    .option("--until <time>", "before this time: ISO 8601, or a span back from now");
-}
 
 const RawFilterSchema = z.object({
   event: EventNameSchema.optional(),

@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { defaultLogPath } from "../engine/openEventLog.js";
+import { defaultLogPath } from "../store/logPath.js";
 import { QhooksError } from "../errors.js";
 
 /** What every command needs to know about where it runs (contract 1.1 and 5, "Global"). */

@@ -1,25 +1,30 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
-import { z } from "zod";
+import type { z } from "zod";
 import { EXIT, exitCodeFor, isQhooksError, messageOf, QhooksError } from "../errors.js";
 import { killAllGroupsNow } from "../exec/processGroups.js";
-import { EVENT_NAMES, EventNameSchema } from "../schema/events.js";
+import { EVENT_NAMES } from "../schema/eventNames.js";
+import type { EventName } from "../schema/events.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
-import { editDistance } from "../settings/parseSettingsFile.js";
-import { addFilterOptions } from "./filterFlags.js";
+import { editDistance } from "../settings/editDistance.js";
+import { addFilterOptions, collect } from "./filterOptions.js";
 import { cliContext } from "./globals.js";
 import { err } from "./io.js";
 
+/** The version in qhooks' package.json, found upwards from this file (it runs from dist/src/cli/ or, bundled, dist/). */
 function version(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-  } catch {
-    return "unknown";
+  for (let dir = new URL(".", import.meta.url); dir.pathname !== "/"; dir = new URL("..", dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL("package.json", dir), "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "qhooks" && pkg.version) return pkg.version;
+    } catch {
+      // not here: look further up
+    }
   }
+  return "unknown";
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** Parses a command's flags with its schema: one place where bad flags become one clear line. */
 function flagsOf<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
@@ -28,9 +33,8 @@ function flagsOf<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
   return parsed.data;
 }
 
-function eventArgument(raw: string) {
-  const parsed = EventNameSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
+function eventArgument(raw: string): EventName {
+  if ((EVENT_NAMES as readonly string[]).includes(raw)) return raw as EventName;
   // A wrong case or a typo (as settings keys are checked): `pretooluse`, `PreToolUs`.
   const close =
     EVENT_NAMES.find((e) => e.toLowerCase() === raw.toLowerCase()) ?? EVENT_NAMES.find((e) => editDistance(e.toLowerCase(), raw.toLowerCase()) <= 2);

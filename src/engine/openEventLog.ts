@@ -1,4 +1,7 @@
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
+import { defaultLogPath } from "../store/logPath.js";
+
+export { defaultLogPath };
 import { nullEventLog, type EventLog } from "../store/eventLog.js";
 import { openSqliteLog } from "../store/sqlite/sqliteEventLog.js";
 
@@ -7,10 +10,6 @@ export interface OpenEventLogOptions {
   readonly db: string | false | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly homeDir: string;
-}
-
-export function defaultLogPath(env: Readonly<Record<string, string | undefined>>, homeDir: string): string {
-  return resolve(env.QHOOKS_DB || join(homeDir, ".qoder-cn", "qhooks", "events.db"));
 }
 
 /** The log the options ask for; throws a QhooksError("log") when the file cannot be opened or used. */

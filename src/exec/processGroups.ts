@@ -1,5 +1,16 @@
 import { KILL_GRACE_MS } from "./killGrace.js";
-import { watchdog } from "./watchdog.js";
+
+/** What outlives the engine to kill its hooks (watchdog.ts); attached by the code that starts hooks. */
+export interface GroupWatcher {
+  watch(pgid: number): void;
+  unwatch(pgid: number): void;
+}
+let watcher: GroupWatcher | null = null;
+
+/** Kept out of the static imports so that a CLI call that starts no hook never loads child_process. */
+export function attachWatcher(w: GroupWatcher): void {
+  watcher = w;
+}
 
 
 /**
@@ -12,7 +23,7 @@ let exitHookInstalled = false;
 
 export function registerGroup(pgid: number): void {
   live.add(pgid);
-  watchdog.watch(pgid);
+  watcher?.watch(pgid);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     // Timers do not run once the process is exiting: what is still pending is killed now, synchronously.
@@ -21,7 +32,7 @@ export function registerGroup(pgid: number): void {
 }
 
 export function releaseGroup(pgid: number): void {
-  if (live.delete(pgid)) watchdog.unwatch(pgid);
+  if (live.delete(pgid)) watcher?.unwatch(pgid);
 }
 
 /** SIGTERM to the whole group, then SIGKILL after a grace period for whatever ignored it. */

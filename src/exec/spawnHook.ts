@@ -2,7 +2,10 @@ import { existsSync } from "node:fs";
 import { execa } from "execa";
 import { Observable } from "rxjs";
 import { CappedOutput } from "./cappedOutput.js";
-import { registerGroup, releaseGroup, terminateGroup } from "./processGroups.js";
+import { attachWatcher, registerGroup, releaseGroup, terminateGroup } from "./processGroups.js";
+import { watchdog } from "./watchdog.js";
+
+attachWatcher(watchdog);
 
 export interface HookProcessRequest {
   readonly command: string;

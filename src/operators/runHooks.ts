@@ -1,7 +1,7 @@
 import { catchError, defer, forkJoin, from, map, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
 import { CappedOutput } from "../exec/cappedOutput.js";
 import { hookEnvironment } from "../exec/hookEnvironment.js";
-import { spawnHook } from "../exec/spawnHook.js";
+import type { spawnHook as SpawnHook } from "../exec/spawnHook.js";
 import { messageOf } from "../errors.js";
 import type { ValidEvent } from "../payload/parsePayload.js";
 import { mapExitCode } from "./mapExitCode.js";
@@ -56,7 +56,7 @@ export function runOneHook(
 
     const run$: Observable<HookRun> =
       spec.kind === "command"
-        ? spawnHook({ command: spec.command, cwd: options.projectDir, env: envFor(spec.command), input: valid.json, stdout, stderr }).pipe(
+        ? withSpawnHook((spawnHook) => spawnHook({ command: spec.command, cwd: options.projectDir, env: envFor(spec.command), input: valid.json, stdout, stderr })).pipe(
             map((end): HookRun =>
               end.type === "spawn-error"
                 ? { type: "spawn-error", message: end.message, durationMs: elapsed() }
@@ -79,4 +79,14 @@ export function runOneHook(
       }),
     );
   });
+}
+
+/**
+ * execa and its dependencies are the largest part of qhooks to load; a `qhooks run` whose event matches no command
+ * hook never needs them, so they load with the first hook that runs.
+ */
+let spawnHookModule: Promise<typeof import("../exec/spawnHook.js")> | null = null;
+function withSpawnHook<T>(use: (spawn: typeof SpawnHook) => Observable<T>): Observable<T> {
+  spawnHookModule ??= import("../exec/spawnHook.js");
+  return from(spawnHookModule).pipe(mergeMap((m) => use(m.spawnHook)));
 }

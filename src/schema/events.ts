@@ -1,20 +1,8 @@
 import { z } from "zod";
 
-/** The twelve lifecycle events, in the order of contract 2.1. */
-export const EVENT_NAMES = [
-  "PreToolUse",
-  "PermissionRequest",
-  "PostToolUse",
-  "PostToolUseFailure",
-  "UserPromptSubmit",
-  "Stop",
-  "SubagentStop",
-  "SubagentStart",
-  "SessionStart",
-  "SessionEnd",
-  "PreCompact",
-  "Notification",
-] as const;
+import { EVENT_NAMES } from "./eventNames.js";
+
+export { EVENT_NAMES };
 
 export const EventNameSchema = z.enum(EVENT_NAMES);
 export type EventName = z.infer<typeof EventNameSchema>;

@@ -13,6 +13,7 @@ import { describeIssue, formatPath } from "../schema/zodIssues.js";
 import { compileMatcher, type Matcher } from "./compileMatcher.js";
 import type { SettingsSource } from "./settingsSources.js";
 import { describeJsonError } from "../json/describeJsonError.js";
+import { editDistance } from "./editDistance.js";
 
 /** A handler that survived validation, ready to be matched and run. */
 export interface ConfiguredHook {
@@ -140,16 +141,3 @@ function suggestEvent(key: string): string {
 }
 
 /** Levenshtein distance, for did-you-mean suggestions. */
-export function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return row[b.length]!;
-}

@@ -5,6 +5,7 @@ import { QhooksError, messageOf } from "../../errors.js";
 import type { AuditLog, EventLog, LogEntry } from "../eventLog.js";
 import { eventRow, hashRow, outcomeRows, replayRunRow, snapshotRow, type JournalRow, type PendingRow } from "./journalRow.js";
 import { migrate } from "./migrations.js";
+import { betterSqliteAddon } from "./nativeBinding.js";
 import { countEvents, queryEvents, readEvents } from "./queryEvents.js";
 import { ReplayRunSchema, type ReplayRun } from "../../schema/replay.js";
 import { querySessions, queryStats } from "./querySummaries.js";
@@ -39,7 +40,9 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
       throw new QhooksError("log", `no event log at ${path} yet (qhooks run and qhooks record create it; --db or $QHOOKS_DB choose another)`);
     }
     if (!options.mustExist) createPrivately(path);
-    db = new Database(path, { timeout: BUSY_TIMEOUT_MS, fileMustExist: options.mustExist ?? false });
+    // The typings say string; better-sqlite3 also takes the loaded addon object (its docs, "nativeBinding").
+    const nativeBinding = betterSqliteAddon() as string | undefined;
+    db = new Database(path, { timeout: BUSY_TIMEOUT_MS, fileMustExist: options.mustExist ?? false, nativeBinding });
   } catch (e) {
     if (e instanceof QhooksError) throw e;
     throw new QhooksError("log", `cannot open the event log ${path}: ${describeSqliteError(e)}`, { cause: e });
