@@ -31,3 +31,10 @@ export const FilterFlagsSchema = RawFilterSchema.transform((raw): LogFilter => (
 /** True when at least one filter selects events (replay refuses to run every hook of the whole log). */
 export const hasSelector = (filter: LogFilter): boolean =>
   Object.entries(filter).some(([key, value]) => key !== "replayRun" && value !== undefined && !(Array.isArray(value) && value.length === 0));
+
+/** A flag that takes a whole number of at least `min` (`--limit`, `--concurrency`), with one clear message. */
+export const wholeNumberFlag = (flag: string, min: number) =>
+  z.coerce
+    .number({ error: `${flag}: expected a whole number` })
+    .int({ error: `${flag}: expected a whole number` })
+    .min(min, { error: `${flag}: expected a whole number of at least ${min}` });

@@ -1,14 +1,14 @@
 import { z } from "zod";
 import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
 import type { LogRecord } from "../../schema/logRecord.js";
-import { FilterFlagsSchema } from "../filterFlags.js";
+import { FilterFlagsSchema, wholeNumberFlag } from "../filterFlags.js";
 import { table } from "../format.js";
 import { out } from "../io.js";
 import type { CliContext } from "../globals.js";
 
 export const LogFlagsSchema = z.object({
   filter: FilterFlagsSchema,
-  limit: z.coerce.number({ error: "--limit: expected a whole number" }).int({ error: "--limit: expected a whole number" }).positive({ error: "--limit: expected a positive number" }).default(50),
+  limit: wholeNumberFlag("--limit", 1).default(50),
   replay: z.string().optional(),
   json: z.boolean().default(false),
   jsonl: z.boolean().default(false),

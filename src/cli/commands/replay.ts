@@ -3,8 +3,8 @@ import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import type { ReplayResult, ReplaySide } from "../../schema/replay.js";
 import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
-import { addToSummary, emptySummary, newRunId, replay$ } from "../../streams/replay.js";
-import { FilterFlagsSchema, hasSelector } from "../filterFlags.js";
+import { addToSummary, DEFAULT_REPLAY_CONCURRENCY, emptySummary, newRunId, replay$ } from "../../streams/replay.js";
+import { FilterFlagsSchema, hasSelector, wholeNumberFlag } from "../filterFlags.js";
 import { table } from "../format.js";
 import { out } from "../io.js";
 import type { CliContext } from "../globals.js";
@@ -13,7 +13,7 @@ export const ReplayFlagsSchema = z.object({
   filter: FilterFlagsSchema,
   settings: z.array(z.string()).default([]),
   matchOnly: z.boolean().default(false),
-  concurrency: z.coerce.number({ error: "--concurrency: expected a whole number" }).int({ error: "--concurrency: expected a whole number" }).min(1, { error: "--concurrency: at least 1" }).default(4),
+  concurrency: wholeNumberFlag("--concurrency", 1).default(DEFAULT_REPLAY_CONCURRENCY),
   json: z.boolean().default(false),
   list: z.boolean().default(false),
 });
