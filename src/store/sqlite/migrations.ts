@@ -53,6 +53,19 @@ export const MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly what
         CREATE INDEX journal_replay_runs  ON journal (run_id)           WHERE kind = 'replay_run';
       `),
   },
+  {
+    version: 3,
+    what: "fewer index pages per append (the unfiltered listing walks the table itself; the Stop-loop index holds Stop outcomes only); a small index of blocked outcomes for log --blocked",
+    // Every index is a page rewritten at every commit; these two cost a third of an append and bought nothing the
+    // table's own order (seq) or a smaller partial index does not give.
+    up: (db) =>
+      db.exec(`
+        DROP INDEX journal_live_events;
+        DROP INDEX journal_stop_streak;
+        CREATE INDEX journal_stop_streak ON journal (session_id, seq) WHERE kind = 'outcome' AND run_id IS NULL AND event = 'Stop';
+        CREATE INDEX journal_blocked ON journal (ref) WHERE kind = 'outcome' AND blocked = 1;
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
