@@ -4,7 +4,7 @@
  * hidden: the exit status is 0 whatever the results (the bench is not a test).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, totalmem, release } from "node:os";
+import { cpus, loadavg, totalmem, release } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { ensureBigLog, type BigLog } from "./bigLog.js";
@@ -59,12 +59,15 @@ function machine() {
     node: process.version,
     platform: `${process.platform} ${release()}`,
     sqlite,
+    /** 1, 5 and 15 minute load averages: other work on the machine inflates absolute times, less so the ratios. */
+    loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
   };
 }
 
 async function main(): Promise<void> {
   const { config, peer: peerName, only } = parseArgs(process.argv.slice(2));
   const started = performance.now();
+  const loadBefore = loadavg().map((l) => Math.round(l * 100) / 100);
   const results: CaseResult[] = [];
   let peer: Peer | null = null;
   let peerNote: string | null = null;
@@ -91,7 +94,10 @@ async function main(): Promise<void> {
   }
 
   const seconds = (performance.now() - started) / 1000;
-  const header = `qhooks bench (${config.quick ? "--quick" : "full"}), ${machine().cpus} CPUs, node ${process.version}, ${seconds.toFixed(0)} s`;
+  const m = machine();
+  const header =
+    `qhooks bench (${config.quick ? "--quick" : "full"}), ${m.cpus} CPUs, node ${process.version}, ${seconds.toFixed(0)} s, ` +
+    `load average ${loadBefore[0]} at start, ${m.loadAverage[0]} at end`;
   process.stdout.write(`\n${header}\n\n${resultsTable(results)}\n`);
   const notes = results.filter((r) => r.notes).map((r) => `  ${r.id}: ${r.notes}`);
   if (notes.length) process.stdout.write(`\n${notes.join("\n")}\n`);
@@ -104,7 +110,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     mode: config.quick ? "quick" : "full",
     seconds,
-    machine: machine(),
+    machine: { ...m, loadAverageAtStart: loadBefore },
     config,
     peer: peer ? peer.name : peerNote ? { skipped: peerNote } : null,
     bigLog: big,

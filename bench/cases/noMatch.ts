@@ -1,5 +1,9 @@
+import { existsSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
 import { PAYLOAD_SCHEMAS } from "../../src/schema/events.js";
+import type { Outcome } from "../../src/schema/outcome.js";
+import type { EventEntry } from "../../src/store/eventLog.js";
+import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
 import { caseResult, interleave, progress, rate, withPeer, type CaseResult } from "../harness.js";
 import { BenchDir, preToolUsePayload } from "../fixtures.js";
 import type { BenchConfig } from "../config.js";
@@ -67,6 +71,8 @@ export async function noMatchCases(config: BenchConfig, peer: Peer | null): Prom
       1,
     );
 
+    const wal = await walBytesPerEvent(dir, payload, await logged.dispatch(payload));
+
     let logOn = caseResult({
       id: "4a",
       name: "no-match dispatch, log on",
@@ -88,6 +94,16 @@ export async function noMatchCases(config: BenchConfig, peer: Peer | null): Prom
         baselineName: "JSON.parse+zod",
         target: { kind: "ratio-min", value: 0.5 },
       }),
+      caseResult({
+        id: "4i",
+        name: "  WAL bytes written per no-match event (log on)",
+        unit: "bytes",
+        qhooks: [wal.log],
+        baseline: [wal.plain],
+        baselineName: "1-row txn",
+        target: null,
+        notes: `each logged no-match event commits ${(wal.log / 4120).toFixed(1)} WAL pages (4 KB + 24 B frame header), the bare one-row transaction ${(wal.plain / 4120).toFixed(1)}`,
+      }),
     ];
   } finally {
     await logged.close();
@@ -95,4 +111,45 @@ export async function noMatchCases(config: BenchConfig, peer: Peer | null): Prom
     plain.close();
     dir.dispose();
   }
+}
+
+/**
+ * What one no-match event costs the disk: the WAL bytes its transaction writes (checkpoints off), through the store
+ * with the entry a no-match dispatch appends, and for the bare one-row insert. Independent of machine load.
+ */
+async function walBytesPerEvent(dir: BenchDir, payload: string, outcome: Outcome): Promise<{ log: number; plain: number }> {
+  const N = 500;
+  const walSize = (path: string) => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+  const logPath = dir.path("wal-log.db");
+  const log = openSqliteLog(logPath);
+  const entry: EventEntry = {
+    kind: "event",
+    ts: new Date(),
+    source: "dispatch",
+    event: "PreToolUse",
+    sessionId: outcome.sessionId,
+    matchValue: "Bash",
+    projectDir: dir.project,
+    payload,
+    snapshot: { hash: outcome.configHash, document: [], warnings: [] },
+    rejection: null,
+    replay: null,
+    outcome: { ...outcome, seq: null },
+  };
+  for (let i = 0; i < N; i++) await log.append([entry]); // the indexes' pages exist, as in a log in use
+  log.db.pragma("wal_checkpoint(TRUNCATE)");
+  log.db.pragma("wal_autocheckpoint = 0");
+  for (let i = 0; i < N; i++) await log.append([entry]);
+  const logBytes = walSize(logPath) / N;
+  await log.close();
+
+  const plainPath = dir.path("wal-plain.db");
+  const plain = plainTable(plainPath);
+  for (let i = 0; i < N; i++) plain.insert(payload);
+  plain.db.pragma("wal_checkpoint(TRUNCATE)");
+  plain.db.pragma("wal_autocheckpoint = 0");
+  for (let i = 0; i < N; i++) plain.insert(payload);
+  const plainBytes = walSize(plainPath) / N;
+  plain.close();
+  return { log: logBytes, plain: plainBytes };
 }
