@@ -9,7 +9,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { ensureBigLog, type BigLog } from "./bigLog.js";
 import { FULL, QUICK, type BenchConfig } from "./config.js";
-import { RESULTS_DIR } from "./fixtures.js";
+import { preToolUsePayload, RESULTS_DIR } from "./fixtures.js";
 import { progress, resultsTable, type CaseResult } from "./harness.js";
 import { startupCase } from "./cases/startup.js";
 import { dispatchHookCases } from "./cases/dispatchHooks.js";
@@ -81,7 +81,9 @@ async function main(): Promise<void> {
   }
   let big: BigLog | null = null;
   const bigLog = async () => (big ??= await ensureBigLog(config.logEvents));
+  let peerDetails: string | null = null;
   try {
+    if (peer?.notes) peerDetails = await peer.notes(preToolUsePayload());
     if (only.has("1")) results.push(...(await startupCase(config)));
     if (only.has("2")) results.push(...(await dispatchHookCases(config, peer)));
     if (only.has("4")) results.push(...(await noMatchCases(config, peer)));
@@ -100,6 +102,7 @@ async function main(): Promise<void> {
     `load average ${loadBefore[0]} at start, ${m.loadAverage[0]} at end`;
   process.stdout.write(`\n${header}\n\n${resultsTable(results)}\n`);
   const notes = results.filter((r) => r.notes).map((r) => `  ${r.id}: ${r.notes}`);
+  if (peer && peerDetails) notes.push(`  peer: ${peerDetails}`);
   if (notes.length) process.stdout.write(`\n${notes.join("\n")}\n`);
   const misses = results.filter((r) => r.pass === false).map((r) => r.id);
   process.stdout.write(`\n${misses.length ? `MISS: ${misses.join(", ")}` : "every target met"}\n`);
@@ -112,7 +115,7 @@ async function main(): Promise<void> {
     seconds,
     machine: { ...m, loadAverageAtStart: loadBefore },
     config,
-    peer: peer ? peer.name : peerNote ? { skipped: peerNote } : null,
+    peer: peer ? { name: peer.name, notes: peerDetails } : peerNote ? { skipped: peerNote } : null,
     bigLog: big,
     results,
   };

@@ -84,8 +84,14 @@ export async function startGeminiPeer(): Promise<Peer | string> {
 
   const cwd = join(prefix, "project");
   mkdirSync(cwd, { recursive: true });
-  const system = async (hooks: ReadonlyArray<{ matcher: string; command: string }>, expected: number) => {
-    const config = { BeforeTool: hooks.map((h) => ({ matcher: h.matcher, hooks: [{ type: "command", command: h.command }] })) };
+  // gemini-cli runs hooks with `bash -c` in the environment of its own process. bash started with a socket on stdin
+  // (Node's pipes are sockets) and SHLVL below 1 believes sshd started it and sources ~/.bashrc, at about 100 ms a
+  // hook; whether SHLVL is set depends on how the agent was launched. The table measures the peer at its best, with
+  // SHLVL=1 in each hook's `env`, and notes() measures it as launched without.
+  const system = async (hooks: ReadonlyArray<{ matcher: string; command: string }>, expected: number, hookEnv: Record<string, string> | null = { SHLVL: "1" }) => {
+    const config = {
+      BeforeTool: hooks.map((h) => ({ matcher: h.matcher, hooks: [{ type: "command", command: h.command, ...(hookEnv ? { env: hookEnv } : {}) }] })),
+    };
     const s = new hooksModule.HookSystem(fakeConfig(config, cwd));
     await s.initialize();
     const registered = s.getRegistry().getHooksForEvent("BeforeTool").length;
@@ -95,6 +101,7 @@ export async function startGeminiPeer(): Promise<Peer | string> {
   const one = await system([{ matcher: "Bash", command: "true" }], 1);
   const ten = await system(Array.from({ length: 10 }, (_, i) => ({ matcher: "Bash", command: `true #${i}` })), 10);
   const none = await system([{ matcher: "Write|Edit", command: "true" }], 1);
+  const bare = await system([{ matcher: "Bash", command: "true" }], 1, null);
 
   const fire = async (handler: typeof one, payload: string) => {
     const { tool_name, tool_input } = JSON.parse(payload) as { tool_name: string; tool_input: Record<string, unknown> };
@@ -115,6 +122,21 @@ export async function startGeminiPeer(): Promise<Peer | string> {
         for (let i = 0; i < count; i++) await fire(none, payload);
       });
       return (count * 1000) / ms;
+    },
+    notes: async (payload) => {
+      const withoutShlvl = async () => {
+        const saved = process.env.SHLVL;
+        delete process.env.SHLVL;
+        try {
+          return await time(() => fire(bare, payload));
+        } finally {
+          if (saved !== undefined) process.env.SHLVL = saved;
+        }
+      };
+      const samples: number[] = [];
+      for (let i = 0; i < 5; i++) samples.push(await withoutShlvl());
+      samples.sort((a, b) => a - b);
+      return `peer hooks run with SHLVL=1 in their env; launched without SHLVL, its bash -c reads ~/.bashrc: one hook ${samples[2]!.toFixed(1)} ms (median of 5)`;
     },
     close: async () => rmSync(prefix, { recursive: true, force: true }),
   };

@@ -7,5 +7,7 @@ export interface Peer {
   dispatchTenHooks(payload: string): Promise<number>;
   /** Events/s for `count` events that match no hook. */
   dispatchNoMatch(payload: string, count: number): Promise<number>;
+  /** What the table cannot show (a configuration the peer needed, a cost measured aside), one line. */
+  notes?(payload: string): Promise<string>;
   close(): Promise<void>;
 }
