@@ -48,8 +48,8 @@ export function hashRow(previousHash: string, row: Omit<JournalRow, "hash">): st
 export type PendingRow = Omit<JournalRow, "seq" | "hash" | "ref"> & { ref: number | { batchIndex: number } | null };
 
 // Every row below is one object literal naming all of its columns. Rows used to be built as `{ ...EMPTY, column:
-// value }`: an object literal that redefines keys it got from a spread is built by V8 in slow dictionary mode,
-// which cost about 7 us per row to build, and more to read back when the row is hashed and bound.
+// value }`: V8 (Node 20) stores each key written after a spread in an object literal through a slow runtime path,
+// about 7 us for a row against 0.1 us for a flat literal.
 
 export function snapshotRow(ts: string, snapshot: SnapshotRecord): PendingRow {
   return {
