@@ -33,30 +33,48 @@ export const HASHED_COLUMNS = [
 
 /** The chain: each record's hash covers the previous record's hash and all of its own columns. */
 export function hashRow(previousHash: string, row: Omit<JournalRow, "hash">): string {
-  const h = createHash("sha256").update(previousHash).update("\n");
+  // The hashed text is built whole and hashed in one update() call: the same bytes as hashing piece by piece, at
+  // a third of the cost (every update() crosses into C++).
+  let text = `${previousHash}\n`;
   for (const column of HASHED_COLUMNS) {
     const value = row[column];
     // Type-tagged, so that NULL, "" and 0 can never be confused, nor a column's end with the next one's start.
-    h.update(value === null ? "n" : typeof value === "number" ? `d${value}` : `s${value.length}:`).update(typeof value === "string" ? value : "").update("\u0000");
+    text += value === null ? "n\u0000" : typeof value === "number" ? `d${value}\u0000` : `s${value.length}:${value}\u0000`;
   }
-  return h.digest("hex");
+  return createHash("sha256").update(text).digest("hex");
 }
-
-const EMPTY: Omit<JournalRow, "seq" | "hash" | "ts" | "kind" | "body"> = {
-  event: null, session_id: null, match_value: null, project_dir: null, source: null, ref: null, run_id: null,
-  config_hash: null, name: null, status: null, decision: null, blocked: null, duration_ms: null, reason: null,
-};
 
 /** A row not yet placed in the chain. `ref` may point at an earlier row of the same batch, by index. */
 export type PendingRow = Omit<JournalRow, "seq" | "hash" | "ref"> & { ref: number | { batchIndex: number } | null };
 
+// Every row below is one object literal naming all of its columns. Rows used to be built as `{ ...EMPTY, column:
+// value }`: V8 (Node 20) stores each key written after a spread in an object literal through a slow runtime path,
+// about 7 us for a row against 0.1 us for a flat literal.
+
 export function snapshotRow(ts: string, snapshot: SnapshotRecord): PendingRow {
-  return { ...EMPTY, ts, kind: "snapshot", config_hash: snapshot.hash, body: JSON.stringify({ document: snapshot.document, warnings: snapshot.warnings }) };
+  return {
+    ts,
+    kind: "snapshot",
+    event: null,
+    session_id: null,
+    match_value: null,
+    project_dir: null,
+    source: null,
+    ref: null,
+    run_id: null,
+    config_hash: snapshot.hash,
+    name: null,
+    status: null,
+    decision: null,
+    blocked: null,
+    duration_ms: null,
+    reason: null,
+    body: JSON.stringify({ document: snapshot.document, warnings: snapshot.warnings }),
+  };
 }
 
 export function eventRow(entry: EventEntry): PendingRow {
   return {
-    ...EMPTY,
     ts: entry.ts.toISOString(),
     kind: "event",
     event: entry.event,
@@ -67,7 +85,11 @@ export function eventRow(entry: EventEntry): PendingRow {
     ref: entry.replay?.of ?? null,
     run_id: entry.replay?.runId ?? null,
     config_hash: entry.snapshot?.hash ?? null,
+    name: null,
+    status: null,
     decision: entry.rejection !== null ? "rejected" : entry.source === "record" ? "recorded" : null,
+    blocked: null,
+    duration_ms: null,
     reason: entry.rejection,
     body: entry.payload,
   };
@@ -75,22 +97,20 @@ export function eventRow(entry: EventEntry): PendingRow {
 
 /** An outcome's row, then one row per hook run (without its output, which the outcome row keeps). */
 export function outcomeRows(ts: string, eventRef: PendingRow["ref"], outcome: Outcome, context: { matchValue: string | null; projectDir: string | null; source: string | null; runId: string | null }): PendingRow[] {
-  const shared = {
-    ...EMPTY,
-    ts,
-    event: outcome.event,
-    session_id: outcome.sessionId,
-    match_value: context.matchValue,
-    project_dir: context.projectDir,
-    source: context.source,
-    ref: eventRef,
-    run_id: context.runId,
-    config_hash: outcome.configHash,
-  };
   const rows: PendingRow[] = [
     {
-      ...shared,
+      ts,
       kind: "outcome",
+      event: outcome.event,
+      session_id: outcome.sessionId,
+      match_value: context.matchValue,
+      project_dir: context.projectDir,
+      source: context.source,
+      ref: eventRef,
+      run_id: context.runId,
+      config_hash: outcome.configHash,
+      name: null,
+      status: null,
       decision: outcome.decision,
       blocked: outcome.blocked ? 1 : 0,
       duration_ms: outcome.durationMs,
@@ -101,8 +121,16 @@ export function outcomeRows(ts: string, eventRef: PendingRow["ref"], outcome: Ou
   outcome.hooks.forEach((hook, index) => {
     const { stdout: _out, stderr: _err, ...summary } = hook;
     rows.push({
-      ...shared,
+      ts,
       kind: "hook",
+      event: outcome.event,
+      session_id: outcome.sessionId,
+      match_value: context.matchValue,
+      project_dir: context.projectDir,
+      source: context.source,
+      ref: eventRef,
+      run_id: context.runId,
+      config_hash: outcome.configHash,
       name: hook.name,
       status: hook.outcome,
       decision: hook.decision,
@@ -116,5 +144,48 @@ export function outcomeRows(ts: string, eventRef: PendingRow["ref"], outcome: Ou
 }
 
 export function replayRunRow(ts: string, run: ReplayRun): PendingRow {
-  return { ...EMPTY, ts, kind: "replay_run", run_id: run.runId, body: JSON.stringify(run) };
+  return {
+    ts,
+    kind: "replay_run",
+    event: null,
+    session_id: null,
+    match_value: null,
+    project_dir: null,
+    source: null,
+    ref: null,
+    run_id: run.runId,
+    config_hash: null,
+    name: null,
+    status: null,
+    decision: null,
+    blocked: null,
+    duration_ms: null,
+    reason: null,
+    body: JSON.stringify(run),
+  };
+}
+
+/** A pending row at its place in the chain, with every column (the hash is filled in once computed). */
+export function placedRow(pending: PendingRow, seq: number, ref: number | null): JournalRow {
+  return {
+    seq,
+    ts: pending.ts,
+    kind: pending.kind,
+    event: pending.event,
+    session_id: pending.session_id,
+    match_value: pending.match_value,
+    project_dir: pending.project_dir,
+    source: pending.source,
+    ref,
+    run_id: pending.run_id,
+    config_hash: pending.config_hash,
+    name: pending.name,
+    status: pending.status,
+    decision: pending.decision,
+    blocked: pending.blocked,
+    duration_ms: pending.duration_ms,
+    reason: pending.reason,
+    body: pending.body,
+    hash: "",
+  };
 }

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import Database, { type Database as Db, type Statement } from "better-sqlite3";
 import { QhooksError, messageOf } from "../../errors.js";
 import type { AuditLog, EventLog, LogEntry } from "../eventLog.js";
-import { eventRow, hashRow, outcomeRows, replayRunRow, snapshotRow, type JournalRow, type PendingRow } from "./journalRow.js";
+import { eventRow, hashRow, outcomeRows, placedRow, replayRunRow, snapshotRow, type PendingRow } from "./journalRow.js";
 import { migrate } from "./migrations.js";
 import { betterSqliteAddon } from "./nativeBinding.js";
 import { countEvents, queryEvents, readEvents } from "./queryEvents.js";
@@ -90,9 +90,9 @@ class SqliteLog implements EventLog, AuditLog {
       const seqs: number[] = [];
       const place = (pending: PendingRow) => {
         const ref = typeof pending.ref === "object" && pending.ref !== null ? seqs[pending.ref.batchIndex]! : pending.ref;
-        const row: Omit<JournalRow, "hash"> = { ...pending, seq: ++seq, ref };
-        hash = hashRow(hash, row);
-        insert.run({ ...row, hash });
+        const row = placedRow(pending, ++seq, ref);
+        hash = row.hash = hashRow(hash, row);
+        insert.run(row);
         return seq;
       };
       for (const s of snapshots) if (!snapshotKnown.get(s.config_hash)) place(s);
