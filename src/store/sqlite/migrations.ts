@@ -55,7 +55,7 @@ export const MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly what
   },
   {
     version: 3,
-    what: "fewer index pages per append (the unfiltered listing walks the table itself; the Stop-loop index holds Stop outcomes only); a small index of blocked outcomes for log --blocked",
+    what: "fewer index pages per append (the unfiltered listing walks the table itself; the Stop-loop index holds Stop outcomes only); small indexes for log --blocked and for the counts of qhooks stats",
     // Every index is a page rewritten at every commit; these two cost a third of an append and bought nothing the
     // table's own order (seq) or a smaller partial index does not give.
     up: (db) =>
@@ -64,6 +64,8 @@ export const MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly what
         DROP INDEX journal_stop_streak;
         CREATE INDEX journal_stop_streak ON journal (session_id, seq) WHERE kind = 'outcome' AND run_id IS NULL AND event = 'Stop';
         CREATE INDEX journal_blocked ON journal (ref) WHERE kind = 'outcome' AND blocked = 1;
+        CREATE INDEX journal_outcome_counts ON journal (event, decision) WHERE kind = 'outcome' AND run_id IS NULL;
+        CREATE INDEX journal_event_marks ON journal (event, decision) WHERE kind = 'event' AND run_id IS NULL AND decision IS NOT NULL;
       `),
   },
 ];

@@ -53,22 +53,32 @@ export function queryStats(db: Database, filter: Window): Stats {
   const counts = new Map<string, number>();
   const add = (event: string, decision: LogDecision, n: number) => counts.set(`${event}\0${decision}`, (counts.get(`${event}\0${decision}`) ?? 0) + n);
 
+  // Without a time window every count below is read from a covering index, never from the table's rows.
   let events = 0;
   const dispatched = new Map<string, number>();
   for (const r of db
-    .prepare(`SELECT coalesce(event, '?') AS event, decision, count(*) AS n FROM journal WHERE kind = 'event' AND run_id IS NULL${time.sql} GROUP BY event, decision`)
-    .iterate(time.params) as IterableIterator<{ event: string; decision: LogDecision | null; n: number }>) {
+    .prepare(`SELECT coalesce(event, '?') AS event, count(*) AS n FROM journal WHERE kind = 'event' AND run_id IS NULL${time.sql} GROUP BY event`)
+    .iterate(time.params) as IterableIterator<{ event: string; n: number }>) {
     events += r.n;
-    if (r.decision === null) dispatched.set(r.event, (dispatched.get(r.event) ?? 0) + r.n);
-    else add(r.event, r.decision, r.n);
+    dispatched.set(r.event, r.n);
   }
-  const judged = new Map<string, number>();
+  // Recorded and rejected events are judged by nobody: their decision is on the event itself.
   for (const r of db
     .prepare(
-      `SELECT o.event, o.decision, count(*) AS n FROM journal o JOIN journal e ON e.seq = o.ref
-       WHERE o.kind = 'outcome' AND o.run_id IS NULL${time.sql.replaceAll("ts", "e.ts")} GROUP BY o.event, o.decision`,
+      `SELECT coalesce(event, '?') AS event, decision, count(*) AS n FROM journal
+       WHERE kind = 'event' AND run_id IS NULL AND decision IS NOT NULL${time.sql} GROUP BY event, decision`,
     )
     .iterate(time.params) as IterableIterator<{ event: string; decision: LogDecision; n: number }>) {
+    add(r.event, r.decision, r.n);
+    dispatched.set(r.event, (dispatched.get(r.event) ?? 0) - r.n);
+  }
+  const judged = new Map<string, number>();
+  const outcomes = time.sql
+    ? // A window selects events by their arrival; their outcomes follow them, whenever they came.
+      `SELECT o.event, o.decision, count(*) AS n FROM journal o JOIN journal e ON e.seq = o.ref
+       WHERE o.kind = 'outcome' AND o.run_id IS NULL${time.sql.replaceAll("ts", "e.ts")} GROUP BY o.event, o.decision`
+    : `SELECT event, decision, count(*) AS n FROM journal WHERE kind = 'outcome' AND run_id IS NULL GROUP BY event, decision`;
+  for (const r of db.prepare(outcomes).iterate(time.params) as IterableIterator<{ event: string; decision: LogDecision; n: number }>) {
     add(r.event, r.decision, r.n);
     judged.set(r.event, (judged.get(r.event) ?? 0) + r.n);
   }
