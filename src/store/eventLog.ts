@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EventNameSchema, type EventName } from "../schema/events.js";
-import { LogDecisionSchema, type LogRecord, type SessionRow, type Stats, type VerifyResult } from "../schema/logRecord.js";
+import { LogDecisionSchema, type LogDecision, type LogRecord, type SessionRow, type Stats, type VerifyResult } from "../schema/logRecord.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { ReplayRun } from "../schema/replay.js";
 
@@ -94,9 +94,21 @@ export const LogFilterSchema = z.object({
 });
 export type LogFilter = z.infer<typeof LogFilterSchema>;
 
-/** An event as replay reads it: its record, and its payload exactly as the hooks received it. */
+/**
+ * An event as replay reads it: what was decided then, and the payload exactly as the hooks received it. Lighter
+ * than a LogRecord (no outcome body, no parsed payload): a replay reads every matching event of the log.
+ */
 export interface StoredEvent {
-  readonly record: LogRecord;
+  readonly seq: number;
+  readonly event: EventName | null;
+  readonly sessionId: string | null;
+  readonly matchValue: string | null;
+  readonly projectDir: string;
+  readonly decision: LogDecision;
+  readonly blocked: boolean;
+  readonly reason: string | null;
+  /** The names of the hooks that ran, in selection order. */
+  readonly hooks: readonly string[];
   readonly payload: string;
 }
 

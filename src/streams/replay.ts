@@ -6,7 +6,6 @@ import type { Arrival } from "../operators/stages.js";
 import { isRejected, unlessRejected } from "../operators/unlessRejected.js";
 import { validateEvent } from "../operators/validateEvent.js";
 import { isBlockingDecision } from "../schema/events.js";
-import type { LogRecord } from "../schema/logRecord.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../schema/replay.js";
 import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
@@ -58,14 +57,14 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       return snapshot;
     };
 
-    const judge = ({ record, payload }: StoredEvent): Observable<ReplayResult> => {
+    const judge = (record: StoredEvent): Observable<ReplayResult> => {
       // Reported, not silently dropped: the selection said "every match".
       if (record.decision === "rejected") return of(skipped(record, `its payload was rejected when it arrived (${record.reason ?? "invalid"})`));
       const settings = settingsFor(record.projectDir);
       if (typeof settings === "string") return of(skipped(record, settings));
       // A project that is gone is judged from the current directory, with --settings alone.
       const projectDir = isDirectory(record.projectDir) ? record.projectDir : (options.cwd ?? process.cwd());
-      const arrival: Arrival = { input: payload, event: record.event ?? undefined, receivedAt: new Date(), startedAt: performance.now() };
+      const arrival: Arrival = { input: record.payload, event: record.event ?? undefined, receivedAt: new Date(), startedAt: performance.now() };
       if (options.matchOnly) {
         return of(arrival).pipe(
           validateEvent({ projectDir, snapshot: () => settings }),
@@ -88,7 +87,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
           stopBlockCap: limits.stopBlockCap,
         }),
         map((judgement) => {
-          if (judgement.kind === "outcome") return compare(record, sideOf(judgement.outcome), judgement.outcome);
+          if (judgement.kind === "outcome") return compare(record, outcomeSide(judgement.outcome), judgement.outcome);
           return skipped(record, judgement.kind === "rejected" ? judgement.rejection.error : judgement.error);
         }),
       );
@@ -144,7 +143,7 @@ export function addToSummary(summary: ReplaySummary, r: ReplayResult): void {
 /** `recorded` (never judged) and `unfinished` (never finished) compare as `none`. */
 const comparable = (decision: string | null) => (decision === "recorded" || decision === "unfinished" ? "none" : decision);
 
-function compare(record: LogRecord, after: ReplaySide, outcome: Outcome | null): ReplayResult {
+function compare(record: StoredEvent, after: ReplaySide, outcome: Outcome | null): ReplayResult {
   return {
     seq: record.seq,
     event: record.event,
@@ -159,16 +158,18 @@ function compare(record: LogRecord, after: ReplaySide, outcome: Outcome | null):
   };
 }
 
-function skipped(record: LogRecord, why: string): ReplayResult {
+function skipped(record: StoredEvent, why: string): ReplayResult {
   return { ...compare(record, { decision: null, blocked: false, reason: null, hooks: [] }, null), skipped: why };
 }
 
-const sideOf = (o: Pick<LogRecord, "decision" | "blocked" | "reason" | "hooks">): ReplaySide => ({
+const sideOf = (o: Pick<StoredEvent, "decision" | "blocked" | "reason" | "hooks">): ReplaySide => ({
   decision: o.decision,
   blocked: o.blocked || isBlockingDecision(o.decision),
   reason: o.reason,
-  hooks: o.hooks.map((h) => h.name),
+  hooks: [...o.hooks],
 });
+
+const outcomeSide = (o: Outcome): ReplaySide => sideOf({ ...o, hooks: o.hooks.map((h) => h.name) });
 
 function isDirectory(path: string): boolean {
   return path !== "" && existsSync(path) && statSync(path).isDirectory();

@@ -139,15 +139,44 @@ const PAGE = 200;
 export async function* readEvents(db: Database, filter: LogFilter): AsyncGenerator<StoredEvent> {
   const { where, params } = eventWhere(filter);
   const page = db.prepare(
-    `SELECT ${EVENT_COLUMNS} FROM ${EVENT_JOIN} WHERE ${where} AND e.seq > @after
-     ORDER BY e.seq LIMIT ${PAGE}`,
+    `SELECT e.seq, e.event, e.session_id, e.match_value, e.project_dir, e.body AS payload,
+            coalesce(o.decision, e.decision, 'unfinished') AS decision, coalesce(o.blocked, 0) AS blocked,
+            coalesce(o.reason, e.reason) AS reason,
+            (SELECT json_group_array(h.name ORDER BY h.seq) FROM journal h WHERE h.kind = 'hook' AND h.ref = e.seq) AS hooks
+     FROM ${EVENT_JOIN} WHERE ${where} AND e.seq > @after ORDER BY e.seq LIMIT ${PAGE}`,
   );
   for (let after = 0; ; ) {
-    const rows = page.all({ ...params, after }) as EventListRow[];
-    for (const row of rows) yield { record: toLogRecord(row), payload: row.payload };
+    const rows = page.all({ ...params, after }) as ReadRow[];
+    for (const r of rows) {
+      yield {
+        seq: r.seq,
+        event: r.event as StoredEvent["event"],
+        sessionId: r.session_id,
+        matchValue: r.match_value,
+        projectDir: r.project_dir ?? "",
+        decision: r.decision as StoredEvent["decision"],
+        blocked: r.blocked === 1,
+        reason: r.reason,
+        hooks: JSON.parse(r.hooks) as string[],
+        payload: r.payload,
+      };
+    }
     if (rows.length < PAGE) return;
     after = rows[rows.length - 1]!.seq;
   }
+}
+
+interface ReadRow {
+  seq: number;
+  event: string | null;
+  session_id: string | null;
+  match_value: string | null;
+  project_dir: string | null;
+  payload: string;
+  decision: string;
+  blocked: number;
+  reason: string | null;
+  hooks: string;
 }
 
 export function countEvents(db: Database, filter: LogFilter): number {
