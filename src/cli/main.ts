@@ -50,6 +50,19 @@ function buildProgram(setExit: (code: number) => void): Command {
     .version(version(), "-V, --version")
     .option("--db <path>", "event log file (default: $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db)")
     .option("--project-dir <dir>", "project directory (default: $QODERCN_PROJECT_DIR, else the working directory)")
+    .addHelpText(
+      "after",
+      `
+Getting started:
+  qhooks hooks                                        what is configured, from which file, and what is wrong with it
+  echo '{"session_id":"s1","tool_name":"Bash","tool_input":{"command":"ls"}}' | qhooks run PreToolUse
+                                                      judge one event with your settings, as an agent would
+  qhooks log --blocked                                what was blocked, by which hook, and why
+  qhooks replay --session ID --settings new.json      what would new rules have decided in a past session?
+
+Exit status: 0 ok, 1 bad usage or input (one "qhooks: ..." line), 2 blocked (run), 3 log integrity failure (verify).
+Settings: ~/.qoder-cn/settings.json, <project>/.qoder/settings.json, <project>/.qoder/settings.local.json.`,
+    )
     .showHelpAfterError("(run qhooks --help for usage)")
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, outputError: () => undefined });
