@@ -60,7 +60,7 @@ describe("qhooks replay: summary, progress and the Stop-loop count", function ()
     expect(terminal.shown).to.contain("30/30 replayed, 0 changed");
     expect(terminal.shown).to.contain("\r\x1b[K");
     const printed = readFileSync(out, "utf8");
-    expect(printed).to.contain("30 events replayed");
+    expect(printed).to.contain("30 events matched");
     expect(printed).not.to.contain("\r");
 
     const piped = await sb.run(["replay", "--session", "p", "--match-only", "--settings", matchAll]);

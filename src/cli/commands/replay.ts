@@ -32,6 +32,9 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
     const summary = emptySummary(runId);
     const progress = process.stderr.isTTY && total > 20 && !flags.json;
     let first = true;
+    // With --match-only, what is worth a line is an event whose hooks would differ from those that ran then.
+    let otherHooks = 0;
+    const hooksDiffer = (r: ReplayResult) => r.before.hooks.join("\0") !== r.after.hooks.join("\0");
     if (flags.json) process.stdout.write(`{"runId":${JSON.stringify(runId)},"results":[`);
     else out(`Replaying ${total} event${total === 1 ? "" : "s"} ${flags.settings.length ? `against ${flags.settings.join(", ")}` : "against the settings on disk now"}${flags.matchOnly ? " (match only: nothing runs)" : ""}, run ${runId}`);
 
@@ -52,10 +55,11 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
           if (flags.json) {
             process.stdout.write(`${first ? "" : ","}\n${JSON.stringify(r)}`);
             first = false;
-          } else if (r.changed || r.skipped !== null || flags.matchOnly) {
+          } else if (r.changed || r.skipped !== null || (flags.matchOnly && hooksDiffer(r))) {
             if (progress) process.stderr.write("\r\x1b[K");
             out(describe(r, flags.matchOnly));
           }
+          if (flags.matchOnly && r.skipped === null && hooksDiffer(r)) otherHooks++;
         }),
       ),
       { defaultValue: undefined },
@@ -65,6 +69,8 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
     if (flags.json) {
       const { runId: _, ...counts } = summary;
       out(`\n],${JSON.stringify(counts).slice(1)}`);
+    } else if (flags.matchOnly) {
+      out(`\n${summary.events} events matched, ${otherHooks} with other hooks than ran then${summary.skipped ? `, ${summary.skipped} not replayable` : ""}; nothing ran.`);
     } else {
       out(
         `\n${summary.events} events replayed, ${summary.changed} changed (${summary.newlyBlocked} newly blocked, ${summary.newlyAllowed} newly allowed)` +
