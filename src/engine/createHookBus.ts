@@ -78,8 +78,8 @@ export function createHookBus(options: HookBusOptions): HookBus {
   const arrivals = new Subject<Arrival>();
   const outcomes = new Subject<Outcome>();
   const runtimeWarnings = new Subject<string>();
-  const pending = new Map<Arrival, { resolve: (o: Outcome) => void; reject: (e: Error) => void }>();
-  const inFlight = new Set<Promise<unknown>>();
+  /** Dispatches under way, until their judgement comes out. */
+  const pending = new Map<Arrival, { resolve: (o: Outcome) => void; reject: (e: Error) => void; settled: Promise<unknown> }>();
   let closed = false;
 
   const judgements = arrivals.pipe(
@@ -115,13 +115,9 @@ export function createHookBus(options: HookBusOptions): HookBus {
     dispatch(payload) {
       if (closed) return Promise.reject(new QhooksError("closed", "dispatch() after close()"));
       const arrival: Arrival = { input: payload, receivedAt: new Date(), startedAt: performance.now() };
-      const promise = new Promise<Outcome>((resolve, reject) => pending.set(arrival, { resolve, reject }));
-      const settled = promise.then(
-        () => undefined,
-        () => undefined,
-      );
-      inFlight.add(settled);
-      void settled.then(() => inFlight.delete(settled));
+      let settle!: { resolve: (o: Outcome) => void; reject: (e: Error) => void };
+      const promise = new Promise<Outcome>((resolve, reject) => (settle = { resolve, reject }));
+      pending.set(arrival, { ...settle, settled: promise.catch(() => undefined) });
       arrivals.next(arrival);
       return promise;
     },
@@ -163,7 +159,7 @@ export function createHookBus(options: HookBusOptions): HookBus {
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all(inFlight);
+      await Promise.all([...pending.values()].map((p) => p.settled));
       watching?.unsubscribe();
       arrivals.complete();
       outcomes.complete();
