@@ -1,4 +1,5 @@
 import { map, type OperatorFunction } from "rxjs";
+import { oneLineText } from "../text/oneLine.js";
 import { z } from "zod";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
@@ -57,7 +58,7 @@ export function interpretRun(event: EventName, spec: HookSpec, run: HookRun): Ju
     return {
       result: { ...base, ...extra, outcome: blocking ? "block" : "success", decision: verdict.decision, reason },
       verdict: { ...verdict, reason },
-      warnings: verdict.ignored.map((what) => `hook ${spec.name}: ${what} ignored`),
+      warnings: verdict.ignored.map((what) => `hook ${oneLineText(spec.name)}: ${what} ignored`),
     };
   };
 

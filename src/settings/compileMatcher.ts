@@ -1,3 +1,5 @@
+import { oneLineText } from "../text/oneLine.js";
+
 /**
  * Matchers (contract 2.2), compiled once when settings load so that dispatch only tests.
  * Case-sensitive throughout.
@@ -32,7 +34,7 @@ export function compileMatcher(source: string | undefined): CompiledMatcher {
   // the same holds inside a regex (`mcp__.*\|Bash`).
   if (text.includes("\\|")) {
     text = text.replaceAll("\\|", "|");
-    warnings.push(`matcher "${trimmed}" read as "${text}" (\\| is how a Markdown table shows |)`);
+    warnings.push(`matcher "${oneLineText(trimmed)}" read as "${oneLineText(text)}" (\\| is how a Markdown table shows |)`);
   }
 
   if (SIMPLE.test(text)) {
@@ -44,14 +46,17 @@ export function compileMatcher(source: string | undefined): CompiledMatcher {
   try {
     regex = new RegExp(text);
   } catch (e) {
-    const why = e instanceof Error ? e.message.replace(/^Invalid regular expression: /, "") : String(e);
+    // V8 quotes the whole pattern (`/<pattern>/: <reason>`): quote it cut to one line instead.
+    const message = e instanceof Error ? e.message.replace(/^Invalid regular expression: /, "") : String(e);
+    const end = message.startsWith("/") ? message.lastIndexOf("/: ") : -1;
+    const why = end > 0 ? `/${oneLineText(text)}/: ${oneLineText(message.slice(end + 3))}` : oneLineText(message);
     return { matcher: { kind: "never" }, warnings: [...warnings, `invalid regex (${why}); this group matches nothing`] };
   }
   const risk = riskOf(text);
   if (risk === "exponential") {
     return {
       matcher: { kind: "never" },
-      warnings: [...warnings, `regex "${text}" nests quantifiers and can take exponential time; this group matches nothing`],
+      warnings: [...warnings, `regex "${oneLineText(text)}" nests quantifiers and can take exponential time; this group matches nothing`],
     };
   }
   if (risk === "polynomial") {
@@ -59,7 +64,7 @@ export function compileMatcher(source: string | undefined): CompiledMatcher {
       matcher: { kind: "never" },
       warnings: [
         ...warnings,
-        `regex "${text}" has more than ${MAX_UNBOUNDED_QUANTIFIERS} unbounded quantifiers in a row and can take polynomial time; this group matches nothing`,
+        `regex "${oneLineText(text)}" has more than ${MAX_UNBOUNDED_QUANTIFIERS} unbounded quantifiers in a row and can take polynomial time; this group matches nothing`,
       ],
     };
   }
