@@ -2,7 +2,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import Database, { type Database as Db, type Statement } from "better-sqlite3";
 import { QhooksError, messageOf } from "../../errors.js";
-import type { AuditLog, EventLog, LogEntry } from "../eventLog.js";
+import type { AppendOptions, AuditLog, EventLog, LogEntry } from "../eventLog.js";
 import { eventRow, hashRow, outcomeRows, replayRunRow, snapshotRow, type JournalRow, type PendingRow } from "./journalRow.js";
 import { migrate } from "./migrations.js";
 import { countEvents, queryEvents, readEvents } from "./queryEvents.js";
@@ -107,7 +107,7 @@ class SqliteLog implements EventLog, AuditLog {
     return s;
   }
 
-  async append(entries: readonly LogEntry[]): Promise<ReadonlyArray<number | null>> {
+  async append(entries: readonly LogEntry[], options: AppendOptions = {}): Promise<ReadonlyArray<number | null>> {
     // Each entry maps to its first row; outcome and hook rows follow it.
     const rows: PendingRow[] = [];
     const firstRowOf: number[] = [];
@@ -131,24 +131,28 @@ class SqliteLog implements EventLog, AuditLog {
         rows.push(...outcomeRows(entry.ts.toISOString(), entry.eventSeq, entry.outcome, { matchValue: context.match_value, projectDir: context.project_dir, source: context.source, runId: context.run_id }));
       }
     }
-    const seqs = await this.withRetry(() => this.appendBatch.immediate(rows, snapshots));
+    const seqs = await this.withRetry(() => this.appendBatch.immediate(rows, snapshots), options.lockWaitMs ?? APPEND_BUDGET_MS);
     for (const s of snapshots) this.knownSnapshots.add(s.config_hash!);
     return firstRowOf.map((i) => seqs[i] ?? null);
   }
 
   /** better-sqlite3 blocks while it waits for a lock; wait in short blocking slices, asynchronously in between. */
-  private async withRetry<T>(attempt: () => T): Promise<T> {
+  private async withRetry<T>(attempt: () => T, budgetMs: number): Promise<T> {
     const start = Date.now();
     for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
       try {
         return attempt();
       } catch (e) {
         const code = (e as { code?: string }).code;
-        if ((code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") && Date.now() - start < APPEND_BUDGET_MS) {
+        if ((code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") && Date.now() - start < budgetMs) {
           await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
           continue;
         }
-        if (code === "SQLITE_BUSY") throw new QhooksError("log", `the event log ${this.path} stayed locked for ${APPEND_BUDGET_MS / 1000} s`, { cause: e });
+        if (code === "SQLITE_BUSY") {
+          const waited = Date.now() - start;
+          const how = waited >= 1000 ? ` for ${Math.round(waited / 1000)} s` : "";
+          throw new QhooksError("log", `the event log ${this.path} stayed locked by another process${how}`, { cause: e });
+        }
         throw new QhooksError("log", `cannot write the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e });
       }
     }
