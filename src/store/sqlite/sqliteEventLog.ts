@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import Database, { type Database as Db, type Statement } from "better-sqlite3";
 import { QhooksError, messageOf } from "../../errors.js";
@@ -38,6 +38,7 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
     if (options.mustExist && !existsSync(path)) {
       throw new QhooksError("log", `no event log at ${path} yet (qhooks run and qhooks record create it; --db or $QHOOKS_DB choose another)`);
     }
+    refuseSpecialFile(path);
     if (!options.mustExist) createPrivately(path);
     db = new Database(path, { timeout: BUSY_TIMEOUT_MS, fileMustExist: options.mustExist ?? false });
   } catch (e) {
@@ -56,7 +57,7 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
   } catch (e) {
     db.close();
     if (e instanceof QhooksError) throw e;
-    throw new QhooksError("log", `cannot use the event log ${path}: ${describeSqliteError(e)}`, { cause: e });
+    throw new QhooksError("log", `cannot use the event log ${path}: ${readOnlyDirectory(path) ?? describeSqliteError(e)}`, { cause: e });
   }
   return new SqliteLog(path, db);
 }
@@ -217,6 +218,36 @@ class SqliteLog implements EventLog, AuditLog {
   }
 }
 
+/**
+ * Only a regular file (or nothing yet) can hold the log. Anything else is refused before it is opened: a FIFO would
+ * block the open forever, and a device would be chmod-ed to 0600 below (as root, `--db /dev/null` would take
+ * /dev/null away from every other user). A directory is left to the open, which names it.
+ */
+function refuseSpecialFile(path: string): void {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    return; // missing (created below), or a path below a regular file (the open says so)
+  }
+  if (stat.isFile() || stat.isDirectory()) return;
+  const what = stat.isFIFO() ? "a FIFO" : stat.isSocket() ? "a socket" : stat.isCharacterDevice() || stat.isBlockDevice() ? "a device" : "not a regular file";
+  throw new QhooksError("log", `cannot open the event log ${path}: it is ${what}, not a regular file`);
+}
+
+/**
+ * SQLite writes next to a WAL log even to read it (its -shm file): on a read-only file system it can only say that
+ * it cannot open the file. Say why instead.
+ */
+function readOnlyDirectory(path: string): string | null {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+    return null;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EROFS" ? "the file system is read-only (SQLite needs to write next to the log, even to read it)" : null;
+  }
+}
+
 /** Creates the file (and its directory) private to its owner before SQLite touches it. */
 function createPrivately(path: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -233,7 +264,12 @@ export function describeSqliteError(e: unknown): string {
   const code = (e as { code?: string }).code;
   if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") return "the file is not a readable SQLite database (corrupt or not a log)";
   if (code === "SQLITE_FULL") return "the disk is full";
-  if (code === "SQLITE_READONLY") return "the file or its directory is read-only";
+  if (code?.startsWith("SQLITE_READONLY")) return "the file or its directory is read-only";
+  // EFBIG (a file size limit) and ENOSPC while growing the WAL or its index come back as I/O errors.
+  if (code === "SQLITE_IOERR_WRITE" || code === "SQLITE_IOERR_SHMSIZE" || code === "SQLITE_IOERR_TRUNCATE" || code === "SQLITE_IOERR_FSYNC") {
+    return "writing the file failed (the disk is full, a file size limit was reached, or the device failed)";
+  }
+  if (code?.startsWith("SQLITE_IOERR")) return `an I/O error on the file (${code})`;
   if (code === "SQLITE_CANTOPEN") return "the file cannot be opened";
   // mkdir -p reports a file where a directory should be as EEXIST.
   if (code === "ENOTDIR" || code === "EEXIST") return "a part of the path is not a directory";
