@@ -5,6 +5,7 @@ import { QhooksError, messageOf } from "../../errors.js";
 import type { AppendOptions, AuditLog, EventLog, LogEntry } from "../eventLog.js";
 import { eventRow, hashRow, outcomeRows, replayRunRow, snapshotRow, type JournalRow, type PendingRow } from "./journalRow.js";
 import { migrate } from "./migrations.js";
+import { oneLineText } from "../../text/oneLine.js";
 import { countEvents, queryEvents, readEvents } from "./queryEvents.js";
 import { ReplayRunSchema, type ReplayRun } from "../../schema/replay.js";
 import { querySessions, queryStats } from "./querySummaries.js";
@@ -209,6 +210,10 @@ class SqliteLog implements EventLog, AuditLog {
   }
 
   private readError(e: unknown): unknown {
+    // A record whose JSON body was damaged in the file (SQLite itself saw nothing wrong with the page).
+    if (e instanceof SyntaxError) {
+      return new QhooksError("log", `cannot read the event log ${this.path}: a record is damaged (${oneLineText(e.message, 80)}); qhooks verify names it`, { cause: e });
+    }
     if (e instanceof QhooksError || typeof (e as { code?: unknown }).code !== "string" || !String((e as { code: string }).code).startsWith("SQLITE_")) return e;
     return new QhooksError("log", `cannot read the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e });
   }
