@@ -122,7 +122,10 @@ export function spawnHook(request: HookProcessRequest): Observable<HookProcessEn
       const onClosed = () => --pending === 0 && finish(end);
       stdout.once("close", onClosed);
       stderr.once("close", onClosed);
-      drainTimer = setTimeout(() => finish(end), PIPE_DRAIN_MS);
+      // The window ends only after the event loop has polled for I/O once more: the exit may have been reaped
+      // (libuv reaps every exited child at once) before the readiness of its last output was even polled, and a
+      // loop busy for longer than the window would otherwise run this timer before reading that output.
+      drainTimer = setTimeout(() => setImmediate(() => finish(end)), PIPE_DRAIN_MS);
     });
 
     return () => {
