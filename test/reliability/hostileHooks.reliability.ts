@@ -371,6 +371,36 @@ describe("reliability: hostile hooks", function () {
     const records = JSON.parse((await sb.run(["log", "--json"])).stdout) as Outcome[];
     expect(records[0]!.hooks).to.have.length(N);
   });
+
+  it(`200 hooks that print a blocking decision and exit at once: every decision counts, also on a busy event loop (bus and CLI) ${QUICK}`, async function () {
+    this.timeout(120_000);
+    // They exit without reading stdin, many at the same moment: each one's output must still be read after its
+    // exit has been seen, however long the engine's event loop takes to get to it.
+    const N = 200;
+    const hooks = Array.from({ length: N }, (_, i) => ({ command: `echo '{"decision":"block","reason":"h${i}"}'`, name: `h${i}` }));
+    sb.projectSettings({ hooks: { PreToolUse: [group("Bash", ...hooks)] } });
+    const bus = sb.bus();
+    const busy = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end);
+    };
+    for (const loop of ["idle", "busy"]) {
+      const ticker = loop === "busy" ? setInterval(() => busy(30), 35) : null;
+      try {
+        for (let run = 0; run < 3; run++) {
+          const outcome = await within(60_000, "200 deciding hooks", bus.dispatch({ hook_event_name: "PreToolUse", ...payloadFor("PreToolUse") }));
+          const lost = outcome.hooks.filter((h) => h.outcome !== "block").map((h) => `${h.name}: ${h.outcome} stdout=${JSON.stringify(h.stdout)}`);
+          expect(lost, `${loop} loop, run ${run}: decisions lost`).to.deep.equal([]);
+          expect(outcome.reason!.split("\n")).to.deep.equal(hooks.map((h) => h.name));
+        }
+      } finally {
+        if (ticker) clearInterval(ticker);
+      }
+    }
+    const r = await within(60_000, "through the CLI", sb.run(["run", "PreToolUse", "--no-log"], { input: JSON.stringify(payloadFor("PreToolUse")) }));
+    expect(r.code).to.equal(2);
+    expect((JSON.parse(r.stdout) as Outcome).hooks.filter((h) => h.outcome !== "block")).to.deep.equal([]);
+  });
 });
 
 /**
