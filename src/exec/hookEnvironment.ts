@@ -23,6 +23,11 @@ export interface HookEnvironmentOptions {
   readonly callChain: readonly string[];
 }
 
+/** Longest value qhooks puts in a hook's environment from a payload, in bytes (Linux refuses 128 KiB in one). */
+export const MAX_ENV_VALUE_BYTES = 4096;
+
+const fitsInEnvironment = (value: string): boolean => !value.includes("\0") && Buffer.byteLength(value) <= MAX_ENV_VALUE_BYTES;
+
 /** The environment of every hook of one event (contract 3); `withHook` adds the hook's own place in the chain. */
 export function hookEnvironment(options: HookEnvironmentOptions): (command: string) => Record<string, string> {
   const env: Record<string, string> = {};
@@ -31,7 +36,11 @@ export function hookEnvironment(options: HookEnvironmentOptions): (command: stri
   env.QODERCN_PROJECT_DIR = options.projectDir;
   env.CLAUDE_PROJECT_DIR = options.projectDir;
   env.QHOOKS_EVENT = options.event;
-  env.QHOOKS_SESSION_ID = options.sessionId;
+  // The session id comes from the agent. One that no environment can hold (a NUL byte, or so long that exec fails
+  // with E2BIG) would keep every hook from starting, which would switch every guard off: such an id is left out of
+  // the environment instead (hooks still read it from the payload on stdin).
+  if (fitsInEnvironment(options.sessionId)) env.QHOOKS_SESSION_ID = options.sessionId;
+  else delete env.QHOOKS_SESSION_ID;
   if (options.replay) env.QHOOKS_REPLAY = "1";
   else delete env.QHOOKS_REPLAY;
   // bash started as `bash -c` with a socket on stdin (Node's pipes are sockets) and SHLVL below 1 believes it was

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import type { Writable } from "node:stream";
 import { execa } from "execa";
 import { Observable } from "rxjs";
 import { CappedOutput } from "./cappedOutput.js";
@@ -30,6 +31,15 @@ export type HookProcessEnd =
 export const PIPE_DRAIN_MS = 25;
 
 /**
+ * What the hook's process runs first: it waits on fd 3 until the engine has registered its process group with the
+ * watchdog, then closes fd 3 and becomes `/bin/sh -c <command>` (same process, same group, same argv as without
+ * the gate). Starting a process and registering it cannot be one step, and execa takes milliseconds in between: a
+ * SIGKILL of the engine landing there used to leave the hook running forever, unknown to the watchdog. Now the
+ * engine's death closes fd 3 and the hook exits without running its command.
+ */
+const GATE = 'IFS= read -r _ <&3 || exit 125; exec 3<&-; exec /bin/sh -c "$1"';
+
+/**
  * Runs one hook command as `/bin/sh -c <command>` in a process group of its own. Emits once, when the main process
  * has exited and its output has been read, then completes. Unsubscribing before that kills the whole group
  * (SIGTERM, then SIGKILL after a grace period): this is how a timeout or a cancelled dispatch stops a hook.
@@ -38,7 +48,7 @@ export const PIPE_DRAIN_MS = 25;
  */
 export function spawnHook(request: HookProcessRequest): Observable<HookProcessEnd> {
   return new Observable<HookProcessEnd>((subscriber) => {
-    const subprocess = execa("/bin/sh", ["-c", request.command], {
+    const subprocess = execa("/bin/sh", ["-c", GATE, "qhooks-hook", request.command], {
       cwd: request.cwd,
       env: request.env,
       extendEnv: false,
@@ -51,6 +61,8 @@ export function spawnHook(request: HookProcessRequest): Observable<HookProcessEn
       stripFinalNewline: false,
       reject: false,
       cleanup: false,
+      // fd 3: the gate.
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
     });
     // execa settles its promise when the pipes close; we never wait for that, but must not leave it unhandled.
     subprocess.then(
@@ -77,6 +89,10 @@ export function spawnHook(request: HookProcessRequest): Observable<HookProcessEn
       return;
     }
     registerGroup(pid);
+    // Registered (and the watchdog told): let the hook run.
+    const gate = subprocess.stdio[3] as unknown as Writable;
+    gate.on("error", () => undefined);
+    gate.end("go\n");
 
     const { stdin, stdout, stderr } = subprocess;
     stdout.on("data", request.stdout.push);
@@ -109,7 +125,10 @@ export function spawnHook(request: HookProcessRequest): Observable<HookProcessEn
       const onClosed = () => --pending === 0 && finish(end);
       stdout.once("close", onClosed);
       stderr.once("close", onClosed);
-      drainTimer = setTimeout(() => finish(end), PIPE_DRAIN_MS);
+      // The window ends only after the event loop has polled for I/O once more: the exit may have been reaped
+      // (libuv reaps every exited child at once) before the readiness of its last output was even polled, and a
+      // loop busy for longer than the window would otherwise run this timer before reading that output.
+      drainTimer = setTimeout(() => setImmediate(() => finish(end)), PIPE_DRAIN_MS);
     });
 
     return () => {

@@ -1,4 +1,5 @@
 import { map, type OperatorFunction } from "rxjs";
+import { oneLineText } from "../text/oneLine.js";
 import { canonicalJson } from "../json/canonicalHash.js";
 import { EVENT_TRAITS, isBlockingDecision, type Decision, type EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
@@ -60,7 +61,7 @@ export function foldVerdicts(event: EventName, judged: readonly JudgedHook[]): F
   for (const { verdict, result } of judged) {
     if (verdict.updatedInput === null || isBlockingDecision(verdict.decision)) continue;
     if (updatedInput !== null && canonicalJson(updatedInput) !== canonicalJson(verdict.updatedInput)) {
-      warnings.push(`hooks ${updatedBy} and ${result.name} both rewrote the tool input; ${result.name} wins (later in priority order)`);
+      warnings.push(`hooks ${oneLineText(updatedBy ?? "")} and ${oneLineText(result.name)} both rewrote the tool input; ${oneLineText(result.name)} wins (later in priority order)`);
     }
     updatedInput = verdict.updatedInput;
     updatedBy = result.name;

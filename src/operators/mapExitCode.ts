@@ -1,6 +1,8 @@
 import { map, type OperatorFunction } from "rxjs";
+import { oneLineText } from "../text/oneLine.js";
 import { z } from "zod";
 import { describeJsonError } from "../json/describeJsonError.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
 import { EVENT_TRAITS, isBlockingDecision, type Decision, type EventName } from "../schema/events.js";
 import { EMPTY_VERDICT, HOOK_OUTPUT_SCHEMAS, type Verdict } from "../schema/hookOutput.js";
 import type { HookOutcomeKind, HookResult } from "../schema/outcome.js";
@@ -56,7 +58,7 @@ export function interpretRun(event: EventName, spec: HookSpec, run: HookRun): Ju
     return {
       result: { ...base, ...extra, outcome: blocking ? "block" : "success", decision: verdict.decision, reason },
       verdict: { ...verdict, reason },
-      warnings: verdict.ignored.map((what) => `hook ${spec.name}: ${what} ignored`),
+      warnings: verdict.ignored.map((what) => `hook ${oneLineText(spec.name)}: ${what} ignored`),
     };
   };
 
@@ -80,6 +82,9 @@ export function interpretRun(event: EventName, spec: HookSpec, run: HookRun): Ju
       if (run.exitCode === 0) {
         const text = run.stdout.trim();
         if (text.startsWith("{")) {
+          if (nestsDeeperThan(text)) {
+            return failed("invalid-output", `stdout JSON nests deeper than ${MAX_JSON_DEPTH} levels`, output);
+          }
           let json: unknown;
           try {
             json = JSON.parse(text);

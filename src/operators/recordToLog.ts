@@ -38,15 +38,19 @@ export function recordOutcome(options: RecordOptions): OperatorFunction<Judged, 
       if (judged.arrivalLogged === "yes" && judged.seq !== null) {
         await options.log.append([{ kind: "outcome", ts: new Date(), eventSeq: judged.seq, outcome }]);
       } else if (judged.arrivalLogged !== "yes") {
-        // No hook ran (deferred), or the arrival could not be written: the whole event goes in one step.
-        const [seq] = await options.log.append([{ ...eventEntry(judged, options), outcome }]);
+        // No hook ran (deferred), or the arrival could not be written: the whole event goes in one step. After a
+        // failed arrival, one attempt only: the event already waited its budget for a lock once.
+        const [seq] = await options.log.append([{ ...eventEntry(judged, options), outcome }], judged.arrivalLogged === "failed" ? { lockWaitMs: 0 } : {});
         outcome = { ...outcome, seq: seq ?? null };
       }
     } catch (e) {
       if (judged.arrivalLogged === "failed") {
-        // The arrival already failed and said so: one line for the whole event, not one per attempt.
-        outcome = { ...outcome, warnings: outcome.warnings.filter((w) => !w.startsWith(arrivalNotRecorded(outcome.event))) };
-        warning = `event log: this ${outcome.event} event and its outcome not recorded: ${messageOf(e)}`;
+        // The arrival already failed and said so: one line for the whole event, not one per attempt, with the
+        // arrival's reason (it says how long it waited; the quick second attempt would not).
+        const prefix = arrivalNotRecorded(outcome.event);
+        const first = outcome.warnings.find((w) => w.startsWith(prefix));
+        outcome = { ...outcome, warnings: outcome.warnings.filter((w) => !w.startsWith(prefix)) };
+        warning = `event log: this ${outcome.event} event and its outcome not recorded: ${first ? first.slice(prefix.length) : messageOf(e)}`;
       } else warning = `event log: outcome of this ${outcome.event} event not recorded: ${messageOf(e)}`;
     }
     if (warning !== null) outcome = { ...outcome, warnings: [...outcome.warnings, warning] };

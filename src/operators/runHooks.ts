@@ -1,4 +1,5 @@
 import { catchError, defer, forkJoin, from, map, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
+import { oneLineText } from "../text/oneLine.js";
 import { CappedOutput } from "../exec/cappedOutput.js";
 import { hookEnvironment } from "../exec/hookEnvironment.js";
 import type { spawnHook as SpawnHook } from "../exec/spawnHook.js";
@@ -73,7 +74,7 @@ export function runOneHook(
       mapExitCode(valid.event, spec),
       map((judged) => {
         const cut = [stdout, stderr].flatMap((o, i) =>
-          o.truncated ? [`hook ${spec.name}: ${i === 0 ? "stdout" : "stderr"} cut at ${o.cap} bytes (${o.droppedBytes} more dropped)`] : [],
+          o.truncated ? [`hook ${oneLineText(spec.name)}: ${i === 0 ? "stdout" : "stderr"} cut at ${o.cap} bytes (${o.droppedBytes} more dropped)`] : [],
         );
         return cut.length ? { ...judged, warnings: [...judged.warnings, ...cut] } : judged;
       }),

@@ -1,4 +1,5 @@
 import { describeJsonError } from "../json/describeJsonError.js";
+import { quoteValue } from "../text/oneLine.js";
 import { EVENT_NAMES, EventNameSchema, PAYLOAD_SCHEMAS, matchValueOf, type EventName } from "../schema/events.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
 
@@ -73,7 +74,7 @@ export function parsePayload(input: string | object, options: ParsePayloadOption
   if (named !== undefined) {
     const parsed = EventNameSchema.safeParse(named);
     if (!parsed.success) {
-      return reject(event ?? null, sessionId, `payload names an unknown hook_event_name ${JSON.stringify(named)} (known: ${EVENT_NAMES.join(", ")})`, text);
+      return reject(event ?? null, sessionId, `payload names an unknown hook_event_name ${quoteValue(named)} (known: ${EVENT_NAMES.join(", ")})`, text);
     }
     if (event !== undefined && parsed.data !== event) {
       return reject(event, sessionId, `payload's hook_event_name is ${parsed.data}, but the event is ${event}`, text);

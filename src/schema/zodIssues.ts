@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { oneLineText } from "../text/oneLine.js";
 
 const ARTICLE_TYPES: Record<string, string> = {
   object: "an object",
@@ -14,7 +15,11 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   let out = "";
   for (const part of path) {
     if (typeof part === "number") out += `[${part}]`;
-    else out += out === "" ? String(part) : `.${String(part)}`;
+    else {
+      // Keys come from files and payloads: a line break or a huge key must not split or bury the message.
+      const key = oneLineText(String(part), 64);
+      out += out === "" ? key : `.${key}`;
+    }
   }
   return out;
 }

@@ -1,3 +1,5 @@
+import { oneLineText } from "../text/oneLine.js";
+
 /**
  * Matchers (contract 2.2), compiled once when settings load so that dispatch only tests.
  * Case-sensitive throughout.
@@ -32,7 +34,7 @@ export function compileMatcher(source: string | undefined): CompiledMatcher {
   // the same holds inside a regex (`mcp__.*\|Bash`).
   if (text.includes("\\|")) {
     text = text.replaceAll("\\|", "|");
-    warnings.push(`matcher "${trimmed}" read as "${text}" (\\| is how a Markdown table shows |)`);
+    warnings.push(`matcher "${oneLineText(trimmed)}" read as "${oneLineText(text)}" (\\| is how a Markdown table shows |)`);
   }
 
   if (SIMPLE.test(text)) {
@@ -44,13 +46,26 @@ export function compileMatcher(source: string | undefined): CompiledMatcher {
   try {
     regex = new RegExp(text);
   } catch (e) {
-    const why = e instanceof Error ? e.message.replace(/^Invalid regular expression: /, "") : String(e);
+    // V8 quotes the whole pattern (`/<pattern>/: <reason>`): quote it cut to one line instead.
+    const message = e instanceof Error ? e.message.replace(/^Invalid regular expression: /, "") : String(e);
+    const end = message.startsWith("/") ? message.lastIndexOf("/: ") : -1;
+    const why = end > 0 ? `/${oneLineText(text)}/: ${oneLineText(message.slice(end + 3))}` : oneLineText(message);
     return { matcher: { kind: "never" }, warnings: [...warnings, `invalid regex (${why}); this group matches nothing`] };
   }
-  if (isCatastrophic(text)) {
+  const risk = riskOf(text);
+  if (risk === "exponential") {
     return {
       matcher: { kind: "never" },
-      warnings: [...warnings, `regex "${text}" nests quantifiers and can take exponential time; this group matches nothing`],
+      warnings: [...warnings, `regex "${oneLineText(text)}" nests quantifiers and can take exponential time; this group matches nothing`],
+    };
+  }
+  if (risk === "polynomial") {
+    return {
+      matcher: { kind: "never" },
+      warnings: [
+        ...warnings,
+        `regex "${oneLineText(text)}" has more than ${MAX_UNBOUNDED_QUANTIFIERS} unbounded quantifiers in a row and can take polynomial time; this group matches nothing`,
+      ],
     };
   }
   return { matcher: { kind: "regex", regex }, warnings };
@@ -69,24 +84,69 @@ export function matches(matcher: Matcher, value: string | null): boolean {
   }
 }
 
+/** Why a regex matcher is refused: it can backtrack for minutes on a hostile value. Null for a safe pattern. */
+export type BacktrackingRisk = "exponential" | "polynomial" | null;
+
 /**
- * True for patterns with a quantified group that itself contains a quantifier or an alternation, such as `(a+)+`,
- * `(\w*)*` or `(a|aa)+`: the shapes behind catastrophic backtracking. V8 has no regex timeout, so such matchers
- * are refused when settings load. A conservative, syntactic check: it may refuse a harmless pattern (the warning
- * says which), never the simple forms matchers are made of (`mcp__.*`, `^Edit$`, `Bash|Write`).
+ * Most unbounded quantifiers (`*`, `+`, `{n,}`, `{n,m}` with a wide range) one alternative of a pattern may hold in
+ * a row. Each one that can match the same characters as its neighbours multiplies the backtracking on a failing
+ * value by its length: two (`mcp__.*__.*`, `.*Edit.*`) cost well under a second on 1,024 characters, three
+ * (`a*a*a*b`, `\w*\w*\w*!`, `.*.*.*=`) take minutes. A quantifier that ends the pattern is not counted: nothing
+ * after it can fail, so it never backtracks (`mcp__.*__.*_.*` is two).
  */
+export const MAX_UNBOUNDED_QUANTIFIERS = 2;
+
+/** True when `riskOf` refuses the pattern. Kept for callers of the earlier API. */
 export function isCatastrophic(pattern: string): boolean {
-  // Per open group: does its body contain a quantifier or a top-level alternation?
-  const stack: { risky: boolean }[] = [];
+  return riskOf(pattern) !== null;
+}
+
+/**
+ * A conservative, syntactic check for the two shapes behind catastrophic backtracking, which V8 cannot time out:
+ * - exponential: a quantified group whose body holds a quantifier or an alternation (`(a+)+`, `(\w*)*`, `(a|aa)+`);
+ * - polynomial: more than MAX_UNBOUNDED_QUANTIFIERS unbounded quantifiers along one alternative (`a*a*a*b`).
+ * It may refuse a harmless pattern (the warning says which), never the simple forms matchers are made of
+ * (`mcp__.*`, `^Edit$`, `Bash|Write`, `mcp__(github|gitlab)__.*`).
+ */
+export function riskOf(pattern: string): BacktrackingRisk {
+  // Per open group: does its body hold a quantifier or an alternation; the unbounded quantifiers of its current
+  // alternative and the most of any alternative so far. The bottom frame is the whole pattern.
+  interface Frame {
+    risky: boolean;
+    run: number;
+    most: number;
+  }
+  const stack: Frame[] = [{ risky: false, run: 0, most: 0 }];
   let inClass = false;
+  // Whether the last thing at the top level was an unbounded quantifier (free if the pattern ends there).
+  let endsUnbounded = false;
+  const closeAlternative = (frame: Frame, top: boolean) => {
+    frame.most = Math.max(frame.most, frame.run - (top && endsUnbounded ? 1 : 0));
+    frame.run = 0;
+  };
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
-    if (c === "\\") {
-      i++;
+    const frame = stack[stack.length - 1]!;
+    const top = stack.length === 1;
+    if (inClass) {
+      if (c === "\\") i++;
+      else if (c === "]") inClass = false;
       continue;
     }
-    if (inClass) {
-      if (c === "]") inClass = false;
+    const quantifier = quantifierAt(pattern, i);
+    if (quantifier) {
+      // `?` alone is harmless inside a repeated group (V8 stops empty iterations); the others repeat.
+      if (pattern[i] !== "?") frame.risky = true;
+      if (quantifier.unbounded) frame.run++;
+      if (top) endsUnbounded = quantifier.unbounded;
+      i += quantifier.length - 1;
+      // A lazy or possessive-looking suffix belongs to the quantifier.
+      if (pattern[i + 1] === "?") i++;
+      continue;
+    }
+    if (top) endsUnbounded = false;
+    if (c === "\\") {
+      i++;
       continue;
     }
     if (c === "[") {
@@ -94,27 +154,42 @@ export function isCatastrophic(pattern: string): boolean {
       continue;
     }
     if (c === "(") {
-      stack.push({ risky: false });
+      stack.push({ risky: false, run: 0, most: 0 });
+      // The group's kind is no quantifier: (?:…), (?=…), (?!…), (?<=…), (?<!…), (?<name>…).
+      const kind = /^\?(?::|=|!|<=|<!|<[A-Za-z_$][\w$]*>)/.exec(pattern.slice(i + 1, i + 64));
+      if (kind) i += kind[0].length;
       continue;
     }
-    const top = stack[stack.length - 1];
-    if (c === "|" && top) top.risky = true;
-    if (isQuantifierAt(pattern, i) && top) top.risky = true;
-    if (c === ")") {
-      const group = stack.pop();
-      const quantified = isQuantifierAt(pattern, i + 1);
-      if (group?.risky && quantified) return true;
+    if (c === "|") {
+      if (stack.length > 1) frame.risky = true;
+      closeAlternative(frame, top);
+      continue;
+    }
+    if (c === ")" && stack.length > 1) {
+      const group = stack.pop()!;
+      closeAlternative(group, false);
+      const outer = stack[stack.length - 1]!;
+      const after = quantifierAt(pattern, i + 1);
+      if (group.risky && after) return "exponential";
       // A risky group inside another group makes the outer one risky too: ((a+)b)+
-      const outer = stack[stack.length - 1];
-      if (outer && (group?.risky || quantified)) outer.risky = true;
+      if (group.risky || after) outer.risky = true;
+      outer.run += group.most;
     }
   }
-  return false;
+  closeAlternative(stack[0]!, true);
+  return stack[0]!.most > MAX_UNBOUNDED_QUANTIFIERS ? "polynomial" : null;
 }
 
-function isQuantifierAt(pattern: string, i: number): boolean {
+/** A quantifier starting at `i`: `*`, `+`, `?` or `{n}`, `{n,}`, `{n,m}`; unbounded when it may repeat widely. */
+function quantifierAt(pattern: string, i: number): { length: number; unbounded: boolean } | null {
   const c = pattern[i];
-  if (c === "*" || c === "+") return true;
-  if (c === "{") return /^\{\d+(,\d*)?\}/.test(pattern.slice(i));
-  return false;
+  if (c === "*" || c === "+") return { length: 1, unbounded: true };
+  if (c === "?") return { length: 1, unbounded: false };
+  if (c === "{") {
+    const m = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i, i + 24));
+    if (!m) return null;
+    const unbounded = m[2] !== undefined && (m[3] === "" || Number(m[3]) - Number(m[1]) > 16);
+    return { length: m[0].length, unbounded };
+  }
+  return null;
 }

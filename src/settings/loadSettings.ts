@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import type { EventName } from "../schema/events.js";
 import { canonicalJson, sha256Hex } from "../json/canonicalHash.js";
 import { parseSettingsFile, type ConfiguredHook } from "./parseSettingsFile.js";
@@ -6,7 +7,7 @@ import type { SettingsSource } from "./settingsSources.js";
 
 /** What reading one settings file gave: its text, nothing (missing), or why it could not be read. */
 export type SettingsRead =
-  | { readonly state: "loaded"; readonly text: string; readonly worldWritable: boolean }
+  | { readonly state: "loaded"; readonly text: string; readonly worldWritable: boolean; readonly replaceable?: boolean }
   | { readonly state: "missing" }
   | { readonly state: "unreadable"; readonly why: string };
 
@@ -31,7 +32,11 @@ export function readSettingsSource(source: SettingsSource): SettingsRead {
     const text = readFileSync(source.path, "utf8");
     // Hooks run commands: a settings file that anyone can edit hands out code execution.
     const worldWritable = (statSync(source.path).mode & 0o002) !== 0;
-    return { state: "loaded", text, worldWritable };
+    // So does one in a directory that anyone can write to, unless the sticky bit (as on /tmp) keeps others from
+    // removing or renaming what is not theirs.
+    const dir = statSync(dirname(source.path)).mode;
+    const replaceable = (dir & 0o002) !== 0 && (dir & 0o1000) === 0;
+    return { state: "loaded", text, worldWritable, replaceable };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return { state: "missing" };
@@ -56,6 +61,7 @@ export function buildSnapshot(sources: readonly SettingsSource[], reads: readonl
     if (read.state === "missing" && source.explicit) warnings.push(`${source.display}: does not exist; no hooks from it`);
     if (read.state !== "loaded") return;
     if (read.worldWritable) warnings.push(`${source.display}: writable by every user; anyone here can change these hooks`);
+    else if (read.replaceable) warnings.push(`${source.display}: in a directory writable by every user; anyone here can replace these hooks`);
     const parsed = parseSettingsFile(source, read.text);
     hooks.push(...parsed.hooks);
     warnings.push(...parsed.warnings);

@@ -14,6 +14,7 @@ import { compileMatcher, type Matcher } from "./compileMatcher.js";
 import type { SettingsSource } from "./settingsSources.js";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { editDistance } from "./editDistance.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
 
 /** A handler that survived validation, ready to be matched and run. */
 export interface ConfiguredHook {
@@ -56,6 +57,11 @@ export function parseSettingsFile(source: SettingsSource, text: string): ParsedS
     document = JSON.parse(text);
   } catch (e) {
     warn([], `not valid JSON (${describeJsonError(text, e)}); this file is skipped`);
+    return { hooks: [], warnings, hooksSection: undefined };
+  }
+  // Its hooks section is hashed and logged: a document too deep to serialise again is skipped like broken JSON.
+  if (nestsDeeperThan(text)) {
+    warn([], `nests deeper than ${MAX_JSON_DEPTH} levels; this file is skipped`);
     return { hooks: [], warnings, hooksSection: undefined };
   }
   const file = SettingsFileSchema.safeParse(document);

@@ -11,13 +11,22 @@ import type { ReplayRun } from "../schema/replay.js";
  */
 export interface EventLog {
   /** Appends entries in one transaction; resolves to the seq of each entry (null when nothing is kept). */
-  append(entries: readonly LogEntry[]): Promise<ReadonlyArray<number | null>>;
+  append(entries: readonly LogEntry[], options?: AppendOptions): Promise<ReadonlyArray<number | null>>;
   /**
    * How many judged live Stop events of the session, newest first, were blocked in a row: the Stop-loop guard's
    * input. Null when the log cannot tell (no log), which turns the guard off.
    */
   stopBlockStreak(sessionId: string): Promise<number | null>;
   close(): Promise<void>;
+}
+
+export interface AppendOptions {
+  /**
+   * How long to keep trying while another process holds the write lock, in milliseconds; the backend's own budget
+   * when absent. 0 means one attempt: for an event that already waited its budget once (its arrival), so that one
+   * event never waits twice.
+   */
+  readonly lockWaitMs?: number;
 }
 
 /** A configuration snapshot as the log keeps it: the hooks sections only, with the warnings they caused. */

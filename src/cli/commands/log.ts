@@ -23,13 +23,11 @@ export async function logCommand(flags: LogFlags, context: CliContext): Promise<
     if (flags.jsonl) {
       for await (const r of records) out(JSON.stringify(r));
     } else if (flags.json) {
-      // The opening bracket goes out with the first record, so that a log that fails to read prints nothing.
-      let first = true;
-      for await (const r of records) {
-        process.stdout.write(`${first ? "[\n" : ",\n"}${JSON.stringify(r, null, 2)}`);
-        first = false;
-      }
-      out(first ? "[\n]" : "\n]");
+      // Written once every record has been read, so that a log that fails to read, even halfway (a damaged page
+      // or record), prints nothing rather than half an array.
+      const parts: string[] = [];
+      for await (const r of records) parts.push(JSON.stringify(r, null, 2));
+      out(parts.length === 0 ? "[\n]" : `[\n${parts.join(",\n")}\n]`);
     } else {
       const rows: string[][] = [];
       for await (const r of records) rows.push(tableRow(r));

@@ -1,4 +1,5 @@
 import type { Database } from "better-sqlite3";
+import { nestsDeeperThan } from "../../json/jsonDepth.js";
 import type { LogRecord } from "../../schema/logRecord.js";
 import type { Outcome } from "../../schema/outcome.js";
 import type { LogFilter, StoredEvent } from "../eventLog.js";
@@ -124,7 +125,12 @@ export function toLogRecord(row: EventListRow): LogRecord {
   };
 }
 
+/**
+ * A stored payload as JSON when it parses; otherwise, or when it nests too deep to be printed again (an agent may
+ * send any depth, and hooks got it as it was), its text.
+ */
 function parseOr(text: string): unknown {
+  if (nestsDeeperThan(text)) return text;
   try {
     return JSON.parse(text);
   } catch {

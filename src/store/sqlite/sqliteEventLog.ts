@@ -1,11 +1,12 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import Database, { type Database as Db, type Statement } from "better-sqlite3";
 import { QhooksError, messageOf } from "../../errors.js";
-import type { AuditLog, EventLog, LogEntry } from "../eventLog.js";
+import type { AppendOptions, AuditLog, EventLog, LogEntry } from "../eventLog.js";
 import { eventRow, hashRow, outcomeRows, placedRow, replayRunRow, snapshotRow, type PendingRow } from "./journalRow.js";
 import { migrate } from "./migrations.js";
 import { betterSqliteAddon } from "./nativeBinding.js";
+import { oneLineText } from "../../text/oneLine.js";
 import { countEvents, queryEvents, readEvents } from "./queryEvents.js";
 import { ReplayRunSchema, type ReplayRun } from "../../schema/replay.js";
 import { querySessions, queryStats } from "./querySummaries.js";
@@ -39,6 +40,7 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
     if (options.mustExist && !existsSync(path)) {
       throw new QhooksError("log", `no event log at ${path} yet (qhooks run and qhooks record create it; --db or $QHOOKS_DB choose another)`);
     }
+    refuseSpecialFile(path);
     if (!options.mustExist) createPrivately(path);
     // The typings say string; better-sqlite3 also takes the loaded addon object (its docs, "nativeBinding").
     const nativeBinding = betterSqliteAddon() as string | undefined;
@@ -59,7 +61,7 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
   } catch (e) {
     db.close();
     if (e instanceof QhooksError) throw e;
-    throw new QhooksError("log", `cannot use the event log ${path}: ${describeSqliteError(e)}`, { cause: e });
+    throw new QhooksError("log", `cannot use the event log ${path}: ${readOnlyDirectory(path) ?? describeSqliteError(e)}`, { cause: e });
   }
   return new SqliteLog(path, db);
 }
@@ -110,7 +112,7 @@ class SqliteLog implements EventLog, AuditLog {
     return s;
   }
 
-  async append(entries: readonly LogEntry[]): Promise<ReadonlyArray<number | null>> {
+  async append(entries: readonly LogEntry[], options: AppendOptions = {}): Promise<ReadonlyArray<number | null>> {
     // Each entry maps to its first row; outcome and hook rows follow it.
     const rows: PendingRow[] = [];
     const firstRowOf: number[] = [];
@@ -134,24 +136,28 @@ class SqliteLog implements EventLog, AuditLog {
         rows.push(...outcomeRows(entry.ts.toISOString(), entry.eventSeq, entry.outcome, { matchValue: context.match_value, projectDir: context.project_dir, source: context.source, runId: context.run_id }));
       }
     }
-    const seqs = await this.withRetry(() => this.appendBatch.immediate(rows, snapshots));
+    const seqs = await this.withRetry(() => this.appendBatch.immediate(rows, snapshots), options.lockWaitMs ?? APPEND_BUDGET_MS);
     for (const s of snapshots) this.knownSnapshots.add(s.config_hash!);
     return firstRowOf.map((i) => seqs[i] ?? null);
   }
 
   /** better-sqlite3 blocks while it waits for a lock; wait in short blocking slices, asynchronously in between. */
-  private async withRetry<T>(attempt: () => T): Promise<T> {
+  private async withRetry<T>(attempt: () => T, budgetMs: number): Promise<T> {
     const start = Date.now();
     for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
       try {
         return attempt();
       } catch (e) {
         const code = (e as { code?: string }).code;
-        if ((code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") && Date.now() - start < APPEND_BUDGET_MS) {
+        if ((code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") && Date.now() - start < budgetMs) {
           await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
           continue;
         }
-        if (code === "SQLITE_BUSY") throw new QhooksError("log", `the event log ${this.path} stayed locked for ${APPEND_BUDGET_MS / 1000} s`, { cause: e });
+        if (code === "SQLITE_BUSY") {
+          const waited = Date.now() - start;
+          const how = waited >= 1000 ? ` for ${Math.round(waited / 1000)} s` : "";
+          throw new QhooksError("log", `the event log ${this.path} stayed locked by another process${how}`, { cause: e });
+        }
         throw new QhooksError("log", `cannot write the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e });
       }
     }
@@ -207,12 +213,46 @@ class SqliteLog implements EventLog, AuditLog {
   }
 
   private readError(e: unknown): unknown {
+    // A record whose JSON body was damaged in the file (SQLite itself saw nothing wrong with the page).
+    if (e instanceof SyntaxError) {
+      return new QhooksError("log", `cannot read the event log ${this.path}: a record is damaged (${oneLineText(e.message, 80)}); qhooks verify names it`, { cause: e });
+    }
     if (e instanceof QhooksError || typeof (e as { code?: unknown }).code !== "string" || !String((e as { code: string }).code).startsWith("SQLITE_")) return e;
     return new QhooksError("log", `cannot read the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e });
   }
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
+  }
+}
+
+/**
+ * Only a regular file (or nothing yet) can hold the log. Anything else is refused before it is opened: a FIFO would
+ * block the open forever, and a device would be chmod-ed to 0600 below (as root, `--db /dev/null` would take
+ * /dev/null away from every other user). A directory is left to the open, which names it.
+ */
+function refuseSpecialFile(path: string): void {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    return; // missing (created below), or a path below a regular file (the open says so)
+  }
+  if (stat.isFile() || stat.isDirectory()) return;
+  const what = stat.isFIFO() ? "a FIFO" : stat.isSocket() ? "a socket" : stat.isCharacterDevice() || stat.isBlockDevice() ? "a device" : "not a regular file";
+  throw new QhooksError("log", `cannot open the event log ${path}: it is ${what}, not a regular file`);
+}
+
+/**
+ * SQLite writes next to a WAL log even to read it (its -shm file): on a read-only file system it can only say that
+ * it cannot open the file. Say why instead.
+ */
+function readOnlyDirectory(path: string): string | null {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+    return null;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EROFS" ? "the file system is read-only (SQLite needs to write next to the log, even to read it)" : null;
   }
 }
 
@@ -232,7 +272,12 @@ export function describeSqliteError(e: unknown): string {
   const code = (e as { code?: string }).code;
   if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") return "the file is not a readable SQLite database (corrupt or not a log)";
   if (code === "SQLITE_FULL") return "the disk is full";
-  if (code === "SQLITE_READONLY") return "the file or its directory is read-only";
+  if (code?.startsWith("SQLITE_READONLY")) return "the file or its directory is read-only";
+  // EFBIG (a file size limit) and ENOSPC while growing the WAL or its index come back as I/O errors.
+  if (code === "SQLITE_IOERR_WRITE" || code === "SQLITE_IOERR_SHMSIZE" || code === "SQLITE_IOERR_TRUNCATE" || code === "SQLITE_IOERR_FSYNC") {
+    return "writing the file failed (the disk is full, a file size limit was reached, or the device failed)";
+  }
+  if (code?.startsWith("SQLITE_IOERR")) return `an I/O error on the file (${code})`;
   if (code === "SQLITE_CANTOPEN") return "the file cannot be opened";
   // mkdir -p reports a file where a directory should be as EEXIST.
   if (code === "ENOTDIR" || code === "EEXIST") return "a part of the path is not a directory";
