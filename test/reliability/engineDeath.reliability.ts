@@ -166,7 +166,15 @@ describe("reliability: engine death", function () {
       const floods = [0, 1].map((k) => runScript(floodScript(), { cwd: sb.project, env: sb.env(), args: [`${i}.${k}`] }));
       started.push(...floods);
       // Once the flood is on (the log has grown), at a random moment.
-      await waitFor(`round ${i}: the flooders appending`, () => existsSync(sb.db) && journalCount(sb.db) > before, 15_000);
+      // The file exists a moment before its tables do (created empty, then migrated): not yet appending.
+      const appended = () => {
+        try {
+          return existsSync(sb.db) && journalCount(sb.db) > before;
+        } catch {
+          return false;
+        }
+      };
+      await waitFor(`round ${i}: the flooders appending`, appended, 15_000);
       await sleep(Math.floor(random() * 500));
       for (const f of floods) f.child.kill("SIGKILL");
       await Promise.all(floods.map((f) => f.done));
