@@ -50,7 +50,7 @@ describe("reliability: security", function () {
       const got = join(sb.root, "got");
       mkdirSync(got);
       // Hooks that take the payload and the session id's variable, quoted and unquoted, and write down their argv.
-      const hook = `cat > "${got}/$QHOOKS_EVENT.stdin"; tr '\\0' '\\n' < /proc/$$/cmdline > "${got}/$QHOOKS_EVENT.argv"; echo $QHOOKS_SESSION_ID > /dev/null; echo "$QHOOKS_SESSION_ID" > /dev/null`;
+      const hook = `cat > "${got}/$QHOOKS_EVENT.stdin"; cat /proc/$$/cmdline > "${got}/$QHOOKS_EVENT.argv"; echo $QHOOKS_SESSION_ID > /dev/null; echo "$QHOOKS_SESSION_ID" > /dev/null`;
       const settings = { hooks: Object.fromEntries(EVENT_NAMES.map((e) => [e, [group(".*", { command: hook, name: "h" })]])) };
       sb.projectSettings(settings);
       const settingsFile = sb.file("settings.json", settings);
@@ -70,8 +70,13 @@ describe("reliability: security", function () {
           if (args[0] === "record") continue;
           const stdin = readFileSync(join(got, `${event}.stdin`), "utf8");
           expect(JSON.parse(stdin), `${event}: the payload on stdin`).to.deep.include(payload);
-          const argv = readFileSync(join(got, `${event}.argv`), "utf8").split("\n").filter((l) => l !== "");
-          expect(argv, `${event}: the hook's command line is the configured command`).to.deep.equal(["/bin/sh", "-c", hook]);
+          const argv = readFileSync(join(got, `${event}.argv`), "utf8").split("\0").filter((l) => l !== "");
+          // The script is qhooks' one-line start gate, then the configured command verbatim: nothing of the payload.
+          expect(argv.slice(0, 2), `${event}: the hook runs as /bin/sh -c`).to.deep.equal(["/bin/sh", "-c"]);
+          expect(argv.slice(2), `${event}: the script is the start gate and the configured command`).to.have.length(1);
+          const [gate, ...rest] = argv[2]!.split("\n");
+          expect(gate, `${event}: the start gate`).to.match(/^IFS= read -r _ \|\| exit 125$/);
+          expect(rest.join("\n"), `${event}: the configured command`).to.equal(hook);
         }
       }
       const replay = await sb.run(["replay", "--event", "PreToolUse", "--settings", settingsFile, "--json"]);
