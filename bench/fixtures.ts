@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 
 /** The repository root, from dist/bench/. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const CLI = join(REPO_ROOT, "dist", "bin", "qhooks.js");
+export const CLI = join(REPO_ROOT, "dist", "bin", "qhooks.cjs");
 /** Git-ignored: the cached 1,000,000-event log and latest.json. */
 export const RESULTS_DIR = join(REPO_ROOT, "bench", "results");
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const work = join(repo, "demo", ".demo");
 const db = join(work, "events.db");
-const cli = join(repo, "dist", "bin", "qhooks.js");
+const cli = join(repo, "dist", "bin", "qhooks.cjs");
 rmSync(work, { recursive: true, force: true });
 mkdirSync(join(work, "home"), { recursive: true });
 

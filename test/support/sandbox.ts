@@ -8,7 +8,7 @@ import { createHookBus, type HookBus, type HookBusOptions } from "../../src/engi
 /** The repository root, from dist/test/support/. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 /** The real `qhooks` binary, as package.json `bin` installs it (the bundle of dist/src/cli/main.js). */
-export const CLI = join(REPO_ROOT, "dist", "bin", "qhooks.js");
+export const CLI = join(REPO_ROOT, "dist", "bin", "qhooks.cjs");
 
 export interface CliResult {
   readonly code: number | null;
