@@ -8,6 +8,7 @@ import { FilterFlagsSchema, hasSelector, wholeNumberFlag } from "../filterFlags.
 import { table } from "../format.js";
 import { out } from "../io.js";
 import type { CliContext } from "../globals.js";
+import { youngGenerationCap } from "../youngGeneration.js";
 
 export const ReplayFlagsSchema = z.object({
   filter: FilterFlagsSchema,
@@ -32,6 +33,7 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
     const summary = emptySummary(runId);
     const progress = process.stderr.isTTY && total > 20 && !flags.json;
     let first = true;
+    const capYoung = youngGenerationCap();
     // With --match-only, what is worth a line is an event whose hooks would differ from those that ran then.
     let otherHooks = 0;
     const hooksDiffer = (r: ReplayResult) => r.before.hooks.join("\0") !== r.after.hooks.join("\0");
@@ -50,6 +52,7 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
         runId,
       }).pipe(
         tap((r) => {
+          capYoung();
           addToSummary(summary, r);
           if (progress) process.stderr.write(`\r\x1b[K  ${summary.events}/${total} replayed, ${summary.changed} changed`);
           if (flags.json) {
