@@ -31,6 +31,20 @@ export const HASHED_COLUMNS = [
   "config_hash", "name", "status", "decision", "blocked", "duration_ms", "reason", "body",
 ] as const satisfies ReadonlyArray<keyof JournalRow>;
 
+/** Every column, in the order of `journalValues` (and of the INSERT built from this list). */
+export const JOURNAL_COLUMNS = [...HASHED_COLUMNS, "hash"] as const;
+
+/**
+ * A row's values in JOURNAL_COLUMNS order, for a positional INSERT: better-sqlite3 binds an array about 2 us a row
+ * faster than named parameters from an object (a quarter of an append's CPU), which is why this list exists twice.
+ */
+export function journalValues(row: JournalRow): unknown[] {
+  return [
+    row.seq, row.ts, row.kind, row.event, row.session_id, row.match_value, row.project_dir, row.source, row.ref, row.run_id,
+    row.config_hash, row.name, row.status, row.decision, row.blocked, row.duration_ms, row.reason, row.body, row.hash,
+  ];
+}
+
 /** The chain: each record's hash covers the previous record's hash and all of its own columns. */
 export function hashRow(previousHash: string, row: Omit<JournalRow, "hash">): string {
   // The hashed text is built whole and hashed in one update() call: the same bytes as hashing piece by piece, at

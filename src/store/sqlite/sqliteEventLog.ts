@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import Database, { type Database as Db, type Statement } from "better-sqlite3";
 import { QhooksError, messageOf } from "../../errors.js";
 import type { AppendOptions, AuditLog, EventLog, LogEntry } from "../eventLog.js";
-import { eventRow, hashRow, outcomeRows, placedRow, replayRunRow, snapshotRow, type PendingRow } from "./journalRow.js";
+import { eventRow, hashRow, JOURNAL_COLUMNS, journalValues, outcomeRows, placedRow, replayRunRow, snapshotRow, type PendingRow } from "./journalRow.js";
 import { migrate } from "./migrations.js";
 import { betterSqliteAddon } from "./nativeBinding.js";
 import { oneLineText } from "../../text/oneLine.js";
@@ -76,12 +76,7 @@ class SqliteLog implements EventLog, AuditLog {
     readonly db: Db,
   ) {
     const last = this.statement("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1");
-    const insert = this.statement(
-      `INSERT INTO journal (seq, ts, kind, event, session_id, match_value, project_dir, source, ref, run_id, config_hash,
-                            name, status, decision, blocked, duration_ms, reason, body, hash)
-       VALUES (@seq, @ts, @kind, @event, @session_id, @match_value, @project_dir, @source, @ref, @run_id, @config_hash,
-               @name, @status, @decision, @blocked, @duration_ms, @reason, @body, @hash)`,
-    );
+    const insert = this.statement(`INSERT INTO journal (${JOURNAL_COLUMNS.join(", ")}) VALUES (${JOURNAL_COLUMNS.map(() => "?").join(", ")})`);
     const snapshotKnown = this.statement("SELECT 1 FROM journal WHERE kind = 'snapshot' AND config_hash = ? LIMIT 1");
     // One transaction: read the chain's head, then place every row after it. Under the write lock no other
     // process can append in between, so concurrent appenders always leave one valid chain.
@@ -94,7 +89,7 @@ class SqliteLog implements EventLog, AuditLog {
         const ref = typeof pending.ref === "object" && pending.ref !== null ? seqs[pending.ref.batchIndex]! : pending.ref;
         const row = placedRow(pending, ++seq, ref);
         hash = row.hash = hashRow(hash, row);
-        insert.run(row);
+        insert.run(journalValues(row));
         return seq;
       };
       for (const s of snapshots) if (!snapshotKnown.get(s.config_hash)) place(s);
