@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";
 
 type Json = Record<string, unknown>;
@@ -21,6 +21,17 @@ describe("hooks that fail", () => {
     const h = outcome.hooks[0]!;
     expect(h).to.include({ outcome: "error", exitCode: 127, signal: null, timedOut: false, decision: "none" });
     expect(h.error).to.match(/^exit 127: command not found/).and.include("qhooks-no-such-command-4711");
+  });
+
+  it("a command the shell cannot parse blocks (sh exits 2) with the shell's message, before running any of it", async () => {
+    const marker = sb.file("ran", "");
+    rmSync(marker);
+    sb.projectSettings({ hooks: { PreToolUse: [group(undefined, `touch ${marker}; if then fi`)] } });
+    const outcome = await sb.bus().dispatch(pre());
+    expect(outcome).to.include({ decision: "deny", blocked: true });
+    expect(outcome.hooks[0]).to.include({ outcome: "block", exitCode: 2 });
+    expect(outcome.reason).to.match(/^\/bin\/sh: .*(syntax error|unexpected)/i);
+    expect(existsSync(marker), "a command is parsed whole before it runs").to.equal(false);
   });
 
   it("another exit code is an error carrying the first non-empty stderr line", async () => {
