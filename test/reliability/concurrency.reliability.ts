@@ -1,9 +1,10 @@
 import { expect } from "chai";
+import { join } from "node:path";
 import type { LogRecord } from "../../src/schema/logRecord.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
 import { journalCount } from "../store/storeHelpers.js";
 import { CLI, Sandbox } from "../support/sandbox.js";
-import { BUS_MODULE, QUICK, clip, runScript, type Script } from "./support.js";
+import { BUS_MODULE, DIST, QUICK, clip, runScript, type Script } from "./support.js";
 
 /**
  * Issue 6, concurrency: 8 processes, each with its own bus on one shared log, dispatch many events at once, some
@@ -132,6 +133,30 @@ describe("reliability: 8 processes appending to one log", function () {
 
   it(`8 writers × 150 events ${QUICK}`, () => crowd(150));
   it("8 writers × 500 events", () => crowd(500));
+
+  it(`a new log opened by 4 processes at the same instant, 50 times over: every open succeeds and appends ${QUICK}`, async () => {
+    // Switching a new file to WAL needs it to itself, and SQLite says SQLITE_BUSY at once (no busy handler) while
+    // another process has it open: about 1 open in 250 failed so before openSqliteLog retried it.
+    const STORE_MODULE = join(DIST, "store", "sqlite", "sqliteEventLog.js");
+    const opener = `
+      const { openSqliteLog } = await import(${JSON.stringify(STORE_MODULE)});
+      const [path, at] = process.argv.slice(1);
+      while (Date.now() < Number(at)) {} // all four open together
+      const log = openSqliteLog(path);
+      await log.append([{ kind: "event", ts: new Date(), source: "record", event: "Stop", sessionId: "s", matchValue: null,
+        projectDir: "/p", payload: "{}", snapshot: null, rejection: null, replay: null, outcome: null }]);
+      await log.close();`;
+    const failures: string[] = [];
+    for (let round = 0; round < 50; round++) {
+      const path = join(sb.root, `new-${round}.db`);
+      const at = Date.now() + 300;
+      const opens = Array.from({ length: 4 }, () => runScript(opener, { cwd: sb.project, env: sb.env(), args: [path, String(at)] }));
+      scripts.push(...opens);
+      for (const r of await Promise.all(opens.map((o) => o.done))) if (r.code !== 0) failures.push(`round ${round}: ${clip(r.stderr, 300)}`);
+      if (failures.length === 0) expect(journalCount(path), `round ${round}`).to.equal(4);
+    }
+    expect(failures).to.deep.equal([]);
+  });
 
   it("8 shell loops of qhooks run and qhooks record (25 each): every process opens, appends and closes the file under contention", async () => {
     // Opening, migrating and the checkpoint of the last connection to close are what a short-lived CLI adds.

@@ -141,7 +141,7 @@ describe("reliability: random payloads (fast-check)", function () {
         seen.outcomes++;
         const outcome = OutcomeSchema.parse(JSON.parse(r.stdout)) as Outcome;
         expect(outcome.hooks.map((h) => [h.name, h.outcome]), label).to.deep.equal([["recorder", "success"]]);
-        expect(outcome.seq, label).to.be.a("number");
+        expect(outcome.seq, `${label}\n${clip(r.stderr)}`).to.be.a("number");
         expect(r.stderr, label).to.equal("");
         // What the CLI read is the bytes as UTF-8 (an invalid sequence becomes U+FFFD); the hook gets exactly that.
         const problem = forwardingProblem(bytes.toString("utf8"), readFileSync(file));

@@ -54,7 +54,7 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
     // lock, and a connection that starts reading at that moment gets SQLITE_BUSY. Setup, which happens once per
     // open, may wait for that as long as an append would; afterwards the short blocking slices apply again.
     db.pragma(`busy_timeout = ${SETUP_BUSY_TIMEOUT_MS}`);
-    if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
+    switchToWal(db);
     db.pragma("synchronous = NORMAL");
     migrate(db);
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -143,12 +143,13 @@ class SqliteLog implements EventLog, AuditLog {
       try {
         return attempt();
       } catch (e) {
-        const code = (e as { code?: string }).code;
-        if ((code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") && Date.now() - start < budgetMs) {
+        const busy = isBusy(e);
+        // The attempt is a whole transaction: after any lock it can simply run again.
+        if ((busy || isLocked(e)) && Date.now() - start < budgetMs) {
           await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
           continue;
         }
-        if (code === "SQLITE_BUSY") {
+        if (busy) {
           const waited = Date.now() - start;
           const how = waited >= 1000 ? ` for ${Math.round(waited / 1000)} s` : "";
           throw new QhooksError("log", `the event log ${this.path} stayed locked by another process${how}`, { cause: e });
@@ -218,6 +219,30 @@ class SqliteLog implements EventLog, AuditLog {
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
+  }
+}
+
+// better-sqlite3 reports extended codes: SQLITE_BUSY_RECOVERY (another process is rebuilding the WAL index, as when
+// several open a new log at once), SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE. Each is a lock to wait for.
+const isBusy = (e: unknown) => /^SQLITE_BUSY(_|$)/.test((e as { code?: string }).code ?? "");
+const isLocked = (e: unknown) => /^SQLITE_LOCKED(_|$)/.test((e as { code?: string }).code ?? "");
+
+/**
+ * Puts a new file in WAL mode. The switch needs the file to itself, and SQLite answers it with SQLITE_BUSY at once,
+ * without its busy handler, while another process has the file open: as when several agents create the log at the
+ * same moment (measured: 1 open in about 250 failed so). Retried, blocking (opening is synchronous), within the
+ * setup budget; once one process has switched, the others find WAL and have nothing to do.
+ */
+function switchToWal(db: Db): void {
+  const deadline = Date.now() + SETUP_BUSY_TIMEOUT_MS;
+  for (let delay = 1; ; delay = Math.min(delay * 2, 50)) {
+    try {
+      if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
+      return;
+    } catch (e) {
+      if (!isBusy(e) || Date.now() > deadline) throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, delay + Math.random() * delay);
+    }
   }
 }
 
