@@ -48,7 +48,8 @@ export type { ValidEvent, RejectedEvent } from "./payload/parsePayload.js";
 export { toHookProtocol } from "./output/hookProtocol.js";
 
 // The event log: the port, and the SQLite backend.
-export { nullEventLog, LogFilterSchema } from "./store/eventLog.js";
+export { nullEventLog } from "./store/eventLog.js";
+export { LogFilterSchema } from "./schema/logFilter.js";
 export type { EventLog, AuditLog, LogEntry, LogFilter, StoredEvent } from "./store/eventLog.js";
 export { openSqliteLog } from "./store/sqlite/sqliteEventLog.js";
 

@@ -1,8 +1,11 @@
-import { z } from "zod";
-import { EventNameSchema, type EventName } from "../schema/events.js";
-import { LogDecisionSchema, type LogDecision, type LogRecord, type SessionRow, type Stats, type VerifyResult } from "../schema/logRecord.js";
+// Types only: a dispatch that logs loads this module, and none of the log's read-side schemas.
+import type { EventName } from "../schema/events.js";
+import type { LogFilter } from "../schema/logFilter.js";
+import type { LogDecision, LogRecord, SessionRow, Stats, VerifyResult } from "../schema/logRecord.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { ReplayRun } from "../schema/replay.js";
+
+export type { LogFilter };
 
 /**
  * The event log as the pipeline sees it: a narrow port, so that another backend can sit behind it. Appends are
@@ -84,24 +87,6 @@ export const nullEventLog: EventLog = {
   close: async () => undefined,
 };
 
-/** Which events an audit query or a replay selects (contract 5, `qhooks log` filters). */
-export const LogFilterSchema = z.object({
-  event: EventNameSchema.optional(),
-  sessions: z.array(z.string()).optional(),
-  /** Exact match value: the tool name for tool events, the agent type, the source... */
-  tool: z.string().optional(),
-  decision: LogDecisionSchema.optional(),
-  blocked: z.boolean().optional(),
-  /** Substring of a hook's name or command: events where such a hook ran. */
-  hook: z.string().optional(),
-  /** Case-sensitive substring of the payload JSON or the reason. */
-  grep: z.string().optional(),
-  since: z.date().optional(),
-  until: z.date().optional(),
-  /** Events of this replay run instead of live ones. */
-  replayRun: z.string().optional(),
-});
-export type LogFilter = z.infer<typeof LogFilterSchema>;
 
 /**
  * An event as replay reads it: what was decided then, and the payload exactly as the hooks received it. Lighter

@@ -8,7 +8,7 @@ import { migrate } from "./migrations.js";
 import { betterSqliteAddon } from "./nativeBinding.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { countEvents, queryEvents, readEvents } from "./queryEvents.js";
-import { ReplayRunSchema, type ReplayRun } from "../../schema/replay.js";
+import type { ReplayRun } from "../../schema/replay.js";
 import { querySessions, queryStats } from "./querySummaries.js";
 import { verifyChain } from "./verifyChain.js";
 
@@ -180,6 +180,8 @@ class SqliteLog implements EventLog, AuditLog {
   verify: AuditLog["verify"] = async () => this.guarded(() => verifyChain(this.db));
 
   async replayRuns(): Promise<ReplayRun[]> {
+    // Imported here: building the read side's schemas is start-up time that every `qhooks run` would pay.
+    const { ReplayRunSchema } = await import("../../schema/replay.js");
     return this.guarded(() => {
       // A run is appended when it starts and again when it ends; the later record says more.
       const runs = new Map<string, ReplayRun>();

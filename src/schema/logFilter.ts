@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { EventNameSchema } from "./events.js";
+import { LogDecisionSchema } from "./logRecord.js";
+
+/** Which events an audit query or a replay selects (contract 5, `qhooks log` filters). */
+export const LogFilterSchema = z.object({
+  event: EventNameSchema.optional(),
+  sessions: z.array(z.string()).optional(),
+  /** Exact match value: the tool name for tool events, the agent type, the source... */
+  tool: z.string().optional(),
+  decision: LogDecisionSchema.optional(),
+  blocked: z.boolean().optional(),
+  /** Substring of a hook's name or command: events where such a hook ran. */
+  hook: z.string().optional(),
+  /** Case-sensitive substring of the payload JSON or the reason. */
+  grep: z.string().optional(),
+  since: z.date().optional(),
+  until: z.date().optional(),
+  /** Events of this replay run instead of live ones. */
+  replayRun: z.string().optional(),
+});
+export type LogFilter = z.infer<typeof LogFilterSchema>;
