@@ -12,7 +12,7 @@ import { addFilterOptions, collect } from "./filterOptions.js";
 import { cliContext } from "./globals.js";
 import { err } from "./io.js";
 
-/** The version in qhooks' package.json, found upwards from this file (it runs from dist/src/cli/ or, bundled, dist/). */
+/** The version in qhooks' package.json, found upwards from this file (it runs from dist/src/cli/ or, bundled, dist/bin/). */
 function version(): string {
   for (let dir = new URL(".", import.meta.url); dir.pathname !== "/"; dir = new URL("..", dir)) {
     try {
