@@ -66,13 +66,14 @@ describe("cli: the bin's code cache", () => {
     expect(replaced.length).to.be.greaterThan(0);
   });
 
-  it("a cache older than the bundle (a rebuild) is not used, and is replaced", () => {
-    writeFileSync(cache, Buffer.alloc(16, 1));
-    const old = new Date(Date.now() - 60_000);
+  it("a cache older than the bundle (a rebuild) is not used, and is replaced, even one V8 would accept", () => {
+    // A cache V8 accepts for this very bundle, only dated before it: V8 checks little more than the source's length,
+    // so the date is what keeps a rebuilt bundle from running another build's compiled code.
+    expectBlockingRun();
+    const old = new Date(statSync(join(bin, "cli.cjs")).mtimeMs - 60_000);
     utimesSync(cache, old, old);
-    expect(qhooks("--version").stdout.trim()).to.match(/^\d+\.\d+\.\d+/);
-    expect(statSync(cache).mtimeMs).to.be.greaterThan(old.getTime());
-    expect(readFileSync(cache).length).to.be.greaterThan(16);
+    expectBlockingRun();
+    expect(statSync(cache).mtimeMs).to.be.greaterThan(old.getTime() + 1_000);
   });
 
   it("a user mistake is still one line on stderr, exit 1, through the loader", () => {
