@@ -23,3 +23,12 @@ export function youngGenerationCap(capMb = 8): () => void {
     capped = true;
   };
 }
+
+/** The items of a long stream, unchanged, with the cap's check as each passes. */
+export async function* withYoungGenerationCap<T>(items: AsyncIterable<T>): AsyncIterable<T> {
+  const check = youngGenerationCap();
+  for await (const item of items) {
+    check();
+    yield item;
+  }
+}

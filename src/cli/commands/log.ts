@@ -5,7 +5,7 @@ import { FilterFlagsSchema, wholeNumberFlag } from "../filterFlags.js";
 import { table } from "../format.js";
 import { out } from "../io.js";
 import type { CliContext } from "../globals.js";
-import { youngGenerationCap } from "../youngGeneration.js";
+import { withYoungGenerationCap } from "../youngGeneration.js";
 
 export const LogFlagsSchema = z.object({
   filter: FilterFlagsSchema,
@@ -20,28 +20,18 @@ export type LogFlags = z.infer<typeof LogFlagsSchema>;
 export async function logCommand(flags: LogFlags, context: CliContext): Promise<number> {
   const log = openSqliteLog(context.dbPath, { mustExist: true });
   try {
-    const records = log.events({ ...flags.filter, replayRun: flags.replay }, flags.limit);
-    const capYoung = youngGenerationCap();
+    const records = withYoungGenerationCap(log.events({ ...flags.filter, replayRun: flags.replay }, flags.limit));
     if (flags.jsonl) {
-      for await (const r of records) {
-        capYoung();
-        out(JSON.stringify(r));
-      }
+      for await (const r of records) out(JSON.stringify(r));
     } else if (flags.json) {
       // Written once every record has been read, so that a log that fails to read, even halfway (a damaged page
       // or record), prints nothing rather than half an array.
       const parts: string[] = [];
-      for await (const r of records) {
-        capYoung();
-        parts.push(JSON.stringify(r, null, 2));
-      }
+      for await (const r of records) parts.push(JSON.stringify(r, null, 2));
       out(parts.length === 0 ? "[\n]" : `[\n${parts.join(",\n")}\n]`);
     } else {
       const rows: string[][] = [];
-      for await (const r of records) {
-        capYoung();
-        rows.push(tableRow(r));
-      }
+      for await (const r of records) rows.push(tableRow(r));
       if (rows.length === 0) out("No events match.");
       else out(table(["TIME", "SEQ", "SESSION", "EVENT", "MATCH", "DECISION", "HOOKS", "MS", "REASON"], rows, 48));
     }

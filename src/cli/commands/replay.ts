@@ -33,7 +33,6 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
     const summary = emptySummary(runId);
     const progress = process.stderr.isTTY && total > 20 && !flags.json;
     let first = true;
-    const capYoung = youngGenerationCap();
     // With --match-only, what is worth a line is an event whose hooks would differ from those that ran then.
     let otherHooks = 0;
     const hooksDiffer = (r: ReplayResult) => r.before.hooks.join("\0") !== r.after.hooks.join("\0");
@@ -51,8 +50,8 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
         concurrency: flags.concurrency,
         runId,
       }).pipe(
+        tap(youngGenerationCap()),
         tap((r) => {
-          capYoung();
           addToSummary(summary, r);
           if (progress) process.stderr.write(`\r\x1b[K  ${summary.events}/${total} replayed, ${summary.changed} changed`);
           if (flags.json) {
