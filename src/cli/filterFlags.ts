@@ -1,17 +1,10 @@
 import { z } from "zod";
-import { EventNameSchema } from "../schema/events.js";
-import { LogDecisionSchema } from "../schema/logRecord.js";
-import type { LogFilter } from "../store/eventLog.js";
+import { LogFilterSchema, type LogFilter } from "../schema/logFilter.js";
 import { parseTimeArg } from "./timeArg.js";
 
-const RawFilterSchema = z.object({
-  event: EventNameSchema.optional(),
+/** The filter flags as commander gives them: the log's filter, with `--session` repeated and times as typed. */
+const RawFilterSchema = LogFilterSchema.pick({ event: true, tool: true, decision: true, blocked: true, hook: true, grep: true }).extend({
   session: z.array(z.string()).optional(),
-  tool: z.string().optional(),
-  decision: LogDecisionSchema.optional(),
-  blocked: z.boolean().optional(),
-  hook: z.string().optional(),
-  grep: z.string().optional(),
   since: z.string().optional(),
   until: z.string().optional(),
 });
