@@ -1,6 +1,6 @@
 import { concatMap, type OperatorFunction } from "rxjs";
 import { messageOf } from "../errors.js";
-import type { EventEntry, EventLog, EventSource } from "../store/eventLog.js";
+import type { EventEntry, EventLog, EventSource, LogWarning } from "../store/eventLog.js";
 import type { Judged, Matched, Recorded } from "./stages.js";
 import type { Rejected } from "./unlessRejected.js";
 
@@ -20,8 +20,8 @@ export function recordArrival(options: RecordOptions): OperatorFunction<Matched,
   return concatMap(async (matched): Promise<Recorded> => {
     if (matched.hooks.length === 0) return { ...matched, seq: null, arrivalLogged: "deferred", warnings: [] };
     try {
-      const [seq] = await options.log.append([eventEntry(matched, options)]);
-      return { ...matched, seq: seq ?? null, arrivalLogged: "yes", warnings: [] };
+      const appended = await options.log.append([eventEntry(matched, options)]);
+      return { ...matched, seq: appended[0] ?? null, arrivalLogged: "yes", warnings: appended.warnings.map(logWarningText) };
     } catch (e) {
       const warning = `${arrivalNotRecorded(matched.valid.event)}${messageOf(e)}`;
       return { ...matched, seq: null, arrivalLogged: "failed", warnings: [warning] };
@@ -36,12 +36,13 @@ export function recordOutcome(options: RecordOptions): OperatorFunction<Judged, 
     let warning: string | null = null;
     try {
       if (judged.arrivalLogged === "yes" && judged.seq !== null) {
-        await options.log.append([{ kind: "outcome", ts: new Date(), eventSeq: judged.seq, outcome }]);
+        const appended = await options.log.append([{ kind: "outcome", ts: new Date(), eventSeq: judged.seq, outcome }]);
+        if (appended.warnings.length) outcome = { ...outcome, warnings: [...outcome.warnings, ...appended.warnings.map(logWarningText)] };
       } else if (judged.arrivalLogged !== "yes") {
         // No hook ran (deferred), or the arrival could not be written: the whole event goes in one step. After a
         // failed arrival, one attempt only: the event already waited its budget for a lock once.
-        const [seq] = await options.log.append([{ ...eventEntry(judged, options), outcome }], judged.arrivalLogged === "failed" ? { lockWaitMs: 0 } : {});
-        outcome = { ...outcome, seq: seq ?? null };
+        const appended = await options.log.append([{ ...eventEntry(judged, options), outcome }], judged.arrivalLogged === "failed" ? { lockWaitMs: 0 } : {});
+        outcome = { ...outcome, seq: appended[0] ?? null, warnings: [...outcome.warnings, ...appended.warnings.map(logWarningText)] };
       }
     } catch (e) {
       if (judged.arrivalLogged === "failed") {
@@ -77,8 +78,8 @@ export function recordRejection(options: Omit<RecordOptions, "replayRun">): Oper
       outcome: null,
     };
     try {
-      const [seq] = await options.log.append([entry]);
-      return { ...rejected, seq: seq ?? null };
+      const appended = await options.log.append([entry]);
+      return { ...rejected, seq: appended[0] ?? null, warnings: [...rejected.warnings, ...appended.warnings.map(logWarningText)] };
     } catch (e) {
       return { ...rejected, warnings: [...rejected.warnings, `event log: rejection not recorded: ${messageOf(e)}`] };
     }
@@ -86,6 +87,9 @@ export function recordRejection(options: Omit<RecordOptions, "replayRun">): Oper
 }
 
 const arrivalNotRecorded = (event: string) => `event log: arrival of this ${event} event not recorded: `;
+
+/** What the log said about itself while appending (it was reopened, its projector stopped...). */
+const logWarningText = (warning: LogWarning): string => `event log: ${warning.message}`;
 
 function eventEntry(matched: Matched, options: RecordOptions): EventEntry {
   const { valid, snapshot, arrival } = matched;

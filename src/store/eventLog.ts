@@ -1,11 +1,12 @@
 // Types only: a dispatch that logs loads this module, and none of the log's read-side schemas.
 import type { EventName } from "../schema/events.js";
+import type { EventDetail } from "../schema/eventDetail.js";
 import type { LogFilter } from "../schema/logFilter.js";
 import type { LogDecision, LogRecord, SessionRow, Stats, VerifyResult } from "../schema/logRecord.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { ReplayRun } from "../schema/replay.js";
 
-export type { LogFilter };
+export type { EventDetail, LogFilter };
 
 /**
  * The event log as the pipeline sees it: a narrow port, so that another backend can sit behind it. Appends are
@@ -13,8 +14,11 @@ export type { LogFilter };
  * and the pipeline turns a rejection into a warning, never into a lost decision.
  */
 export interface EventLog {
-  /** Appends entries in one transaction; resolves to the seq of each entry (null when nothing is kept). */
-  append(entries: readonly LogEntry[], options?: AppendOptions): Promise<ReadonlyArray<number | null>>;
+  /**
+   * Appends entries in one transaction (which appends of concurrent callers may share); resolves once they are
+   * committed, to the seq of each entry (null when nothing is kept), with what the caller should hear about the log.
+   */
+  append(entries: readonly LogEntry[], options?: AppendOptions): Promise<AppendResult>;
   /**
    * How many judged live Stop events of the session, newest first, were blocked in a row: the Stop-loop guard's
    * input. Null when the log cannot tell (no log), which turns the guard off.
@@ -31,6 +35,26 @@ export interface AppendOptions {
    */
   readonly lockWaitMs?: number;
 }
+
+/**
+ * The seq of each appended entry, in order (so `const [seq] = await log.append([entry])` reads the first), and
+ * warnings about the log itself that came up while appending: each is said once, with the append it came with.
+ */
+export type AppendResult = ReadonlyArray<number | null> & { readonly warnings: readonly LogWarning[] };
+
+/** Something about the log that its users should hear, though the append itself went through. */
+export interface LogWarning {
+  /**
+   * reopened: the file at the log's path was removed or replaced while it was open, and the log was opened again
+   * there; projector-stopped: the thread that keeps the audit projections up to date died (readers catch them up).
+   */
+  readonly kind: "reopened" | "projector-stopped";
+  /** One line. */
+  readonly message: string;
+}
+
+/** An append result with no warnings. */
+export const appendResult = (seqs: ReadonlyArray<number | null>, warnings: readonly LogWarning[] = []): AppendResult => Object.assign([...seqs], { warnings });
 
 /** A configuration snapshot as the log keeps it: the hooks sections only, with the warnings they caused. */
 export interface SnapshotRecord {
@@ -82,7 +106,7 @@ export type LogEntry = EventEntry | OutcomeEntry | ReplayRunEntry;
 
 /** The log that keeps nothing (`--no-log`, `db: false`). */
 export const nullEventLog: EventLog = {
-  append: async (entries) => entries.map(() => null),
+  append: async (entries) => appendResult(entries.map(() => null)),
   stopBlockStreak: async () => null,
   close: async () => undefined,
 };
@@ -108,6 +132,11 @@ export interface StoredEvent {
 
 /** The read side of the log: audits (newest first) and the integrity check. */
 export interface AuditLog {
+  /**
+   * One event in full: its payload, outcome with every hook result and output, the configuration it was judged by,
+   * and its records' place in the hash chain. Null when no event has that seq (another kind of record, or none).
+   */
+  event(seq: number): Promise<EventDetail | null>;
   /** Matching events, newest first, at most `limit`, streamed. */
   events(filter: LogFilter, limit: number): AsyncIterable<LogRecord>;
   /** Every matching event, oldest first, read page by page: what a replay re-judges. */

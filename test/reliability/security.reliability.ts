@@ -4,7 +4,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect } from "chai";
 import { EVENT_NAMES } from "../../src/schema/events.js";
-import { hashRow, HASHED_COLUMNS, type JournalRow } from "../../src/store/sqlite/journalRow.js";
+import { recordHash } from "../../src/store/journal/hashFormat.js";
+import { HASHED_COLUMNS, type JournalRow } from "../../src/store/journal/record.js";
 import { journalCount, nonEmptyLines, qhooksLines, seedLog, sqlite3 } from "../store/storeHelpers.js";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";
 import { QUICK, clip, cliWithDeadline, expectCleanCli, prng } from "./support.js";
@@ -187,8 +188,10 @@ describe("reliability: security", function () {
       }
     });
 
+    const logIdOf = (db: Database.Database): string => (db.prepare("SELECT value FROM log_meta WHERE key = 'log_id'").get() as { value: string }).value;
+
     const columnValue = (column: string, random: () => number): string => {
-      if (["seq", "ref", "blocked", "duration_ms"].includes(column)) return String(Math.floor(random() * 1000) + 1000);
+      if (["seq", "ref", "blocked", "duration_ms", "format"].includes(column)) return String(Math.floor(random() * 1000) + 1000);
       return `'${["edited", "", "deny", "none", "x'x".replace("'", "''")][Math.floor(random() * 5)]}'`;
     };
 
@@ -220,7 +223,7 @@ describe("reliability: security", function () {
           const row = rowDb.prepare("SELECT * FROM journal WHERE seq = ?").get(seq) as JournalRow;
           const previous = (rowDb.prepare("SELECT hash FROM journal WHERE seq = ?").get(seq - 1) as { hash: string } | undefined)?.hash ?? "";
           const { hash: _old, ...content } = { ...row, reason: "rewritten" };
-          rowDb.prepare("UPDATE journal SET reason = 'rewritten', hash = ? WHERE seq = ?").run(hashRow(previous, content), seq);
+          rowDb.prepare("UPDATE journal SET reason = 'rewritten', hash = ? WHERE seq = ?").run(recordHash(content, previous, logIdOf(rowDb)), seq);
           rowDb.close();
           expectBad = seq + 1; // the record after it no longer follows it
         }
@@ -249,7 +252,7 @@ describe("reliability: security", function () {
       let previous = "";
       for (const row of db.prepare("SELECT * FROM journal ORDER BY seq").all() as JournalRow[]) {
         const { hash: _old, ...content } = row;
-        previous = hashRow(previous, content);
+        previous = recordHash(content, previous, logIdOf(db))!;
         db.prepare("UPDATE journal SET hash = ? WHERE seq = ?").run(previous, row.seq);
       }
       db.close();

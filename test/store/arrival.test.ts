@@ -67,14 +67,24 @@ describe("arrival first", function () {
     expect((await sb.run(["verify"])).code).to.equal(0);
   });
 
-  it("an event whose hooks finish has its arrival and its outcome, the outcome after the arrival", async () => {
-    sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: "exit 0", name: "quick" })] } });
+  it("an event whose hooks finish has its arrival and its outcome (every hook result in it), the outcome after the arrival", async () => {
+    sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: "echo checked >&2; exit 0", name: "quick" })] } });
     const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "fine" }));
     expect(r.code).to.equal(0);
-    const rows = readOnly(sb.db, (db) => db.prepare("SELECT seq, kind, ref FROM journal WHERE kind <> 'snapshot' ORDER BY seq").all() as { seq: number; kind: string; ref: number | null }[]);
-    expect(rows.map((x) => x.kind)).to.deep.equal(["event", "outcome", "hook"]);
+    const rows = readOnly(sb.db, (db) => db.prepare("SELECT seq, kind, ref, body, outcome FROM journal WHERE kind <> 'snapshot' ORDER BY seq").all() as { seq: number; kind: string; ref: number | null; body: string; outcome: string | null }[]);
+    expect(rows.map((x) => x.kind)).to.deep.equal(["event", "outcome"]);
     expect(rows[0]!.seq).to.equal(r.outcome!.seq);
+    expect(rows[0]!.outcome).to.equal(null);
     expect(rows[1]!.ref).to.equal(rows[0]!.seq);
-    expect(rows[2]!.ref).to.equal(rows[0]!.seq);
+    expect(JSON.parse(rows[1]!.body)).to.deep.equal(r.outcome);
+  });
+
+  it("an event no hook matched is one record, arrival and outcome together", async () => {
+    sb.projectSettings({ hooks: { PreToolUse: [group("Write", "exit 0")] } });
+    const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "alone" }));
+    expect(r.code).to.equal(0);
+    const rows = readOnly(sb.db, (db) => db.prepare("SELECT seq, kind, decision, outcome FROM journal WHERE kind <> 'snapshot' ORDER BY seq").all() as { seq: number; kind: string; decision: string; outcome: string }[]);
+    expect(rows.map((x) => [x.seq, x.kind, x.decision])).to.deep.equal([[r.outcome!.seq, "event", "none"]]);
+    expect(JSON.parse(rows[0]!.outcome)).to.deep.equal({ ...r.outcome, seq: null });
   });
 });

@@ -74,12 +74,11 @@ describe("concurrent appenders", function () {
       expect(outcomes.find((o) => o.sessionId === r.sessionId)!.seq).to.equal(r.seq);
     }
 
-    // The journal holds one snapshot (shared by all), and per event its arrival, outcome and hook rows; seqs are
+    // The journal holds one snapshot (shared by all), and per event its arrival and its outcome; seqs are
     // contiguous and the chain checks out.
     const kinds = readOnly(sb.db, (db) => db.prepare("SELECT kind, count(*) AS n FROM journal GROUP BY kind ORDER BY kind").all() as { kind: string; n: number }[]);
     expect(kinds).to.deep.equal([
       { kind: "event", n: N },
-      { kind: "hook", n: N },
       { kind: "outcome", n: N },
       { kind: "snapshot", n: 1 },
     ]);

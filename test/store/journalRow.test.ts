@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { JOURNAL_COLUMNS, journalValues, type JournalRow } from "../../src/store/sqlite/journalRow.js";
+import { JOURNAL_COLUMNS, journalValues, type JournalRow } from "../../src/store/journal/record.js";
 
 describe("store: journal rows", () => {
   it("journalValues lists every column, in the order of JOURNAL_COLUMNS (the INSERT's)", () => {

@@ -1,53 +1,63 @@
-import { copyFileSync } from "node:fs";
+import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect } from "chai";
 import { MIGRATIONS, SCHEMA_VERSION, migrate } from "../../src/store/sqlite/migrations.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
-import { Sandbox, group, payloadFor } from "../support/sandbox.js";
+import { REPO_ROOT, Sandbox, group, payloadFor } from "../support/sandbox.js";
 import { logJson, nonEmptyLines, qhooksLines, readOnly, sqlite3 } from "./storeHelpers.js";
 
 type Row = Record<string, unknown>;
-const allRows = (file: string): Row[] => readOnly(file, (db) => db.prepare("SELECT * FROM journal ORDER BY seq").all() as Row[]);
+/** The columns a schema-3 record has, all covered by its hash. */
+const V3_COLUMNS = "seq, ts, kind, event, session_id, match_value, project_dir, source, ref, run_id, config_hash, name, status, decision, blocked, duration_ms, reason, body, hash";
+const v3Rows = (file: string): Row[] => readOnly(file, (db) => db.prepare(`SELECT ${V3_COLUMNS.split(", ").map((c) => `quote(${c}) AS ${c}`).join(", ")} FROM journal WHERE seq <= 40 ORDER BY seq`).all() as Row[]);
 const userVersion = (file: string): number => readOnly(file, (db) => db.pragma("user_version", { simple: true }) as number);
 const indexNames = (file: string): string[] =>
-  readOnly(file, (db) => (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'journal' AND sql IS NOT NULL ORDER BY name").all() as { name: string }[]).map((r) => r.name));
+  readOnly(file, (db) => (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all() as { name: string }[]).map((r) => r.name));
+
+/**
+ * A real log written by qhooks in schema version 3 (test/fixtures/makeV3Log.sh, run on a build of 534b4b0), and what
+ * that qhooks printed for it. It holds lone surrogates that version stored in a form it could not verify.
+ */
+const FIXTURE = join(REPO_ROOT, "test", "fixtures", "v3-log.db");
+const EXPECTED = JSON.parse(readFileSync(join(REPO_ROOT, "test", "fixtures", "v3-log.expected.json"), "utf8")) as {
+  log: Row[];
+  replayLog: Row[];
+  sessions: Row[];
+  stats: Row;
+};
+const FIXTURE_RECORDS = 40;
 
 /** Contract 7: a newer qhooks migrates an older file forward without loss. */
 describe("schema migrations", function () {
   let sb: Sandbox;
-  let source: string;
-  let sourceRecords: unknown[];
   let files = 0;
 
-  before(async () => {
+  before(() => {
     sb = new Sandbox();
     sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: "echo no >&2; exit 2", name: "no" })] } });
-    // A real history, written by the current code: judged, unjudged (no hook), recorded and rejected events.
-    expect((await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "m1" }))).code).to.equal(2);
-    expect((await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "m1", tool_name: "Read" }))).code).to.equal(0);
-    expect((await sb.run(["record", "Stop"], { input: JSON.stringify({ session_id: "m2" }) })).code).to.equal(0);
-    expect((await sb.run(["record", "Stop"], { input: "nope" })).code).to.equal(1);
-    source = sb.db;
-    sourceRecords = await logJson(sb);
-    expect(sourceRecords).to.have.length(4);
   });
   after(() => sb.cleanup());
 
-  /** A file at schema version 1 only, made by the version-1 step itself, holding the real history's rows. */
+  const fixtureCopy = (): string => {
+    const file = join(sb.root, `v3-${++files}.db`);
+    copyFileSync(FIXTURE, file);
+    return file;
+  };
+
+  /** A file at schema version 1 only, made by the version-1 step itself, holding the fixture's records. */
   function versionOneFile(): string {
     const file = join(sb.root, `v1-${++files}.db`);
     const db = new Database(file);
     try {
       migrate(db, 1);
-      db.prepare("ATTACH DATABASE ? AS src").run(source);
-      db.exec("INSERT INTO journal SELECT * FROM src.journal");
+      db.prepare("ATTACH DATABASE ? AS src").run(FIXTURE);
+      db.exec(`INSERT INTO journal SELECT ${V3_COLUMNS} FROM src.journal`);
       db.exec("DETACH DATABASE src");
     } finally {
       db.close();
     }
     expect(userVersion(file)).to.equal(1);
-    expect(indexNames(file)).to.deep.equal([]);
     return file;
   }
 
@@ -58,58 +68,97 @@ describe("schema migrations", function () {
     return indexNames(file);
   }
 
-  it("knows more than one version (so that the test below migrates something)", () => {
-    expect(SCHEMA_VERSION).to.be.greaterThan(1);
+  it("knows more than one version (so that the tests below migrate something)", () => {
+    expect(SCHEMA_VERSION).to.be.greaterThan(3);
     expect(MIGRATIONS.map((m) => m.version)).to.deep.equal(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    expect(userVersion(FIXTURE)).to.equal(3);
   });
 
-  it("qhooks log migrates a version-1 file to the latest version, losing and rewriting nothing", async () => {
-    const file = versionOneFile();
-    const before = allRows(file);
-    const records = await logJson(sb, ["--db", file]);
-    expect(records).to.deep.equal(sourceRecords);
-    expect(userVersion(file)).to.equal(SCHEMA_VERSION);
-    expect(indexNames(file)).to.deep.equal(await currentIndexes());
-    expect(allRows(file)).to.deep.equal(before);
+  it("a real schema-3 log: every record kept as it was, verify passes (its lone surrogates included), and log, sessions and stats say what that qhooks said", async () => {
+    const file = fixtureCopy();
+    const before = v3Rows(file);
+    expect(before).to.have.length(FIXTURE_RECORDS);
     const verify = await sb.run(["--db", file, "verify"]);
     expect(verify.code, verify.stderr).to.equal(0);
-    expect(verify.stdout.trim()).to.equal(`ok: ${before.length} records`);
+    expect(verify.stdout.trim()).to.equal(`ok: ${FIXTURE_RECORDS} records`);
+    expect(userVersion(file)).to.equal(SCHEMA_VERSION);
+    expect(indexNames(file)).to.deep.equal(await currentIndexes());
+    expect(v3Rows(file)).to.deep.equal(before);
+    expect(readOnly(file, (db) => db.prepare("SELECT DISTINCT format FROM journal").all())).to.deep.equal([{ format: 3 }]);
+
+    expect(await logJson(sb, ["--db", file, "--limit", "1000"])).to.deep.equal(EXPECTED.log);
+    const runId = (EXPECTED.replayLog[0]!.replay as { runId: string }).runId;
+    expect(await logJson(sb, ["--db", file, "--limit", "1000", "--replay", runId])).to.deep.equal(EXPECTED.replayLog);
+    const sessions = await sb.run(["--db", file, "sessions", "--json"]);
+    expect(JSON.parse(sessions.stdout)).to.deep.equal(EXPECTED.sessions);
+    const stats = await sb.run(["--db", file, "stats", "--json"]);
+    expect(JSON.parse(stats.stdout)).to.deep.equal(EXPECTED.stats);
   });
 
-  it("qhooks run migrates a version-1 file and appends after the old records, chain intact", async () => {
+  it("a version-1 file holding the same records migrates to the same log", async () => {
     const file = versionOneFile();
-    const before = allRows(file);
-    const lastSeq = before[before.length - 1]!.seq as number;
+    expect(await logJson(sb, ["--db", file, "--limit", "1000"])).to.deep.equal(EXPECTED.log);
+    expect(userVersion(file)).to.equal(SCHEMA_VERSION);
+    expect(indexNames(file)).to.deep.equal(await currentIndexes());
+    const verify = await sb.run(["--db", file, "verify"]);
+    expect(verify.code, verify.stderr).to.equal(0);
+    expect(verify.stdout.trim()).to.equal(`ok: ${FIXTURE_RECORDS} records`);
+  });
+
+  it("qhooks run appends after the old records in format 4, with the log's new id; the chain goes on and verifies", async () => {
+    const file = fixtureCopy();
+    const before = v3Rows(file);
     const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "m3" }), ["--db", file]);
     expect(r.code).to.equal(2);
     expect(qhooksLines(r.stderr)).to.deep.equal([]);
-    expect(r.outcome!.seq).to.be.greaterThan(lastSeq);
-    expect(userVersion(file)).to.equal(SCHEMA_VERSION);
-    expect(allRows(file).slice(0, before.length)).to.deep.equal(before);
-    const records = await logJson(sb, ["--db", file]);
-    expect(records.slice(1)).to.deep.equal(sourceRecords);
+    expect(r.outcome!.seq).to.equal(FIXTURE_RECORDS + 2); // its snapshot, then the event
+    expect(v3Rows(file)).to.deep.equal(before);
+    const formats = readOnly(file, (db) => db.prepare("SELECT format, count(*) AS n FROM journal GROUP BY format ORDER BY format").all());
+    expect(formats).to.deep.equal([{ format: 3, n: FIXTURE_RECORDS }, { format: 4, n: 3 }]); // snapshot, arrival, outcome
+    const logId = readOnly(file, (db) => (db.prepare("SELECT value FROM log_meta WHERE key = 'log_id'").get() as { value: string }).value);
+    expect(logId).to.match(/^[0-9a-f-]{36}$/);
+
+    const records = await logJson(sb, ["--db", file, "--limit", "1000"]);
+    expect(records.slice(1)).to.deep.equal(EXPECTED.log);
     expect(records[0]).to.include({ seq: r.outcome!.seq, sessionId: "m3", decision: "deny" });
-    // The queries the new indexes serve still answer correctly over old and new rows.
-    expect((await logJson(sb, ["--db", file, "--session", "m1"])).map((x) => x.decision)).to.deep.equal(["none", "deny"]);
-    expect((await logJson(sb, ["--db", file, "--blocked"])).map((x) => x.sessionId)).to.deep.equal(["m3", "m1"]);
+    // The projections answer over old and new records alike.
+    expect((await logJson(sb, ["--db", file, "--session", "a"])).map((x) => x.decision)).to.deep.equal(["none", "none", "deny"]);
+    expect((await logJson(sb, ["--db", file, "--blocked"])).map((x) => x.sessionId)).to.deep.equal(["m3", "loop", "loop", "loop", "b", "a"]);
+    expect((await logJson(sb, ["--db", file, "--hook", "guard.sh"])).map((x) => x.seq)).to.deep.equal([10, 5, 2]);
     const verify = await sb.run(["--db", file, "verify"]);
     expect(verify.code, verify.stderr).to.equal(0);
-    expect(verify.stdout.trim()).to.equal(`ok: ${allRows(file).length} records`);
+    expect(verify.stdout.trim()).to.equal(`ok: ${FIXTURE_RECORDS + 3} records`);
+  });
+
+  it("the Stop-loop count of a session carries over: three blocked Stops in the old log count towards the cap", async () => {
+    const file = fixtureCopy();
+    const hook = sb.script("block-stop.sh", 'cat >/dev/null; echo "not yet" >&2; exit 2');
+    sb.localSettings({ hooks: { Stop: [group(undefined, { command: hook, name: "block-stop" })] } });
+    try {
+      const env = { QHOOKS_STOP_BLOCK_CAP: "4" };
+      const fourth = await sb.runEvent("Stop", { session_id: "loop" }, ["--db", file], env);
+      expect(fourth.code, "the 4th block in a row stands").to.equal(2);
+      const fifth = await sb.runEvent("Stop", { session_id: "loop" }, ["--db", file], env);
+      expect(fifth.code, "the 5th is overruled").to.equal(0);
+      expect(fifth.outcome).to.include({ decision: "none", blocked: false });
+    } finally {
+      sb.localSettings({});
+    }
   });
 
   describe("a file from a newer qhooks", () => {
     let newer: string;
     let rowsBefore: Row[];
-    beforeEach(() => {
-      newer = join(sb.root, `newer-${++files}.db`);
-      copyFileSync(source, newer);
+    beforeEach(async () => {
+      newer = fixtureCopy();
+      await openSqliteLog(newer).close();
       sqlite3(newer, `PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
-      rowsBefore = allRows(newer);
+      rowsBefore = v3Rows(newer);
     });
     afterEach(() => {
       // Left as it was: qhooks never touches a schema it does not know.
       expect(userVersion(newer)).to.equal(SCHEMA_VERSION + 1);
-      expect(allRows(newer)).to.deep.equal(rowsBefore);
+      expect(v3Rows(newer)).to.deep.equal(rowsBefore);
     });
 
     for (const command of [["log"], ["sessions"], ["stats"], ["verify"]]) {

@@ -3,6 +3,7 @@ import { nestsDeeperThan } from "../../json/jsonDepth.js";
 import type { LogRecord } from "../../schema/logRecord.js";
 import type { Outcome } from "../../schema/outcome.js";
 import type { LogFilter, StoredEvent } from "../eventLog.js";
+import { wellFormed } from "../journal/hashFormat.js";
 
 interface EventListRow {
   seq: number;
@@ -21,75 +22,70 @@ interface EventListRow {
   outcome: string | null;
 }
 
-/** The WHERE clause and parameters for a filter; shared by the audit listing and replay's selection. */
-export function eventWhere(filter: LogFilter): { where: string; params: Record<string, unknown>; order: string } {
-  const terms: string[] = ["e.kind = 'event'"];
+/**
+ * The WHERE clause and parameters for a filter, over the event projection `v` joined to the event's record `e` and
+ * its outcome's record `o`; shared by the audit listing and replay's selection.
+ */
+export function eventWhere(filter: LogFilter): { where: string; params: Record<string, unknown> } {
+  const terms: string[] = [];
   const params: Record<string, unknown> = {};
-  // When the outcome decides the selection, ordering by its `ref` (which is e.seq) lets SQLite read the outcome
-  // indexes in order, newest first, and stop at the limit; ordering by e.seq would sort every match first.
-  let order = "e.seq";
-  // Written to match the partial indexes' own WHERE clauses, so that SQLite can use them.
+  // Written to match the partial indexes' own WHERE clauses (projections.ts), so that SQLite can use them.
   if (filter.replayRun !== undefined) {
-    terms.push("e.run_id IS NOT NULL", "e.run_id = @run");
-    params.run = filter.replayRun;
-  } else terms.push("e.run_id IS NULL");
+    terms.push("v.run_id IS NOT NULL", "v.run_id = @run");
+    params.run = wellFormed(filter.replayRun);
+  } else terms.push("v.run_id IS NULL");
   if (filter.event !== undefined) {
-    terms.push("e.event = @event");
+    terms.push("v.event = @event");
     params.event = filter.event;
   }
   if (filter.sessions?.length) {
-    terms.push(`e.session_id IN (${filter.sessions.map((_, i) => `@s${i}`).join(", ")})`);
-    filter.sessions.forEach((s, i) => (params[`s${i}`] = s));
+    terms.push(`v.session_id IN (${filter.sessions.map((_, i) => `@s${i}`).join(", ")})`);
+    filter.sessions.forEach((s, i) => (params[`s${i}`] = wellFormed(s)));
   }
   if (filter.tool !== undefined) {
-    terms.push("e.match_value = @tool");
-    params.tool = filter.tool;
+    terms.push("v.match_value = @tool");
+    params.tool = wellFormed(filter.tool);
   }
   if (filter.decision !== undefined) {
-    // Said so that SQLite can walk the outcome index by decision instead of the whole log: a rare decision
-    // (deny) in a million events is then as quick to list as a common one.
-    if (filter.decision === "recorded" || filter.decision === "rejected") terms.push("e.decision = @decision");
-    else if (filter.decision === "unfinished") terms.push("e.decision IS NULL AND o.seq IS NULL");
+    if (filter.decision === "unfinished") terms.push("v.decision IS NULL");
     else {
-      terms.push("o.kind = 'outcome' AND o.decision = @decision");
-      order = "o.ref";
+      terms.push("v.decision = @decision");
+      params.decision = filter.decision;
     }
-    params.decision = filter.decision;
   }
-  if (filter.blocked === true) {
-    terms.push("o.kind = 'outcome' AND o.blocked = 1");
-    order = "o.ref";
-  } else if (filter.blocked === false) terms.push("coalesce(o.blocked, 0) = 0");
+  if (filter.blocked === true) terms.push("v.blocked = 1");
+  else if (filter.blocked === false) terms.push("v.blocked = 0");
   if (filter.hook !== undefined) {
-    terms.push(
-      "EXISTS (SELECT 1 FROM journal h WHERE h.kind = 'hook' AND h.ref = e.seq AND (instr(h.name, @hook) > 0 OR instr(coalesce(json_extract(h.body, '$.command'), ''), @hook) > 0))",
-    );
-    params.hook = filter.hook;
+    terms.push("EXISTS (SELECT 1 FROM proj_hooks h WHERE h.event_seq = v.seq AND (instr(h.name, @hook) > 0 OR instr(coalesce(h.command, ''), @hook) > 0))");
+    params.hook = wellFormed(filter.hook);
   }
   if (filter.grep !== undefined) {
     // instr() is case-sensitive, as --grep promises (LIKE would not be).
     terms.push("(instr(e.body, @grep) > 0 OR instr(coalesce(o.reason, e.reason, ''), @grep) > 0)");
-    params.grep = filter.grep;
+    params.grep = wellFormed(filter.grep);
   }
   if (filter.since !== undefined) {
-    terms.push("e.ts >= @since");
+    terms.push("v.ts >= @since");
     params.since = filter.since.toISOString();
   }
   if (filter.until !== undefined) {
-    terms.push("e.ts < @until");
+    terms.push("v.ts < @until");
     params.until = filter.until.toISOString();
   }
-  return { where: terms.join(" AND "), params, order };
+  return { where: terms.join(" AND "), params };
 }
 
-export const EVENT_COLUMNS = `e.seq, e.ts, e.event, e.session_id, e.match_value, e.project_dir, e.source, e.ref, e.run_id,
-  e.config_hash, e.decision AS e_decision, e.reason AS e_reason, e.body AS payload, o.body AS outcome`;
-export const EVENT_JOIN = "journal e LEFT JOIN journal o ON o.kind = 'outcome' AND o.ref = e.seq";
+/** The outcome JSON of an event: in its own record when judged in one step, else in its outcome record. */
+const OUTCOME_JSON = "CASE WHEN v.outcome_seq = v.seq THEN e.outcome ELSE o.body END";
+
+export const EVENT_COLUMNS = `v.seq, e.ts, e.event, e.session_id, e.match_value, e.project_dir, e.source, e.ref, e.run_id,
+  e.config_hash, v.decision AS e_decision, e.reason AS e_reason, e.body AS payload, ${OUTCOME_JSON} AS outcome`;
+export const EVENT_JOIN = "proj_events v JOIN journal e ON e.seq = v.seq LEFT JOIN journal o ON o.seq = v.outcome_seq AND v.outcome_seq <> v.seq";
 
 /** Matching events, newest first, streamed row by row. */
 export async function* queryEvents(db: Database, filter: LogFilter, limit: number): AsyncGenerator<LogRecord> {
-  const { where, params, order } = eventWhere(filter);
-  const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENT_JOIN} WHERE ${where} ORDER BY ${order} DESC LIMIT @limit`).iterate({ ...params, limit }) as IterableIterator<EventListRow>;
+  const { where, params } = eventWhere(filter);
+  const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENT_JOIN} WHERE ${where} ORDER BY v.seq DESC LIMIT @limit`).iterate({ ...params, limit }) as IterableIterator<EventListRow>;
   for (const row of rows) yield toLogRecord(row);
 }
 
@@ -145,11 +141,10 @@ const PAGE = 200;
 export async function* readEvents(db: Database, filter: LogFilter): AsyncGenerator<StoredEvent> {
   const { where, params } = eventWhere(filter);
   const page = db.prepare(
-    `SELECT e.seq, e.event, e.session_id, e.match_value, e.project_dir, e.body AS payload,
-            coalesce(o.decision, e.decision, 'unfinished') AS decision, coalesce(o.blocked, 0) AS blocked,
-            coalesce(o.reason, e.reason) AS reason,
-            (SELECT json_group_array(h.name ORDER BY h.seq) FROM journal h WHERE h.kind = 'hook' AND h.ref = e.seq) AS hooks
-     FROM ${EVENT_JOIN} WHERE ${where} AND e.seq > @after ORDER BY e.seq LIMIT ${PAGE}`,
+    `SELECT v.seq, e.event, e.session_id, e.match_value, e.project_dir, e.body AS payload,
+            coalesce(v.decision, 'unfinished') AS decision, v.blocked, coalesce(o.reason, e.reason) AS reason,
+            (SELECT json_group_array(h.name) FROM (SELECT name FROM proj_hooks h WHERE h.event_seq = v.seq ORDER BY h.idx) h) AS hooks
+     FROM ${EVENT_JOIN} WHERE ${where} AND v.seq > @after ORDER BY v.seq LIMIT ${PAGE}`,
   );
   for (let after = 0; ; ) {
     const rows = page.all({ ...params, after }) as ReadRow[];

@@ -23,17 +23,14 @@ export function querySessions(db: Database, filter: Window): SessionRow[] {
   const time = timeTerms(filter);
   const groups = db
     .prepare(
-      `SELECT session_id AS id, min(seq) AS first, max(seq) AS last, count(*) AS events FROM journal
-       WHERE kind = 'event' AND run_id IS NULL AND session_id IS NOT NULL${time.sql} GROUP BY session_id`,
+      `SELECT session_id AS id, min(seq) AS first, max(seq) AS last, count(*) AS events FROM proj_events
+       WHERE run_id IS NULL AND session_id IS NOT NULL${time.sql} GROUP BY session_id`,
     )
     .all(time.params) as { id: string; first: number; last: number; events: number }[];
   const blocked = new Map(
     (
       db
-        .prepare(
-          `SELECT session_id AS id, count(*) AS n FROM journal
-           WHERE kind = 'outcome' AND run_id IS NULL AND blocked = 1${time.sql} GROUP BY session_id`,
-        )
+        .prepare(`SELECT session_id AS id, count(*) AS n FROM proj_events WHERE run_id IS NULL AND blocked = 1${time.sql} GROUP BY session_id`)
         .all(time.params) as { id: string; n: number }[]
     ).map((r) => [r.id, r.n]),
   );
@@ -50,57 +47,28 @@ export function querySessions(db: Database, filter: Window): SessionRow[] {
 /** Counts by event and decision over live history; per hook: runs, outcomes and p50/p95 duration. */
 export function queryStats(db: Database, filter: Window): Stats {
   const time = timeTerms(filter);
-  const counts = new Map<string, number>();
-  const add = (event: string, decision: LogDecision, n: number) => counts.set(`${event}\0${decision}`, (counts.get(`${event}\0${decision}`) ?? 0) + n);
-
-  // Without a time window every count below is read from a covering index, never from the table's rows.
+  // Without a time window the counts are read from a covering index, never from the table's rows.
   let events = 0;
-  const dispatched = new Map<string, number>();
-  for (const r of db
-    .prepare(`SELECT coalesce(event, '?') AS event, count(*) AS n FROM journal WHERE kind = 'event' AND run_id IS NULL${time.sql} GROUP BY event`)
-    .iterate(time.params) as IterableIterator<{ event: string; n: number }>) {
-    events += r.n;
-    dispatched.set(r.event, r.n);
-  }
-  // Recorded and rejected events are judged by nobody: their decision is on the event itself.
+  const byEvent: Stats["byEvent"] = [];
   for (const r of db
     .prepare(
-      `SELECT coalesce(event, '?') AS event, decision, count(*) AS n FROM journal
-       WHERE kind = 'event' AND run_id IS NULL AND decision IS NOT NULL${time.sql} GROUP BY event, decision`,
+      `SELECT coalesce(event, '?') AS event, coalesce(decision, 'unfinished') AS decision, count(*) AS n FROM proj_events
+       WHERE run_id IS NULL${time.sql} GROUP BY event, decision`,
     )
     .iterate(time.params) as IterableIterator<{ event: string; decision: LogDecision; n: number }>) {
-    add(r.event, r.decision, r.n);
-    dispatched.set(r.event, (dispatched.get(r.event) ?? 0) - r.n);
+    events += r.n;
+    byEvent.push({ event: r.event, decision: r.decision, count: r.n });
   }
-  const judged = new Map<string, number>();
-  const outcomes = time.sql
-    ? // A window selects events by their arrival; their outcomes follow them, whenever they came.
-      `SELECT o.event, o.decision, count(*) AS n FROM journal o JOIN journal e ON e.seq = o.ref
-       WHERE o.kind = 'outcome' AND o.run_id IS NULL${time.sql.replaceAll("ts", "e.ts")} GROUP BY o.event, o.decision`
-    : `SELECT event, decision, count(*) AS n FROM journal WHERE kind = 'outcome' AND run_id IS NULL GROUP BY event, decision`;
-  for (const r of db.prepare(outcomes).iterate(time.params) as IterableIterator<{ event: string; decision: LogDecision; n: number }>) {
-    add(r.event, r.decision, r.n);
-    judged.set(r.event, (judged.get(r.event) ?? 0) + r.n);
-  }
-  for (const [event, n] of dispatched) {
-    const unfinished = n - (judged.get(event) ?? 0);
-    if (unfinished > 0) add(event, "unfinished", unfinished);
-  }
-  const byEvent = [...counts]
-    .map(([key, count]) => {
-      const [event, decision] = key.split("\0") as [string, LogDecision];
-      return { event, decision, count };
-    })
-    .sort((a, b) => a.event.localeCompare(b.event) || b.count - a.count);
+  byEvent.sort((a, b) => a.event.localeCompare(b.event) || b.count - a.count);
 
-  // Ordered by name, then duration: each hook's durations arrive sorted, ready for percentiles.
+  // Ordered by name, then duration: each hook's durations arrive sorted, ready for percentiles. A window selects
+  // hook runs by their event's arrival.
   const perHook = new Map<string, { durations: number[]; blocks: number; errors: number; invalidOutputs: number; timeouts: number }>();
-  for (const r of db
-    .prepare(
-      `SELECT h.name, h.status, h.duration_ms AS ms FROM journal h
-       WHERE h.kind = 'hook' AND h.run_id IS NULL${time.sql.replaceAll("ts", "h.ts")} ORDER BY h.name, h.duration_ms`,
-    )
-    .iterate(time.params) as IterableIterator<{ name: string; status: string; ms: number }>) {
+  const hookRuns = time.sql
+    ? `SELECT h.name, h.status, h.duration_ms AS ms FROM proj_hooks h JOIN proj_events v ON v.seq = h.event_seq
+       WHERE h.live = 1${time.sql.replaceAll("ts", "v.ts")} ORDER BY h.name, h.duration_ms`
+    : "SELECT name, status, duration_ms AS ms FROM proj_hooks WHERE live = 1 ORDER BY name, duration_ms";
+  for (const r of db.prepare(hookRuns).iterate(time.params) as IterableIterator<{ name: string; status: string; ms: number }>) {
     let acc = perHook.get(r.name);
     if (!acc) perHook.set(r.name, (acc = { durations: [], blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0 }));
     acc.durations.push(r.ms);

@@ -1,13 +1,20 @@
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import Database, { type Database as Db, type Statement } from "better-sqlite3";
+import type { Worker } from "node:worker_threads";
+import Database, { type Database as Db } from "better-sqlite3";
 import { QhooksError, messageOf } from "../../errors.js";
-import type { AppendOptions, AuditLog, EventLog, LogEntry } from "../eventLog.js";
-import { eventRow, hashRow, JOURNAL_COLUMNS, journalValues, outcomeRows, placedRow, replayRunRow, snapshotRow, type PendingRow } from "./journalRow.js";
+import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EventLog, type LogEntry, type LogWarning } from "../eventLog.js";
+import { wellFormed } from "../journal/hashFormat.js";
+import { appendRecords, prepareAppend, type AppendOutcome, type PreparedAppend } from "./appendRecords.js";
+import { Connection, identityOf, sameFile } from "./connection.js";
+import { GroupCommit, type Attempt } from "./groupCommit.js";
 import { migrate } from "./migrations.js";
 import { betterSqliteAddon } from "./nativeBinding.js";
 import { oneLineText } from "../../text/oneLine.js";
+import { Projector, type ProjectorState } from "./projector.js";
+import { catchUpStep, projectionLag } from "./projections.js";
 import { countEvents, queryEvents, readEvents } from "./queryEvents.js";
+import { readEvent } from "./readEvent.js";
 import type { ReplayRun } from "../../schema/replay.js";
 import { querySessions, queryStats } from "./querySummaries.js";
 import { verifyChain } from "./verifyChain.js";
@@ -27,7 +34,13 @@ export interface SqliteLogOptions {
   readonly mustExist?: boolean;
 }
 
-export type SqliteEventLog = EventLog & AuditLog & { readonly path: string; readonly db: Db };
+export type SqliteEventLog = EventLog &
+  AuditLog & {
+    readonly path: string;
+    readonly db: Db;
+    readonly connection: Connection;
+    readonly projection: { readonly state: ProjectorState; readonly thread: Worker | null; lag(): number };
+  };
 
 /**
  * The event log in one SQLite file: WAL, so readers never block the writer and many processes can append;
@@ -66,118 +79,153 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
   return new SqliteLog(path, db);
 }
 
+/** Appends in one transaction at most: a long one holds the lock that other processes wait for. */
+const MAX_APPENDS_PER_COMMIT = 256;
+/** A log that closes this far behind brings its projections this much closer first (one short transaction). */
+const CLOSE_CATCH_UP_LAG = 1_000;
+const CLOSE_CATCH_UP_RECORDS = 500;
+/** Records per transaction when a reader catches the projections up. */
+const READER_CATCH_UP_RECORDS = 5_000;
+
 class SqliteLog implements EventLog, AuditLog {
-  private readonly knownSnapshots = new Set<string>();
-  private readonly statements = new Map<string, Statement>();
-  private readonly appendBatch: ((rows: readonly PendingRow[], snapshots: readonly PendingRow[]) => number[]) & { immediate: (rows: readonly PendingRow[], snapshots: readonly PendingRow[]) => number[] };
+  private conn: Connection;
+  private projector: Projector;
+  /** Said once each, with the next append that goes through. */
+  private warnings: LogWarning[] = [];
+  private readonly commits: GroupCommit<PreparedAppend, AppendOutcome>;
 
   constructor(
     readonly path: string,
-    readonly db: Db,
+    db: Db,
   ) {
-    const last = this.statement("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1");
-    const insert = this.statement(`INSERT INTO journal (${JOURNAL_COLUMNS.join(", ")}) VALUES (${JOURNAL_COLUMNS.map(() => "?").join(", ")})`);
-    const snapshotKnown = this.statement("SELECT 1 FROM journal WHERE kind = 'snapshot' AND config_hash = ? LIMIT 1");
-    // One transaction: read the chain's head, then place every row after it. Under the write lock no other
-    // process can append in between, so concurrent appenders always leave one valid chain.
-    this.appendBatch = db.transaction((rows: readonly PendingRow[], snapshots: readonly PendingRow[]) => {
-      const head = last.get() as { seq: number; hash: string } | undefined;
-      let seq = head?.seq ?? 0;
-      let hash = head?.hash ?? "";
-      const seqs: number[] = [];
-      const place = (pending: PendingRow) => {
-        const ref = typeof pending.ref === "object" && pending.ref !== null ? seqs[pending.ref.batchIndex]! : pending.ref;
-        const row = placedRow(pending, ++seq, ref);
-        hash = row.hash = hashRow(hash, row);
-        insert.run(journalValues(row));
-        return seq;
-      };
-      for (const s of snapshots) if (!snapshotKnown.get(s.config_hash)) place(s);
-      for (const r of rows) seqs.push(place(r));
-      return seqs;
-    }) as unknown as SqliteLog["appendBatch"];
+    this.conn = new Connection(db, path);
+    // Checkpoints leave the dispatch path: the projector thread runs passive ones (and a log that never starts one
+    // checkpoints when it closes).
+    db.pragma("wal_autocheckpoint = 0");
+    this.projector = this.newProjector();
+    this.commits = new GroupCommit<PreparedAppend, AppendOutcome>({
+      commit: (batch) => this.commit(batch),
+      isBusy: (e) => isBusy(e) || isLocked(e),
+      maxBatch: MAX_APPENDS_PER_COMMIT,
+      gaveUp: (e, waited) => {
+        if (!isBusy(e)) return new QhooksError("log", `cannot write the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e });
+        const how = waited >= 1000 ? ` for ${Math.round(waited / 1000)} s` : "";
+        return new QhooksError("log", `the event log ${this.path} stayed locked by another process${how}`, { cause: e });
+      },
+      failed: (e) => (e instanceof QhooksError ? e : new QhooksError("log", `cannot write the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e })),
+    });
   }
 
-  private statement(sql: string): Statement {
-    let s = this.statements.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.statements.set(sql, s);
-    }
-    return s;
+  /** The open connection (another one after the file was replaced and reopened). */
+  get db(): Db {
+    return this.conn.db;
   }
 
-  async append(entries: readonly LogEntry[], options: AppendOptions = {}): Promise<ReadonlyArray<number | null>> {
-    // Each entry maps to its first row; outcome and hook rows follow it.
-    const rows: PendingRow[] = [];
-    const firstRowOf: number[] = [];
-    const snapshots: PendingRow[] = [];
-    for (const entry of entries) {
-      firstRowOf.push(rows.length);
-      if (entry.kind === "event") {
-        if (entry.snapshot && !this.knownSnapshots.has(entry.snapshot.hash)) snapshots.push(snapshotRow(entry.ts.toISOString(), entry.snapshot));
-        const row = eventRow(entry);
-        rows.push(row);
-        if (entry.outcome) {
-          rows.push(...outcomeRows(new Date().toISOString(), { batchIndex: rows.length - 1 }, entry.outcome, { matchValue: row.match_value, projectDir: row.project_dir, source: row.source, runId: row.run_id }));
-        }
-      } else if (entry.kind === "replay-run") {
-        rows.push(replayRunRow(entry.ts.toISOString(), entry.run));
-      } else {
-        const context = this.statement("SELECT match_value, project_dir, source, run_id FROM journal WHERE seq = ? AND kind = 'event'").get(entry.eventSeq) as
-          | { match_value: string | null; project_dir: string | null; source: string | null; run_id: string | null }
-          | undefined;
-        if (!context) throw new QhooksError("log", `no event ${entry.eventSeq} in the log to attach an outcome to`);
-        rows.push(...outcomeRows(entry.ts.toISOString(), entry.eventSeq, entry.outcome, { matchValue: context.match_value, projectDir: context.project_dir, source: context.source, runId: context.run_id }));
-      }
-    }
-    const seqs = await this.withRetry(() => this.appendBatch.immediate(rows, snapshots), options.lockWaitMs ?? APPEND_BUDGET_MS);
-    for (const s of snapshots) this.knownSnapshots.add(s.config_hash!);
-    return firstRowOf.map((i) => seqs[i] ?? null);
+  /** The projector thread's state, and the thread itself while it runs: for diagnostics and tests. */
+  get projection(): { readonly state: ProjectorState; readonly thread: Worker | null; lag(): number } {
+    return { state: this.projector.state, thread: this.projector.thread, lag: () => projectionLag(this.db) };
   }
 
-  /** better-sqlite3 blocks while it waits for a lock; wait in short blocking slices, asynchronously in between. */
-  private async withRetry<T>(attempt: () => T, budgetMs: number): Promise<T> {
-    const start = Date.now();
-    for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
-      try {
-        return attempt();
-      } catch (e) {
-        const busy = isBusy(e);
-        // The attempt is a whole transaction: after any lock it can simply run again.
-        if ((busy || isLocked(e)) && Date.now() - start < budgetMs) {
-          await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
-          continue;
-        }
-        if (busy) {
-          const waited = Date.now() - start;
-          const how = waited >= 1000 ? ` for ${Math.round(waited / 1000)} s` : "";
-          throw new QhooksError("log", `the event log ${this.path} stayed locked by another process${how}`, { cause: e });
-        }
-        throw new QhooksError("log", `cannot write the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e });
-      }
-    }
+  private newProjector(): Projector {
+    return new Projector(this.path, this.conn.identity, (why) => {
+      // The writer checkpoints for itself again, so that the WAL stays bounded; readers catch the projections up.
+      if (this.db.open) this.db.pragma("wal_autocheckpoint = 1000");
+      this.warnings.push({ kind: "projector-stopped", message: `the thread that keeps the audit indexes of ${this.path} up to date stopped (${oneLineText(why, 80)}); audits catch them up when they read` });
+    });
+  }
+
+  async append(entries: readonly LogEntry[], options: AppendOptions = {}): Promise<AppendResult> {
+    if (entries.length === 0) return appendResult([]);
+    const outcome = await this.commits.submit(prepareAppend(entries), options.lockWaitMs ?? APPEND_BUDGET_MS);
+    if (!outcome.ok) throw outcome.error;
+    const warnings = this.warnings;
+    this.warnings = [];
+    return appendResult(outcome.seqs, warnings);
+  }
+
+  /** One transaction for a batch of appends, in the file now at the log's path. */
+  private async commit(batch: readonly PreparedAppend[]): Promise<Attempt<AppendOutcome>> {
+    if (!sameFile(identityOf(this.path), this.conn.identity)) await this.reopen();
+    const conn = this.conn;
+    const done = conn.db.transaction(() => appendRecords(conn, batch)).immediate();
+    for (const hash of done.snapshots) conn.knownSnapshots.add(hash);
+    this.projector.committed(done.records);
+    return { ok: true, results: done.outcomes };
+  }
+
+  /**
+   * The file at the log's path is no longer the one open (removed, or replaced by another file): every connection
+   * to the old one is closed first (a WAL file left behind must never be read as the new file's), then the path is
+   * opened again, as a new log if nothing is there.
+   */
+  private async reopen(): Promise<void> {
+    await this.projector.stop();
+    if (this.conn.db.open) this.conn.db.close();
+    const fresh = openSqliteLog(this.path);
+    this.conn = fresh.connection;
+    this.conn.db.pragma("wal_autocheckpoint = 0");
+    this.projector = this.newProjector();
+    this.warnings.push({ kind: "reopened", message: `the event log file ${this.path} was removed or replaced while in use; opened it again (earlier records stay in the old file)` });
+  }
+
+  /** For reopen(): the connection of a log opened only to hand it over. */
+  get connection(): Connection {
+    return this.conn;
   }
 
   async stopBlockStreak(sessionId: string): Promise<number> {
-    const rows = this.statement(
-      `SELECT blocked FROM journal WHERE kind = 'outcome' AND run_id IS NULL AND session_id = ? AND event = 'Stop'
-       ORDER BY seq DESC LIMIT 1000`,
-    ).iterate(sessionId) as IterableIterator<{ blocked: number }>;
-    let streak = 0;
-    for (const row of rows) {
-      if (row.blocked !== 1) break;
-      streak++;
-    }
-    return streak;
+    const row = this.conn.streakOf.get(wellFormed(sessionId)) as { streak: number } | undefined;
+    return row?.streak ?? 0;
   }
 
-  events: AuditLog["events"] = (filter, limit) => this.guardedRows(queryEvents(this.db, filter, limit));
-  read: AuditLog["read"] = (filter) => this.guardedRows(readEvents(this.db, filter));
-  count: AuditLog["count"] = async (filter) => this.guarded(() => countEvents(this.db, filter));
-  sessions: AuditLog["sessions"] = async (filter) => this.guarded(() => querySessions(this.db, filter));
-  stats: AuditLog["stats"] = async (filter) => this.guarded(() => queryStats(this.db, filter));
+  /**
+   * Brings the projections up to date before a query: in short transactions, letting other writers in between, so
+   * that a reader far behind (a log only `qhooks run` wrote to) never holds the lock for long.
+   */
+  private async upToDate(): Promise<void> {
+    let applied = 0;
+    try {
+      for (let attempt = 0; ; ) {
+        let step;
+        try {
+          step = catchUpStep(this.db, READER_CATCH_UP_RECORDS);
+        } catch (e) {
+          if (!(isBusy(e) || isLocked(e)) || attempt >= 250) throw e;
+          await new Promise((r) => setTimeout(r, Math.min(2 << attempt++, 20)));
+          continue;
+        }
+        applied += step.applied;
+        if (step.behind === 0) break;
+        await new Promise((r) => setImmediate(r));
+      }
+    } catch (e) {
+      // A log that cannot be written (a read-only file) can still be read while nothing is left to apply.
+      const readOnly = String((e as { code?: unknown }).code).startsWith("SQLITE_READONLY");
+      if (readOnly && projectionLag(this.db) === 0) return;
+      if (readOnly || isBusy(e)) throw new QhooksError("log", `cannot bring the audit indexes of the event log ${this.path} up to date: ${describeSqliteError(e)}`, { cause: e });
+      throw this.readError(e);
+    }
+    // This writing reader has no automatic checkpoint either.
+    if (applied > 0) this.db.pragma("wal_checkpoint(PASSIVE)");
+  }
+
+  event: AuditLog["event"] = async (seq) => this.caughtUp(() => readEvent(this.db, seq));
+  events: AuditLog["events"] = (filter, limit) => this.guardedRows(this.afterCatchUp(() => queryEvents(this.db, filter, limit)));
+  read: AuditLog["read"] = (filter) => this.guardedRows(this.afterCatchUp(() => readEvents(this.db, filter)));
+  count: AuditLog["count"] = async (filter) => this.caughtUp(() => countEvents(this.db, filter));
+  sessions: AuditLog["sessions"] = async (filter) => this.caughtUp(() => querySessions(this.db, filter));
+  stats: AuditLog["stats"] = async (filter) => this.caughtUp(() => queryStats(this.db, filter));
   verify: AuditLog["verify"] = async () => this.guarded(() => verifyChain(this.db));
+
+  private async caughtUp<T>(query: () => T): Promise<T> {
+    await this.upToDate();
+    return this.guarded(query);
+  }
+
+  private async *afterCatchUp<T>(rows: () => AsyncIterable<T>): AsyncGenerator<T> {
+    await this.upToDate();
+    yield* rows();
+  }
 
   async replayRuns(): Promise<ReplayRun[]> {
     // Imported here: building the read side's schemas is start-up time that every `qhooks run` would pay.
@@ -185,7 +233,7 @@ class SqliteLog implements EventLog, AuditLog {
     return this.guarded(() => {
       // A run is appended when it starts and again when it ends; the later record says more.
       const runs = new Map<string, ReplayRun>();
-      for (const row of this.statement("SELECT run_id, body FROM journal WHERE kind = 'replay_run' ORDER BY seq").iterate() as IterableIterator<{ run_id: string; body: string }>) {
+      for (const row of this.db.prepare("SELECT run_id, body FROM journal WHERE kind = 'replay_run' ORDER BY seq").iterate() as IterableIterator<{ run_id: string; body: string }>) {
         const run = ReplayRunSchema.safeParse(JSON.parse(row.body));
         if (run.success) runs.set(row.run_id, run.data);
       }
@@ -220,7 +268,17 @@ class SqliteLog implements EventLog, AuditLog {
   }
 
   async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+    await this.commits.settled();
+    await this.projector.stop();
+    if (!this.db.open) return;
+    // A log that no projector kept up to date (a short-lived writer) takes a step now and then, so that whoever
+    // reads it next has little to catch up. Best effort: the records are in the journal either way.
+    try {
+      if (projectionLag(this.db) >= CLOSE_CATCH_UP_LAG) catchUpStep(this.db, CLOSE_CATCH_UP_RECORDS);
+    } catch {
+      // Locked or read-only: the next reader catches up.
+    }
+    this.db.close();
   }
 }
 

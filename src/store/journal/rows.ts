@@ -1,0 +1,148 @@
+import type { Outcome } from "../../schema/outcome.js";
+import type { ReplayRun } from "../../schema/replay.js";
+import type { EventEntry, SnapshotRecord } from "../eventLog.js";
+import { CURRENT_FORMAT, wellFormed, wellFormedOrNull } from "./hashFormat.js";
+import type { JournalRow } from "./record.js";
+
+/**
+ * The records the log appends, in the current format: an event is one record when it is judged in one step (no
+ * hook ran: arrival and outcome together), two when hooks ran (its arrival, durable before any hook command runs,
+ * then its outcome with every hook result). Nothing else is written on the dispatch path: the audit indexes are
+ * projections, brought up to date from these records later (see ../sqlite/projections.ts).
+ */
+
+/** A record not yet placed in the chain (no seq, no hash yet). */
+export type PendingRow = Omit<JournalRow, "seq" | "hash">;
+
+// Every row below is one object literal naming all of its columns. V8 (Node 20) stores each key written after a
+// spread in an object literal through a slow runtime path: about 7 us a row against 0.1 us for a flat literal.
+
+export function snapshotRow(ts: string, snapshot: SnapshotRecord): PendingRow {
+  return {
+    ts,
+    kind: "snapshot",
+    event: null,
+    session_id: null,
+    match_value: null,
+    project_dir: null,
+    source: null,
+    ref: null,
+    run_id: null,
+    config_hash: wellFormed(snapshot.hash),
+    name: null,
+    status: null,
+    decision: null,
+    blocked: null,
+    duration_ms: null,
+    reason: null,
+    body: JSON.stringify({ document: snapshot.document, warnings: snapshot.warnings }),
+    format: CURRENT_FORMAT,
+    outcome: null,
+  };
+}
+
+/** An event; with its outcome in the same record when it was judged in one step. */
+export function eventRow(entry: EventEntry): PendingRow {
+  const outcome = entry.outcome;
+  return {
+    ts: entry.ts.toISOString(),
+    kind: "event",
+    event: entry.event,
+    session_id: wellFormedOrNull(entry.sessionId),
+    match_value: wellFormedOrNull(entry.matchValue),
+    project_dir: wellFormed(entry.projectDir),
+    source: entry.source,
+    ref: entry.replay?.of ?? null,
+    run_id: entry.replay ? wellFormed(entry.replay.runId) : null,
+    config_hash: entry.snapshot ? wellFormed(entry.snapshot.hash) : null,
+    name: null,
+    status: null,
+    decision: outcome ? outcome.decision : entry.rejection !== null ? "rejected" : entry.source === "record" ? "recorded" : null,
+    blocked: outcome ? (outcome.blocked ? 1 : 0) : null,
+    duration_ms: outcome ? outcome.durationMs : null,
+    reason: outcome ? wellFormedOrNull(outcome.reason) : wellFormedOrNull(entry.rejection),
+    body: wellFormed(entry.payload),
+    format: CURRENT_FORMAT,
+    // JSON.stringify escapes lone surrogates: its output is always well formed.
+    outcome: outcome ? JSON.stringify(outcome) : null,
+  };
+}
+
+/**
+ * The outcome of an event appended earlier (`eventSeq`), with every hook result (output included). Where the event
+ * came from (its project, its replay run) stays on the event's record.
+ */
+export function outcomeRow(ts: string, eventSeq: number, outcome: Outcome): PendingRow {
+  return {
+    ts,
+    kind: "outcome",
+    event: outcome.event,
+    session_id: wellFormed(outcome.sessionId),
+    match_value: null,
+    project_dir: null,
+    source: null,
+    ref: eventSeq,
+    run_id: null,
+    config_hash: wellFormed(outcome.configHash),
+    name: null,
+    status: null,
+    decision: outcome.decision,
+    blocked: outcome.blocked ? 1 : 0,
+    duration_ms: outcome.durationMs,
+    reason: wellFormedOrNull(outcome.reason),
+    body: JSON.stringify(outcome),
+    format: CURRENT_FORMAT,
+    outcome: null,
+  };
+}
+
+export function replayRunRow(ts: string, run: ReplayRun): PendingRow {
+  return {
+    ts,
+    kind: "replay_run",
+    event: null,
+    session_id: null,
+    match_value: null,
+    project_dir: null,
+    source: null,
+    ref: null,
+    run_id: wellFormed(run.runId),
+    config_hash: null,
+    name: null,
+    status: null,
+    decision: null,
+    blocked: null,
+    duration_ms: null,
+    reason: null,
+    body: JSON.stringify(run),
+    format: CURRENT_FORMAT,
+    outcome: null,
+  };
+}
+
+/** A pending row at its place in the chain, with every column (the hash is filled in once computed). */
+export function placedRow(pending: PendingRow, seq: number): JournalRow {
+  return {
+    seq,
+    ts: pending.ts,
+    kind: pending.kind,
+    event: pending.event,
+    session_id: pending.session_id,
+    match_value: pending.match_value,
+    project_dir: pending.project_dir,
+    source: pending.source,
+    ref: pending.ref,
+    run_id: pending.run_id,
+    config_hash: pending.config_hash,
+    name: pending.name,
+    status: pending.status,
+    decision: pending.decision,
+    blocked: pending.blocked,
+    duration_ms: pending.duration_ms,
+    reason: pending.reason,
+    body: pending.body,
+    hash: "",
+    format: pending.format,
+    outcome: pending.outcome,
+  };
+}

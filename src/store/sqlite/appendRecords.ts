@@ -1,0 +1,100 @@
+import { QhooksError } from "../../errors.js";
+import type { LogEntry, SnapshotRecord } from "../eventLog.js";
+import { contentDigest, linkHash } from "../journal/hashFormat.js";
+import { journalValues } from "../journal/record.js";
+import { eventRow, outcomeRow, placedRow, replayRunRow, snapshotRow, type PendingRow } from "../journal/rows.js";
+import type { Connection } from "./connection.js";
+
+/** A record ready to be placed: everything but its seq and its link, which only the transaction knows. */
+interface ReadyRow {
+  readonly row: PendingRow;
+  readonly digest: string;
+}
+
+/**
+ * One `append()` call, prepared outside the write lock: rows built and content digests computed, so that the
+ * transaction itself only checks, links and inserts.
+ */
+export interface PreparedAppend {
+  readonly rows: readonly ReadyRow[];
+  /** For each entry, the index of its row. */
+  readonly entryRows: readonly number[];
+  /** Snapshots its events are judged by, appended once per hash before the first event that needs them. */
+  readonly snapshots: ReadonlyArray<{ readonly ts: string; readonly snapshot: SnapshotRecord }>;
+}
+
+export function prepareAppend(entries: readonly LogEntry[]): PreparedAppend {
+  const rows: ReadyRow[] = [];
+  const entryRows: number[] = [];
+  const snapshots: { ts: string; snapshot: SnapshotRecord }[] = [];
+  for (const entry of entries) {
+    let row: PendingRow;
+    if (entry.kind === "event") {
+      if (entry.snapshot) snapshots.push({ ts: entry.ts.toISOString(), snapshot: entry.snapshot });
+      row = eventRow(entry);
+    } else if (entry.kind === "outcome") row = outcomeRow(entry.ts.toISOString(), entry.eventSeq, entry.outcome);
+    else row = replayRunRow(entry.ts.toISOString(), entry.run);
+    entryRows.push(rows.length);
+    rows.push({ row, digest: contentDigest(row) });
+  }
+  return { rows, entryRows, snapshots };
+}
+
+/** What one prepared append became in a transaction: the seq of each entry, or why it was refused. */
+export type AppendOutcome = { readonly ok: true; readonly seqs: readonly number[] } | { readonly ok: false; readonly error: QhooksError };
+
+/**
+ * Places the records of several appends after the chain's head, in one transaction that the caller opens
+ * (BEGIN IMMEDIATE: under the write lock, no other process can append in between, so concurrent appenders always
+ * leave one valid chain). An append whose outcome names no event is refused alone; the others go through.
+ * Returns, with each append's outcome, the snapshot hashes it added (known once the transaction commits).
+ */
+export function appendRecords(conn: Connection, appends: readonly PreparedAppend[]): { outcomes: AppendOutcome[]; snapshots: string[]; records: number } {
+  const head = conn.head.get() as { seq: number; hash: string } | undefined;
+  let seq = head?.seq ?? 0;
+  let hash = head?.hash ?? "";
+  const added: string[] = [];
+  const place = (row: PendingRow, digest: string): number => {
+    const placed = placedRow(row, ++seq);
+    hash = placed.hash = linkHash(conn.logId, seq, hash, digest);
+    conn.insert.run(journalValues(placed));
+    return seq;
+  };
+  const outcomes = appends.map((append): AppendOutcome => {
+    // Outcomes first: each must follow an event of this log that has none yet. Its event says whether it is live.
+    const live: boolean[] = [];
+    for (const { row } of append.rows) {
+      if (row.kind !== "outcome") {
+        live.push(row.run_id === null);
+        continue;
+      }
+      const event = conn.eventOf.get(row.ref) as { kind: string; run_id: string | null; judged: number } | undefined;
+      if (!event || event.kind !== "event") return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach an outcome to`) };
+      if (event.judged) return { ok: false, error: new QhooksError("log", `event ${row.ref} already has its outcome`) };
+      live.push(event.run_id === null);
+    }
+    for (const { ts, snapshot } of append.snapshots) {
+      if (conn.knownSnapshots.has(snapshot.hash) || added.includes(snapshot.hash) || conn.snapshotKnown.get(snapshot.hash)) continue;
+      const row = snapshotRow(ts, snapshot);
+      place(row, contentDigest(row));
+      added.push(snapshot.hash);
+    }
+    const rowSeqs = append.rows.map(({ row, digest }, i) => {
+      keepStopStreak(conn, row, live[i]!);
+      return place(row, digest);
+    });
+    return { ok: true, seqs: append.entryRows.map((i) => rowSeqs[i]!) };
+  });
+  return { outcomes, snapshots: added, records: seq - (head?.seq ?? 0) };
+}
+
+/**
+ * The Stop-loop guard's count, in the same transaction as each live Stop outcome: a blocked one adds one to the
+ * session's streak, any other ends it (deleting a row that is not there writes nothing).
+ */
+function keepStopStreak(conn: Connection, row: PendingRow, live: boolean): void {
+  if (row.event !== "Stop" || !live || row.session_id === null) return;
+  if (row.kind !== "outcome" && row.outcome === null) return;
+  if (row.blocked === 1) conn.streakUp.run(row.session_id);
+  else conn.streakReset.run(row.session_id);
+}

@@ -1,0 +1,102 @@
+import type { Database } from "better-sqlite3";
+
+/**
+ * The read model: what the audit queries need, derived from the journal and brought up to date in batches (by the
+ * projector thread of a long-lived log, by a reader before it queries, by a short-lived writer now and then), never
+ * one index page per commit on the dispatch path. `proj_state.through` is the last journal record applied; a
+ * crash between an append and a batch loses nothing, the next batch starts from there. Dropping these tables and
+ * setting `through` to 0 rebuilds them from the journal.
+ */
+export const PROJECTION_TABLES = `
+  CREATE TABLE proj_state (id INTEGER PRIMARY KEY CHECK (id = 1), through INTEGER NOT NULL);
+  INSERT INTO proj_state (id, through) VALUES (1, 0);
+
+  -- One row per event, live or replayed.
+  CREATE TABLE proj_events (
+    seq         INTEGER PRIMARY KEY,  -- the event's record
+    ts          TEXT NOT NULL,        -- its arrival
+    event       TEXT,
+    session_id  TEXT,
+    match_value TEXT,
+    run_id      TEXT,                 -- its replay run; NULL for live history
+    decision    TEXT,                 -- the outcome's, or recorded | rejected; NULL while unfinished
+    blocked     INTEGER NOT NULL,
+    outcome_seq INTEGER               -- the record that holds its outcome (its own when judged in one step)
+  );
+  -- Written to match the WHERE clauses of the audit queries (queryEvents.ts), so that SQLite can use them.
+  CREATE INDEX proj_events_event    ON proj_events (event, seq)       WHERE run_id IS NULL;
+  CREATE INDEX proj_events_session  ON proj_events (session_id, seq)  WHERE run_id IS NULL;
+  CREATE INDEX proj_events_match    ON proj_events (match_value, seq) WHERE run_id IS NULL;
+  CREATE INDEX proj_events_decision ON proj_events (decision, seq)    WHERE run_id IS NULL;
+  CREATE INDEX proj_events_counts   ON proj_events (event, decision)  WHERE run_id IS NULL;
+  CREATE INDEX proj_events_blocked  ON proj_events (seq)              WHERE run_id IS NULL AND blocked = 1;
+  CREATE INDEX proj_events_replay   ON proj_events (run_id, seq)      WHERE run_id IS NOT NULL;
+
+  -- One row per hook run, from the outcome's hooks (output left in the journal).
+  CREATE TABLE proj_hooks (
+    event_seq   INTEGER NOT NULL,
+    idx         INTEGER NOT NULL,     -- its place in the outcome's hooks
+    live        INTEGER NOT NULL,
+    name        TEXT NOT NULL,
+    command     TEXT,
+    status      TEXT NOT NULL,        -- success | block | error | invalid-output | timeout
+    duration_ms REAL NOT NULL,
+    PRIMARY KEY (event_seq, idx)
+  ) WITHOUT ROWID;
+  CREATE INDEX proj_hooks_names ON proj_hooks (name, duration_ms, status) WHERE live = 1;
+`;
+
+export interface CatchUpStep {
+  /** Journal records applied by this step (0 when the projections were up to date). */
+  readonly applied: number;
+  /** Records still to apply after it. */
+  readonly behind: number;
+}
+
+/**
+ * Applies at most `maxRecords` journal records to the projections, in one IMMEDIATE transaction (so that concurrent
+ * catch-ups, from any process, apply each record once). Also runs in the projector thread from its source text
+ * (projectorThread.ts), so it refers to nothing outside itself.
+ */
+export function catchUpStep(db: Database, maxRecords: number): CatchUpStep {
+  const run = db.transaction(() => {
+    const through = (db.prepare("SELECT through FROM proj_state WHERE id = 1").get() as { through: number }).through;
+    const head = (db.prepare("SELECT coalesce(max(seq), 0) AS head FROM journal").get() as { head: number }).head;
+    const to = Math.min(head, through + maxRecords);
+    if (to <= through) return { applied: 0, behind: 0 };
+    // Events: one-step ones (format 4) carry their outcome's decision; an arrival waits for its outcome record.
+    db.prepare(
+      `INSERT OR IGNORE INTO proj_events (seq, ts, event, session_id, match_value, run_id, decision, blocked, outcome_seq)
+       SELECT seq, ts, event, session_id, match_value, run_id, decision, coalesce(blocked, 0), CASE WHEN outcome IS NOT NULL THEN seq END
+       FROM journal WHERE seq > @from AND seq <= @to AND kind = 'event'`,
+    ).run({ from: through, to });
+    // Outcomes recorded apart from their event (hooks ran). The first one wins.
+    db.prepare(
+      `UPDATE proj_events SET decision = o.decision, blocked = coalesce(o.blocked, 0), outcome_seq = o.seq
+       FROM journal o
+       WHERE o.seq > @from AND o.seq <= @to AND o.kind = 'outcome' AND proj_events.seq = o.ref AND proj_events.outcome_seq IS NULL`,
+    ).run({ from: through, to });
+    // Hook runs, from the outcome JSON of either kind of record (format 3's hook records say the same, in less
+    // detail). A damaged JSON body is skipped here; reading that record says what is wrong with it.
+    db.prepare(
+      `INSERT OR IGNORE INTO proj_hooks (event_seq, idx, live, name, command, status, duration_ms)
+       SELECT r.event_seq, h.key, r.live, coalesce(h.value ->> 'name', '?'), h.value ->> 'command',
+              coalesce(h.value ->> 'outcome', '?'), coalesce(h.value ->> 'durationMs', 0)
+       FROM (SELECT j.event_seq, v.run_id IS NULL AS live, j.json
+             FROM (SELECT CASE WHEN kind = 'outcome' THEN ref ELSE seq END AS event_seq,
+                          CASE WHEN kind = 'outcome' THEN body ELSE outcome END AS json
+                   FROM journal WHERE seq > @from AND seq <= @to AND (kind = 'outcome' OR outcome IS NOT NULL)) j
+             JOIN proj_events v ON v.seq = j.event_seq) r,
+            json_each(CASE WHEN json_valid(r.json) THEN r.json ELSE '{}' END, '$.hooks') h`,
+    ).run({ from: through, to });
+    db.prepare("UPDATE proj_state SET through = ? WHERE id = 1").run(to);
+    return { applied: to - through, behind: head - to };
+  });
+  return run.immediate();
+}
+
+/** How many journal records the projections have not applied yet (a read: no lock taken). */
+export function projectionLag(db: Database): number {
+  const row = db.prepare("SELECT (SELECT coalesce(max(seq), 0) FROM journal) - through AS lag FROM proj_state WHERE id = 1").get() as { lag: number };
+  return row.lag;
+}

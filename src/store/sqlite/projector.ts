@@ -1,0 +1,113 @@
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { messageOf } from "../../errors.js";
+import type { FileIdentity } from "./connection.js";
+import { betterSqliteAddonPath } from "./nativeBinding.js";
+import { catchUpStep } from "./projections.js";
+import { projectorMain, type ProjectorData } from "./projectorThread.js";
+
+/** Records a log must have appended before it starts a projector thread: a short-lived writer never does. */
+export const START_AFTER_RECORDS = 500;
+
+export type ProjectorState = "idle" | "running" | "stopped" | "dead";
+
+/**
+ * The projector thread of one open log, started once the log has appended enough to be worth it (a `qhooks run`
+ * appends one or two records and exits: a thread would cost it more than it saves). The writer tells it of each
+ * commit through shared memory (no message per commit); it reports nothing back but its death, which the log
+ * turns into one warning.
+ */
+export class Projector {
+  private worker: Worker | null = null;
+  private current: ProjectorState = "idle";
+  private readonly signal = new SharedArrayBuffer(8);
+  private appended = 0;
+  private exited: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly path: string,
+    private readonly identity: FileIdentity | null,
+    private readonly onDeath: (why: string) => void,
+  ) {}
+
+  get state(): ProjectorState {
+    return this.current;
+  }
+
+  /** The running thread, if any: for tests that need it to die. */
+  get thread(): Worker | null {
+    return this.worker;
+  }
+
+  /** After each commit of this log. */
+  committed(records: number): void {
+    if (this.current === "idle") {
+      this.appended += records;
+      if (this.appended >= START_AFTER_RECORDS) this.start();
+    }
+    if (this.current === "running") {
+      const signal = new Int32Array(this.signal);
+      Atomics.add(signal, 0, 1);
+      Atomics.notify(signal, 0);
+    }
+  }
+
+  private start(): void {
+    if (this.identity === null) return;
+    const data: ProjectorData = {
+      path: this.path,
+      dev: this.identity.dev,
+      ino: this.identity.ino,
+      betterSqlite: fileURLToPath(import.meta.resolve("better-sqlite3")),
+      addon: betterSqliteAddonPath(),
+      signal: this.signal,
+      batch: 400,
+      gatherMs: 20,
+      idleMs: 1_000,
+    };
+    // From source text, so that it runs alike from the library and from the CLI's single-file bundle.
+    const source = `"use strict";\nconst catchUpStep = ${catchUpStep.toString()};\n(${projectorMain.toString()})(require, require("node:worker_threads").workerData, catchUpStep);`;
+    let worker: Worker;
+    try {
+      worker = new Worker(source, { eval: true, workerData: data, stdout: true, stderr: true });
+    } catch (e) {
+      this.died(`it could not start: ${messageOf(e)}`);
+      return;
+    }
+    // An embedder that forgets close() must not be kept alive by this thread.
+    worker.unref();
+    this.worker = worker;
+    this.current = "running";
+    let failure: string | null = null;
+    worker.on("error", (e) => (failure = messageOf(e)));
+    this.exited = new Promise((resolve) =>
+      worker.once("exit", (code) => {
+        this.worker = null;
+        if (this.current === "running") {
+          // Asked by nobody: it died (or found the file replaced, which the writer handles when it next appends).
+          if (failure !== null || code !== 0) this.died(failure ?? `it exited with code ${code}`);
+          else this.current = "stopped";
+        }
+        resolve();
+      }),
+    );
+  }
+
+  private died(why: string): void {
+    this.current = "dead";
+    this.onDeath(why);
+  }
+
+  /** Stops the thread (it finishes the transaction under way) and waits until it is gone. */
+  async stop(): Promise<void> {
+    if (this.current === "running") {
+      this.current = "stopped";
+      const signal = new Int32Array(this.signal);
+      Atomics.store(signal, 1, 1);
+      Atomics.notify(signal, 0);
+      const timer = setTimeout(() => void this.worker?.terminate(), 5_000);
+      await this.exited;
+      clearTimeout(timer);
+    } else if (this.current === "idle") this.current = "stopped";
+  }
+}

@@ -1,0 +1,65 @@
+import type { Database as Db } from "better-sqlite3";
+import type { CatchUpStep } from "./projections.js";
+
+/** What the projector thread is given. */
+export interface ProjectorData {
+  readonly path: string;
+  /** The file the writer has open: the thread stops when the path names another one (the writer reopens). */
+  readonly dev: number;
+  readonly ino: number;
+  /** better-sqlite3's entry point and native addon, resolved by the writer (the same ones it uses). */
+  readonly betterSqlite: string;
+  readonly addon: string | undefined;
+  /** [0]: commits so far (the writer adds one and notifies); [1]: 1 when the thread must stop. */
+  readonly signal: SharedArrayBuffer;
+  /** Records per catch-up transaction: short, so that writers (this process's and others) wait little for the lock. */
+  readonly batch: number;
+  /** How long to let commits gather before a catch-up: one batch for many events. */
+  readonly gatherMs: number;
+  /** The longest sleep without a commit. */
+  readonly idleMs: number;
+}
+
+type Require = (id: string) => unknown;
+type DatabaseConstructor = new (path: string, options: { fileMustExist: boolean; timeout: number; nativeBinding?: string }) => Db;
+
+/**
+ * The projector thread's whole program: wait for commits, bring the projections up to date in short
+ * transactions, run passive checkpoints (the writer's own automatic checkpoint is off, so that no commit on the
+ * dispatch path ever pays for one), and stop when asked or when the file at the path is no longer the one open.
+ * It runs from its source text (see projector.ts), so it refers to nothing outside its parameters.
+ */
+export function projectorMain(require: Require, data: ProjectorData, catchUpStep: (db: Db, max: number) => CatchUpStep): void {
+  const fs = require("node:fs") as typeof import("node:fs");
+  const Database = require(data.betterSqlite) as DatabaseConstructor;
+  const signal = new Int32Array(data.signal);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const sleep = (ms: number) => void Atomics.wait(pause, 0, 0, ms);
+  const busy = (e: unknown) => /^SQLITE_BUSY/.test(String((e as { code?: unknown }).code));
+  const stopping = () => Atomics.load(signal, 1) !== 0;
+  const db = new Database(data.path, { fileMustExist: true, timeout: 20, ...(data.addon ? { nativeBinding: data.addon } : {}) });
+  try {
+    db.pragma("wal_autocheckpoint = 0");
+    let seen = -1;
+    while (!stopping()) {
+      if (Atomics.load(signal, 0) === seen) Atomics.wait(signal, 0, seen, data.idleMs);
+      if (stopping()) break;
+      sleep(data.gatherMs);
+      seen = Atomics.load(signal, 0);
+      const file = fs.statSync(data.path, { throwIfNoEntry: false });
+      if (!file || file.dev !== data.dev || file.ino !== data.ino) break;
+      for (let behind = 1; behind > 0 && !stopping(); ) {
+        try {
+          behind = catchUpStep(db, data.batch).behind;
+        } catch (e) {
+          if (!busy(e)) throw e;
+        }
+        // Between two transactions, a moment in which writers waiting for the lock get it.
+        sleep(1);
+      }
+      db.pragma("wal_checkpoint(PASSIVE)");
+    }
+  } finally {
+    db.close();
+  }
+}
