@@ -16,6 +16,10 @@ export interface BenchConfig {
   readonly logEvents: number;
   readonly queryReps: number;
   readonly summaryReps: number;
+  /** Case 5f: events behind the projections (one journal record each), repetitions; 5g/5h: flood length. */
+  readonly catchUpEvents: number;
+  readonly catchUpReps: number;
+  readonly floodMs: number;
   /** Case 6: events replayed match-only and with a hook; samples. */
   readonly replayMatchEvents: number;
   readonly replayHookEvents: number;
@@ -36,6 +40,9 @@ export const FULL: BenchConfig = {
   logEvents: 1_000_000,
   queryReps: 50,
   summaryReps: 5,
+  catchUpEvents: 100_000,
+  catchUpReps: 3,
+  floodMs: 3_000,
   replayMatchEvents: 10_000,
   replayHookEvents: 600,
   replayReps: 3,
@@ -54,6 +61,9 @@ export const QUICK: BenchConfig = {
   logEvents: 20_000,
   queryReps: 10,
   summaryReps: 2,
+  catchUpEvents: 10_000,
+  catchUpReps: 1,
+  floodMs: 1_000,
   replayMatchEvents: 2_000,
   replayHookEvents: 100,
   replayReps: 2,

@@ -3,7 +3,7 @@
  * (A B B A ...), so that drift on a noisy machine hits both sides alike; results are medians.
  */
 
-export type Unit = "ms" | "events/s" | "MB" | "bytes";
+export type Unit = "ms" | "events/s" | "MB" | "bytes" | "records";
 
 /** What a case promises, relative to its baseline or in absolute terms. */
 export type Target =
@@ -150,6 +150,8 @@ export function formatValue(value: number | null, unit: Unit): string {
       return `${value.toFixed(1)} MB`;
     case "bytes":
       return `${value.toFixed(0)} B`;
+    case "records":
+      return `${value.toFixed(0)} rec`;
   }
 }
 

@@ -15,6 +15,7 @@ import { startupCase } from "./cases/startup.js";
 import { dispatchHookCases } from "./cases/dispatchHooks.js";
 import { noMatchCases } from "./cases/noMatch.js";
 import { logStoreCases } from "./cases/logStore.js";
+import { projectionCases } from "./cases/projections.js";
 import { replayCases } from "./cases/replay.js";
 import { memoryCases } from "./cases/memory.js";
 import { watchdogCases } from "./cases/watchdog.js";
@@ -88,7 +89,7 @@ async function main(): Promise<void> {
     if (only.has("2")) results.push(...(await dispatchHookCases(config, peer)));
     if (only.has("4")) results.push(...(await noMatchCases(config, peer)));
     if (only.has("W")) results.push(...(await watchdogCases(config)));
-    if (only.has("5")) results.push(...(await logStoreCases(config, await bigLog())));
+    if (only.has("5")) results.push(...(await logStoreCases(config, await bigLog())), ...(await projectionCases(config)));
     if (only.has("6")) results.push(...(await replayCases(config)));
     if (only.has("7")) results.push(...(await memoryCases(config, await bigLog())));
   } finally {

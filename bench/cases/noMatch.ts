@@ -55,6 +55,26 @@ export async function noMatchCases(config: BenchConfig, peer: Peer | null): Prom
       1,
     );
 
+    // The log alone: what one such event costs the store (its one record), without the per-event pipeline.
+    progress(`case 4l: ${n} appends of a no-match event's record, one per call, vs one-row transactions; ${config.noMatchReps} samples`);
+    const entry = noMatchEntry(dir, payload, await logged.dispatch(payload));
+    const alone = openSqliteLog(dir.path("alone.db"));
+    const l = await interleave(
+      {
+        qhooks: () =>
+          rate(n, async () => {
+            for (let i = 0; i < n; i++) await alone.append([entry]);
+          }),
+        bare: () =>
+          rate(n, () => {
+            for (let i = 0; i < n; i++) plain.insert(payload);
+          }),
+      },
+      config.noMatchReps,
+      1,
+    );
+    await alone.close();
+
     const m = config.noMatchEventsNoLog;
     progress(`case 4b: ${m} no-match dispatches, log off, vs JSON.parse + zod; ${config.noMatchReps} samples`);
     const schema = PAYLOAD_SCHEMAS.PreToolUse;
@@ -83,6 +103,15 @@ export async function noMatchCases(config: BenchConfig, peer: Peer | null): Prom
       baselineName: "1-row txns",
       target: { kind: "ratio-min", value: 0.5 },
     });
+    const logAlone = caseResult({
+      id: "4l",
+      name: "  the log alone: append of a no-match event's record",
+      unit: "events/s",
+      qhooks: l.qhooks,
+      baseline: l.bare,
+      baselineName: "1-row txns",
+      target: null,
+    });
     let logOff = caseResult({
       id: "4b",
       name: "no-match dispatch, log off",
@@ -95,6 +124,7 @@ export async function noMatchCases(config: BenchConfig, peer: Peer | null): Prom
     if (peer) logOff = withPeer(logOff, peer.name, b.peer);
     return [
       logOn,
+      logAlone,
       logOff,
       caseResult({
         id: "4i",
@@ -115,16 +145,9 @@ export async function noMatchCases(config: BenchConfig, peer: Peer | null): Prom
   }
 }
 
-/**
- * What one no-match event costs the disk: the WAL bytes its transaction writes (checkpoints off), through the store
- * with the entry a no-match dispatch appends, and for the bare one-row insert. Independent of machine load.
- */
-async function walBytesPerEvent(dir: BenchDir, payload: string, outcome: Outcome): Promise<{ log: number; plain: number }> {
-  const N = 500;
-  const walSize = (path: string) => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
-  const logPath = dir.path("wal-log.db");
-  const log = openSqliteLog(logPath);
-  const entry: EventEntry = {
+/** The entry a no-match dispatch appends: its arrival and its outcome in one record. */
+function noMatchEntry(dir: BenchDir, payload: string, outcome: Outcome): EventEntry {
+  return {
     kind: "event",
     ts: new Date(),
     source: "dispatch",
@@ -138,6 +161,18 @@ async function walBytesPerEvent(dir: BenchDir, payload: string, outcome: Outcome
     replay: null,
     outcome: { ...outcome, seq: null },
   };
+}
+
+/**
+ * What one no-match event costs the disk: the WAL bytes its transaction writes (checkpoints off), through the store
+ * with the entry a no-match dispatch appends, and for the bare one-row insert. Independent of machine load.
+ */
+async function walBytesPerEvent(dir: BenchDir, payload: string, outcome: Outcome): Promise<{ log: number; plain: number }> {
+  const N = 200; // twice, under the 500 records after which a log starts its projector thread (whose checkpoints would reuse the WAL)
+  const walSize = (path: string) => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+  const logPath = dir.path("wal-log.db");
+  const log = openSqliteLog(logPath);
+  const entry = noMatchEntry(dir, payload, outcome);
   for (let i = 0; i < N; i++) await log.append([entry]); // the indexes' pages exist, as in a log in use
   log.db.pragma("wal_checkpoint(TRUNCATE)");
   log.db.pragma("wal_autocheckpoint = 0");

@@ -49,7 +49,15 @@ export type AppendOutcome = { readonly ok: true; readonly seqs: readonly number[
  * leave one valid chain). An append whose outcome names no event is refused alone; the others go through.
  * Returns, with each append's outcome, the snapshot hashes it added (known once the transaction commits).
  */
-export function appendRecords(conn: Connection, appends: readonly PreparedAppend[]): { outcomes: AppendOutcome[]; snapshots: string[]; records: number } {
+export interface AppendedRecords {
+  readonly outcomes: AppendOutcome[];
+  /** Snapshot hashes this transaction added to the log. */
+  readonly snapshots: string[];
+  /** Records placed. */
+  readonly records: number;
+}
+
+export function appendRecords(conn: Connection, appends: readonly PreparedAppend[]): AppendedRecords {
   const head = conn.head.get() as { seq: number; hash: string } | undefined;
   let seq = head?.seq ?? 0;
   let hash = head?.hash ?? "";

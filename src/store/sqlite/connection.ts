@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import type { Database as Db, Statement } from "better-sqlite3";
 import { JOURNAL_COLUMNS } from "../journal/record.js";
+import { appendRecords, type AppendedRecords, type PreparedAppend } from "./appendRecords.js";
 
 /** Which file a path names: a removed or replaced log has another identity, or none. */
 export interface FileIdentity {
@@ -30,6 +31,8 @@ export class Connection {
   readonly streakUp: Statement;
   readonly streakReset: Statement;
   readonly streakOf: Statement;
+  /** The appends of a batch, placed in one transaction (made once: better-sqlite3 wraps each function it is given). */
+  readonly appendBatch: ((batch: readonly PreparedAppend[]) => AppendedRecords) & { immediate: (batch: readonly PreparedAppend[]) => AppendedRecords };
 
   constructor(
     readonly db: Db,
@@ -44,5 +47,6 @@ export class Connection {
     this.streakUp = db.prepare("INSERT INTO stop_streaks (session_id, streak) VALUES (?, 1) ON CONFLICT (session_id) DO UPDATE SET streak = streak + 1");
     this.streakReset = db.prepare("DELETE FROM stop_streaks WHERE session_id = ?");
     this.streakOf = db.prepare("SELECT streak FROM stop_streaks WHERE session_id = ?");
+    this.appendBatch = db.transaction((batch: readonly PreparedAppend[]) => appendRecords(this, batch)) as unknown as Connection["appendBatch"];
   }
 }

@@ -28,9 +28,17 @@ export const PROJECTION_TABLES = `
   CREATE INDEX proj_events_session  ON proj_events (session_id, seq)  WHERE run_id IS NULL;
   CREATE INDEX proj_events_match    ON proj_events (match_value, seq) WHERE run_id IS NULL;
   CREATE INDEX proj_events_decision ON proj_events (decision, seq)    WHERE run_id IS NULL;
-  CREATE INDEX proj_events_counts   ON proj_events (event, decision)  WHERE run_id IS NULL;
   CREATE INDEX proj_events_blocked  ON proj_events (seq)              WHERE run_id IS NULL AND blocked = 1;
   CREATE INDEX proj_events_replay   ON proj_events (run_id, seq)      WHERE run_id IS NOT NULL;
+
+  -- Live events by event and decision (unfinished while no outcome came): what qhooks stats counts without a time
+  -- window, kept per batch instead of one index entry per event.
+  CREATE TABLE proj_counts (
+    event    TEXT NOT NULL,              -- '?' for a rejected payload that named no known event
+    decision TEXT NOT NULL,
+    n        INTEGER NOT NULL,
+    PRIMARY KEY (event, decision)
+  ) WITHOUT ROWID;
 
   -- One row per hook run, from the outcome's hooks (output left in the journal).
   CREATE TABLE proj_hooks (
@@ -70,7 +78,22 @@ export function catchUpStep(db: Database, maxRecords: number): CatchUpStep {
        SELECT seq, ts, event, session_id, match_value, run_id, decision, coalesce(blocked, 0), CASE WHEN outcome IS NOT NULL THEN seq END
        FROM journal WHERE seq > @from AND seq <= @to AND kind = 'event'`,
     ).run({ from: through, to });
-    // Outcomes recorded apart from their event (hooks ran). The first one wins.
+    db.prepare(
+      `INSERT INTO proj_counts (event, decision, n)
+       SELECT coalesce(event, '?'), coalesce(decision, 'unfinished'), count(*) FROM journal
+       WHERE seq > @from AND seq <= @to AND kind = 'event' AND run_id IS NULL GROUP BY 1, 2
+       ON CONFLICT (event, decision) DO UPDATE SET n = n + excluded.n`,
+    ).run({ from: through, to });
+    // Outcomes recorded apart from their event (hooks ran): the event is counted as judged instead of unfinished,
+    // then takes its outcome. The first one wins.
+    for (const [decision, sign] of [["o.decision", ""], ["'unfinished'", "-"]] as const) {
+      db.prepare(
+        `INSERT INTO proj_counts (event, decision, n)
+         SELECT coalesce(v.event, '?'), coalesce(${decision}, 'unfinished'), ${sign}count(*) FROM journal o JOIN proj_events v ON v.seq = o.ref
+         WHERE o.seq > @from AND o.seq <= @to AND o.kind = 'outcome' AND v.outcome_seq IS NULL AND v.run_id IS NULL GROUP BY 1, 2
+         ON CONFLICT (event, decision) DO UPDATE SET n = n + excluded.n`,
+      ).run({ from: through, to });
+    }
     db.prepare(
       `UPDATE proj_events SET decision = o.decision, blocked = coalesce(o.blocked, 0), outcome_seq = o.seq
        FROM journal o

@@ -20,7 +20,7 @@ export type ProjectorState = "idle" | "running" | "stopped" | "dead";
 export class Projector {
   private worker: Worker | null = null;
   private current: ProjectorState = "idle";
-  private readonly signal = new SharedArrayBuffer(8);
+  private readonly signal = new SharedArrayBuffer(12);
   private appended = 0;
   private exited: Promise<void> = Promise.resolve();
 
@@ -52,6 +52,33 @@ export class Projector {
     }
   }
 
+  /**
+   * Runs a write transaction of the writer, taking turns with the projector thread: while it runs, this waits for
+   * the batch under way, at most `waitMs` (then SQLite's own lock decides).
+   */
+  exclusive<T>(transaction: () => T, waitMs = 100): T {
+    if (this.current !== "running") return transaction();
+    const lock = new Int32Array(this.signal);
+    const deadline = Date.now() + waitMs;
+    let held = true;
+    while (Atomics.compareExchange(lock, 2, 0, 1) !== 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        held = false;
+        break;
+      }
+      Atomics.wait(lock, 2, 1, left);
+    }
+    try {
+      return transaction();
+    } finally {
+      if (held) {
+        Atomics.store(lock, 2, 0);
+        Atomics.notify(lock, 2);
+      }
+    }
+  }
+
   private start(): void {
     if (this.identity === null) return;
     const data: ProjectorData = {
@@ -61,9 +88,10 @@ export class Projector {
       betterSqlite: fileURLToPath(import.meta.resolve("better-sqlite3")),
       addon: betterSqliteAddonPath(),
       signal: this.signal,
-      batch: 400,
+      batch: 200,
       gatherMs: 20,
       idleMs: 1_000,
+      restartFrames: 1_000,
     };
     // From source text, so that it runs alike from the library and from the CLI's single-file bundle.
     const source = `"use strict";\nconst catchUpStep = ${catchUpStep.toString()};\n(${projectorMain.toString()})(require, require("node:worker_threads").workerData, catchUpStep);`;

@@ -10,7 +10,11 @@ export interface ProjectorData {
   /** better-sqlite3's entry point and native addon, resolved by the writer (the same ones it uses). */
   readonly betterSqlite: string;
   readonly addon: string | undefined;
-  /** [0]: commits so far (the writer adds one and notifies); [1]: 1 when the thread must stop. */
+  /**
+   * [0]: commits so far (the writer adds one and notifies); [1]: 1 when the thread must stop; [2]: the write lock
+   * between this thread and the writer's (1 while one of them is in a transaction). SQLite serialises them anyway,
+   * but its busy handler sleeps 1, 2, 5, 10 ms... between attempts: a waiter here wakes the moment the lock is free.
+   */
   readonly signal: SharedArrayBuffer;
   /** Records per catch-up transaction: short, so that writers (this process's and others) wait little for the lock. */
   readonly batch: number;
@@ -18,6 +22,8 @@ export interface ProjectorData {
   readonly gatherMs: number;
   /** The longest sleep without a commit. */
   readonly idleMs: number;
+  /** WAL frames past which the WAL is started over (a RESTART checkpoint). */
+  readonly restartFrames: number;
 }
 
 type Require = (id: string) => unknown;
@@ -49,15 +55,30 @@ export function projectorMain(require: Require, data: ProjectorData, catchUpStep
       const file = fs.statSync(data.path, { throwIfNoEntry: false });
       if (!file || file.dev !== data.dev || file.ino !== data.ino) break;
       for (let behind = 1; behind > 0 && !stopping(); ) {
+        while (Atomics.compareExchange(signal, 2, 0, 1) !== 0) Atomics.wait(signal, 2, 1, 50);
         try {
           behind = catchUpStep(db, data.batch).behind;
         } catch (e) {
           if (!busy(e)) throw e;
+        } finally {
+          Atomics.store(signal, 2, 0);
+          Atomics.notify(signal, 2);
         }
         // Between two transactions, a moment in which writers waiting for the lock get it.
         sleep(1);
       }
-      db.pragma("wal_checkpoint(PASSIVE)");
+      // A passive checkpoint never waits; but under a steady flood the writer never finds it complete, so the WAL
+      // would never start again from its beginning and would grow without bound. Past a size, a RESTART one waits
+      // for the writer between two transactions, copies the little a passive one left, and lets the next commit
+      // start the WAL over (the writer's journal_size_limit then trims the file).
+      const [done] = db.pragma("wal_checkpoint(PASSIVE)") as { log: number }[];
+      if ((done?.log ?? 0) >= data.restartFrames) {
+        try {
+          db.pragma("wal_checkpoint(RESTART)");
+        } catch (e) {
+          if (!busy(e)) throw e;
+        }
+      }
     }
   } finally {
     db.close();

@@ -47,15 +47,14 @@ export function querySessions(db: Database, filter: Window): SessionRow[] {
 /** Counts by event and decision over live history; per hook: runs, outcomes and p50/p95 duration. */
 export function queryStats(db: Database, filter: Window): Stats {
   const time = timeTerms(filter);
-  // Without a time window the counts are read from a covering index, never from the table's rows.
+  // Without a time window the counts are kept by the projections; with one, they are counted.
   let events = 0;
   const byEvent: Stats["byEvent"] = [];
-  for (const r of db
-    .prepare(
-      `SELECT coalesce(event, '?') AS event, coalesce(decision, 'unfinished') AS decision, count(*) AS n FROM proj_events
-       WHERE run_id IS NULL${time.sql} GROUP BY event, decision`,
-    )
-    .iterate(time.params) as IterableIterator<{ event: string; decision: LogDecision; n: number }>) {
+  const counts = time.sql
+    ? `SELECT coalesce(event, '?') AS event, coalesce(decision, 'unfinished') AS decision, count(*) AS n FROM proj_events
+       WHERE run_id IS NULL${time.sql} GROUP BY 1, 2`
+    : "SELECT event, decision, n FROM proj_counts WHERE n > 0";
+  for (const r of db.prepare(counts).iterate(time.params) as IterableIterator<{ event: string; decision: LogDecision; n: number }>) {
     events += r.n;
     byEvent.push({ event: r.event, decision: r.decision, count: r.n });
   }

@@ -79,6 +79,8 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
   return new SqliteLog(path, db);
 }
 
+/** What a WAL file is trimmed to when it starts over. */
+const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
 /** Appends in one transaction at most: a long one holds the lock that other processes wait for. */
 const MAX_APPENDS_PER_COMMIT = 256;
 /** A log that closes this far behind brings its projections this much closer first (one short transaction). */
@@ -92,6 +94,8 @@ class SqliteLog implements EventLog, AuditLog {
   private projector: Projector;
   /** Said once each, with the next append that goes through. */
   private warnings: LogWarning[] = [];
+  /** The file was replaced while another process still wrote to the old one: this log cannot reopen the path. */
+  private stale = false;
   private readonly commits: GroupCommit<PreparedAppend, AppendOutcome>;
 
   constructor(
@@ -99,9 +103,10 @@ class SqliteLog implements EventLog, AuditLog {
     db: Db,
   ) {
     this.conn = new Connection(db, path);
-    // Checkpoints leave the dispatch path: the projector thread runs passive ones (and a log that never starts one
-    // checkpoints when it closes).
+    // Checkpoints leave the dispatch path: the projector thread runs them (and a log that never starts one
+    // checkpoints when it closes). Once a checkpoint lets the WAL start over, its file is trimmed to 8 MB.
     db.pragma("wal_autocheckpoint = 0");
+    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
     this.projector = this.newProjector();
     this.commits = new GroupCommit<PreparedAppend, AppendOutcome>({
       commit: (batch) => this.commit(batch),
@@ -143,27 +148,54 @@ class SqliteLog implements EventLog, AuditLog {
     return appendResult(outcome.seqs, warnings);
   }
 
-  /** One transaction for a batch of appends, in the file now at the log's path. */
+  /**
+   * One transaction for a batch of appends, in the file now at the log's path. Checked after the commit, so that no
+   * record can go to a file removed or replaced just before it: if the path names another file by then, the log is
+   * reopened there and the batch appended again (an outcome whose event stayed in the old file is refused, and its
+   * caller says so).
+   */
   private async commit(batch: readonly PreparedAppend[]): Promise<Attempt<AppendOutcome>> {
-    if (!sameFile(identityOf(this.path), this.conn.identity)) await this.reopen();
-    const conn = this.conn;
-    const done = conn.db.transaction(() => appendRecords(conn, batch)).immediate();
-    for (const hash of done.snapshots) conn.knownSnapshots.add(hash);
-    this.projector.committed(done.records);
-    return { ok: true, results: done.outcomes };
+    if (!this.conn.db.open) await this.reopen();
+    for (let attempt = 1; ; attempt++) {
+      const conn = this.conn;
+      const done = this.projector.exclusive(() => conn.appendBatch.immediate(batch));
+      if (sameFile(identityOf(this.path), conn.identity)) {
+        for (const hash of done.snapshots) conn.knownSnapshots.add(hash);
+        this.projector.committed(done.records);
+        return { ok: true, results: done.outcomes };
+      }
+      if (attempt === 3) throw new QhooksError("log", `the event log file ${this.path} keeps being removed or replaced`);
+      await this.reopen();
+    }
   }
 
   /**
-   * The file at the log's path is no longer the one open (removed, or replaced by another file): every connection
-   * to the old one is closed first (a WAL file left behind must never be read as the new file's), then the path is
-   * opened again, as a new log if nothing is there.
+   * The file at the log's path is no longer the one open (removed, or replaced by another file). SQLite keeps the
+   * old file's write-ahead log at the path (it does not checkpoint a moved file when it closes it), and whatever
+   * opens the path next would read those pages as its own: so the old WAL is emptied into the old file first
+   * (TRUNCATE checkpoint, with this process's connections to it closed), and only then is the path opened again,
+   * as a new log if nothing is there. While another process still uses the old file, its WAL cannot be emptied:
+   * nothing is reopened, and every append says why.
    */
   private async reopen(): Promise<void> {
     await this.projector.stop();
-    if (this.conn.db.open) this.conn.db.close();
+    const old = this.conn.db;
+    if (old.open) {
+      let emptied = false;
+      try {
+        const [result] = old.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
+        emptied = result?.busy === 0;
+      } catch {
+        emptied = false;
+      }
+      old.close();
+      if (!emptied) this.stale = true;
+    }
+    if (this.stale) {
+      throw new QhooksError("log", `the event log file ${this.path} was removed or replaced while in use, and another process still writes to the old one: not reopening the path (its write-ahead file belongs to the old log); restart the processes that use it`);
+    }
     const fresh = openSqliteLog(this.path);
     this.conn = fresh.connection;
-    this.conn.db.pragma("wal_autocheckpoint = 0");
     this.projector = this.newProjector();
     this.warnings.push({ kind: "reopened", message: `the event log file ${this.path} was removed or replaced while in use; opened it again (earlier records stay in the old file)` });
   }
@@ -274,7 +306,10 @@ class SqliteLog implements EventLog, AuditLog {
     // A log that no projector kept up to date (a short-lived writer) takes a step now and then, so that whoever
     // reads it next has little to catch up. Best effort: the records are in the journal either way.
     try {
-      if (projectionLag(this.db) >= CLOSE_CATCH_UP_LAG) catchUpStep(this.db, CLOSE_CATCH_UP_RECORDS);
+      if (!sameFile(identityOf(this.path), this.conn.identity)) {
+        // Replaced since the last append: SQLite would leave this file's WAL at the path for the next one to read.
+        this.db.pragma("wal_checkpoint(TRUNCATE)");
+      } else if (projectionLag(this.db) >= CLOSE_CATCH_UP_LAG) catchUpStep(this.db, CLOSE_CATCH_UP_RECORDS);
     } catch {
       // Locked or read-only: the next reader catches up.
     }
