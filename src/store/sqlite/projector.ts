@@ -20,7 +20,7 @@ export type ProjectorState = "idle" | "running" | "stopped" | "dead";
 export class Projector {
   private worker: Worker | null = null;
   private current: ProjectorState = "idle";
-  private readonly signal = new SharedArrayBuffer(12);
+  private readonly signal = new SharedArrayBuffer(16);
   private appended = 0;
   private exited: Promise<void> = Promise.resolve();
 
@@ -112,9 +112,10 @@ export class Projector {
       worker.once("exit", (code) => {
         this.worker = null;
         if (this.current === "running") {
-          // Asked by nobody: it died (or found the file replaced, which the writer handles when it next appends).
-          if (failure !== null || code !== 0) this.died(failure ?? `it exited with code ${code}`);
-          else this.current = "stopped";
+          // Asked by nobody: it died, unless it left because the file was replaced (the writer reopens the path
+          // when it next appends, with a projector of its own).
+          if (failure === null && Atomics.load(new Int32Array(this.signal), 3) === 1) this.current = "stopped";
+          else this.died(failure ?? `it exited with code ${code}`);
         }
         resolve();
       }),

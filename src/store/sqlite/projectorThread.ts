@@ -12,7 +12,8 @@ export interface ProjectorData {
   readonly addon: string | undefined;
   /**
    * [0]: commits so far (the writer adds one and notifies); [1]: 1 when the thread must stop; [2]: the write lock
-   * between this thread and the writer's (1 while one of them is in a transaction). SQLite serialises them anyway,
+   * between this thread and the writer's (1 while one of them is in a transaction); [3]: 1 when the thread left
+   * because the file at the path is no longer the one open (any other exit nobody asked for is a death). SQLite serialises them anyway,
    * but its busy handler sleeps 1, 2, 5, 10 ms... between attempts: a waiter here wakes the moment the lock is free.
    */
   readonly signal: SharedArrayBuffer;
@@ -53,7 +54,10 @@ export function projectorMain(require: Require, data: ProjectorData, catchUpStep
       sleep(data.gatherMs);
       seen = Atomics.load(signal, 0);
       const file = fs.statSync(data.path, { throwIfNoEntry: false });
-      if (!file || file.dev !== data.dev || file.ino !== data.ino) break;
+      if (!file || file.dev !== data.dev || file.ino !== data.ino) {
+        Atomics.store(signal, 3, 1);
+        break;
+      }
       for (let behind = 1; behind > 0 && !stopping(); ) {
         while (Atomics.compareExchange(signal, 2, 0, 1) !== 0) Atomics.wait(signal, 2, 1, 50);
         try {

@@ -94,7 +94,7 @@ class SqliteLog implements EventLog, AuditLog {
   private projector: Projector;
   /** Said once each, with the next append that goes through. */
   private warnings: LogWarning[] = [];
-  /** The file was replaced while another process still wrote to the old one: this log cannot reopen the path. */
+  /** The file was replaced while another process still used the old one: the path cannot be reopened yet. */
   private stale = false;
   private readonly commits: GroupCommit<PreparedAppend, AppendOutcome>;
 
@@ -155,7 +155,7 @@ class SqliteLog implements EventLog, AuditLog {
    * caller says so).
    */
   private async commit(batch: readonly PreparedAppend[]): Promise<Attempt<AppendOutcome>> {
-    if (!this.conn.db.open) await this.reopen();
+    if (!this.conn.db.open || this.stale) await this.reopen();
     for (let attempt = 1; ; attempt++) {
       const conn = this.conn;
       const done = this.projector.exclusive(() => conn.appendBatch.immediate(batch));
@@ -188,11 +188,12 @@ class SqliteLog implements EventLog, AuditLog {
       } catch {
         emptied = false;
       }
+      // Kept open until it can be emptied: once the other process is gone, the next append empties it and goes on.
+      this.stale = !emptied;
+      if (this.stale) {
+        throw new QhooksError("log", `the event log file ${this.path} was removed or replaced while in use, and another process still uses the old one: not reopening the path until it is done (the write-ahead file there still belongs to the old log)`);
+      }
       old.close();
-      if (!emptied) this.stale = true;
-    }
-    if (this.stale) {
-      throw new QhooksError("log", `the event log file ${this.path} was removed or replaced while in use, and another process still writes to the old one: not reopening the path (its write-ahead file belongs to the old log); restart the processes that use it`);
     }
     const fresh = openSqliteLog(this.path);
     this.conn = fresh.connection;

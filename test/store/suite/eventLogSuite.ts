@@ -1,0 +1,320 @@
+import { expect } from "chai";
+import fc from "fast-check";
+import { QhooksError } from "../../../src/errors.js";
+import { EventDetailSchema } from "../../../src/schema/eventDetail.js";
+import { LogRecordSchema, SessionRowSchema, StatsSchema, VerifyResultSchema } from "../../../src/schema/logRecord.js";
+import type { Outcome } from "../../../src/schema/outcome.js";
+import type { AuditLog, EventEntry, EventLog, LogEntry } from "../../../src/store/eventLog.js";
+import { makeOutcome, type SeedEvent } from "../storeHelpers.js";
+
+/** A log behind the port: what every backend gives the shared suite. */
+export type Store = EventLog & AuditLog;
+
+export interface StoreBackend {
+  /** For the suite's title: SQLite, PostgreSQL... */
+  readonly name: string;
+  /**
+   * A new, empty log, and a way to open the same log again (as another process, or a later run, would): each
+   * store it returns is closed by the suite.
+   */
+  fresh(): Promise<{ readonly log: Store; again(): Promise<Store> }>;
+  /** Removes whatever `fresh()` made. */
+  cleanup(): Promise<void>;
+}
+
+const SNAPSHOT = { hash: "c".repeat(64), document: [{ level: "project", hooks: { PreToolUse: [] } }], warnings: ["a warning of this configuration"] };
+const t0 = Date.parse("2025-03-01T10:00:00.000Z");
+const at = (minutes: number) => new Date(t0 + minutes * 60_000);
+
+/** The entry a dispatch appends when the event arrives (judged later) or, with `outcome`, when judged in one step. */
+function eventEntry(e: SeedEvent, outcome: Outcome | null, replay: EventEntry["replay"] = null): EventEntry {
+  const payload = e.payload ?? { session_id: e.sessionId, hook_event_name: e.event, tool_name: e.matchValue };
+  return {
+    kind: "event",
+    ts: e.ts,
+    source: replay ? "replay" : e.decision === "recorded" ? "record" : "dispatch",
+    event: e.event,
+    sessionId: e.sessionId,
+    matchValue: e.matchValue ?? null,
+    projectDir: e.projectDir ?? "/suite/project",
+    payload: typeof payload === "string" ? payload : JSON.stringify(payload),
+    snapshot: e.decision === "recorded" || e.decision === "rejected" ? null : SNAPSHOT,
+    rejection: e.decision === "rejected" ? (e.reason ?? "invalid payload") : null,
+    replay,
+    outcome,
+  };
+}
+
+/** Appends an event as the engine does: in one step without hooks, arrival then outcome with hooks. */
+async function record(log: Store, e: SeedEvent, replay: EventEntry["replay"] = null): Promise<number> {
+  const judged = e.decision !== "recorded" && e.decision !== "rejected" && e.decision !== "unfinished";
+  const outcome = judged ? makeOutcome(e) : null;
+  if (!outcome || outcome.hooks.length === 0) {
+    const [seq] = await log.append([eventEntry(e, outcome, replay)]);
+    return seq!;
+  }
+  const [seq] = await log.append([eventEntry(e, null, replay)]);
+  await log.append([{ kind: "outcome", ts: e.ts, eventSeq: seq!, outcome: { ...outcome, seq: seq! } }]);
+  return seq!;
+}
+
+async function all<T>(rows: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const r of rows) out.push(r);
+  return out;
+}
+
+/**
+ * The behaviour every backend of the store port must have, through the port alone: the same suite runs against
+ * SQLite here and against any other backend that gets written.
+ */
+export function eventLogSuite(backend: StoreBackend): void {
+  describe(`the store port (${backend.name})`, function () {
+    this.timeout(60_000);
+    const opened: Store[] = [];
+    const fresh = async () => {
+      const made = await backend.fresh();
+      opened.push(made.log);
+      return {
+        log: made.log,
+        again: async () => {
+          const other = await made.again();
+          opened.push(other);
+          return other;
+        },
+      };
+    };
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((l) => l.close()));
+    });
+    after(() => backend.cleanup());
+
+    it("append resolves to one seq per entry, in order, once committed: the log opened again sees them", async () => {
+      const { log, again } = await fresh();
+      const result = await log.append([
+        eventEntry({ ts: at(0), event: "SessionStart", sessionId: "a", matchValue: "startup", decision: "recorded" }, null),
+        eventEntry({ ts: at(1), event: "Stop", sessionId: "a", decision: "recorded" }, null),
+      ]);
+      expect(result).to.have.length(2);
+      expect(result.warnings).to.deep.equal([]);
+      expect(result[1]).to.equal(result[0]! + 1);
+      const next = await log.append([eventEntry({ ts: at(2), event: "Stop", sessionId: "b", decision: "recorded" }, null)]);
+      expect(next[0]).to.be.greaterThan(result[1]!);
+      const other = await again();
+      expect((await all(other.events({}, 10))).map((r) => r.seq)).to.deep.equal([next[0], result[1], result[0]]);
+    });
+
+    it("an event judged in one step is listed with its outcome; event(seq) gives all of it", async () => {
+      const { log } = await fresh();
+      const e: SeedEvent = { ts: at(0), event: "PreToolUse", sessionId: "s", matchValue: "Bash", decision: "none", payload: { session_id: "s", tool_name: "Bash", n: 1 } };
+      const seq = await record(log, e);
+      const [listed] = await all(log.events({}, 10));
+      expect(LogRecordSchema.parse(listed)).to.include({ seq, event: "PreToolUse", sessionId: "s", decision: "none", matchValue: "Bash", source: "dispatch", ts: at(0).toISOString() });
+      expect(listed!.payload).to.deep.equal({ session_id: "s", tool_name: "Bash", n: 1 });
+      const detail = EventDetailSchema.parse(await log.event(seq));
+      expect(detail).to.deep.include({ seq, decision: "none", payload: JSON.stringify(e.payload), rejection: null, replay: null });
+      expect(detail.outcome).to.deep.equal({ ...makeOutcome(e), seq });
+      expect(detail.snapshot).to.deep.equal(SNAPSHOT);
+      expect(detail.chain.records.map((r) => r.seq)).to.deep.equal([seq]);
+      expect(detail.chain.logId).to.be.a("string");
+    });
+
+    it("an event with hooks is unfinished until its outcome comes, then has every hook result and its output", async () => {
+      const { log } = await fresh();
+      const e: SeedEvent = { ts: at(0), event: "PreToolUse", sessionId: "s", matchValue: "Bash", decision: "deny", reason: "no", hooks: [{ name: "guard", decision: "deny", reason: "no" }, { name: "fmt" }] };
+      const [seq] = await log.append([eventEntry(e, null)]);
+      expect((await all(log.events({}, 10))).map((r) => [r.seq, r.decision])).to.deep.equal([[seq, "unfinished"]]);
+      expect(await log.event(seq!)).to.deep.include({ decision: "unfinished", outcome: null });
+      const outcome = { ...makeOutcome(e), seq: seq!, hooks: makeOutcome(e).hooks.map((h) => ({ ...h, stdout: `out of ${h.name}`, stderr: `err of ${h.name}` })) };
+      await log.append([{ kind: "outcome", ts: at(1), eventSeq: seq!, outcome }]);
+      const [listed] = await all(log.events({}, 10));
+      expect(listed).to.include({ seq, decision: "deny", blocked: true, reason: "no" });
+      expect(listed!.hooks.map((h) => [h.name, h.outcome, h.stdout])).to.deep.equal([["guard", "block", "out of guard"], ["fmt", "success", "out of fmt"]]);
+      const detail = EventDetailSchema.parse(await log.event(seq!));
+      expect(detail.outcome).to.deep.equal(outcome);
+      expect(detail.chain.records).to.have.length(2);
+      expect(detail.chain.records[1]!.seq).to.be.greaterThan(seq!);
+      expect(await log.event(detail.chain.records[1]!.seq), "an outcome's seq is no event").to.equal(null);
+      expect(await log.event(10_000)).to.equal(null);
+    });
+
+    it("recorded and rejected events: their decision, reason and payload as sent", async () => {
+      const { log } = await fresh();
+      const recorded = await record(log, { ts: at(0), event: "Stop", sessionId: "r", decision: "recorded" });
+      const rejected = await record(log, { ts: at(1), event: "Stop", sessionId: "r", decision: "rejected", reason: "payload is not valid JSON", payload: "not json" });
+      const listed = await all(log.events({}, 10));
+      expect(listed.map((r) => [r.seq, r.decision, r.source, r.reason])).to.deep.equal([
+        [rejected, "rejected", "dispatch", "payload is not valid JSON"],
+        [recorded, "recorded", "record", null],
+      ]);
+      expect(listed[0]!.payload).to.equal("not json");
+      expect(await log.event(rejected)).to.deep.include({ decision: "rejected", rejection: "payload is not valid JSON", payload: "not json", snapshot: null, outcome: null });
+    });
+
+    it("an outcome for an event that is not in the log is refused alone; appends made with it go through", async () => {
+      const { log } = await fresh();
+      const seq = await record(log, { ts: at(0), event: "Stop", sessionId: "x", decision: "recorded" });
+      const bad = log.append([{ kind: "outcome", ts: at(1), eventSeq: seq + 100, outcome: makeOutcome({ ts: at(1), event: "Stop", sessionId: "x", decision: "none" }) }]);
+      const good = log.append([eventEntry({ ts: at(2), event: "Stop", sessionId: "y", decision: "recorded" }, null)]);
+      const [badResult, goodResult] = await Promise.allSettled([bad, good]);
+      expect(badResult.status).to.equal("rejected");
+      expect((badResult as PromiseRejectedResult).reason).to.be.instanceOf(QhooksError).and.have.property("code", "log");
+      expect(goodResult.status).to.equal("fulfilled");
+      expect((await all(log.events({}, 10))).map((r) => r.sessionId)).to.deep.equal(["y", "x"]);
+      expect((await log.verify()).ok).to.equal(true);
+    });
+
+    it("200 appends at once: each its own seq, all committed, the chain valid", async () => {
+      const { log, again } = await fresh();
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => record(log, { ts: at(i), event: "PreToolUse", sessionId: `c${i % 7}`, matchValue: "Bash", decision: i % 5 === 0 ? "deny" : "none", hooks: i % 3 === 0 ? [{ name: "h", decision: i % 5 === 0 ? "deny" : "none" }] : [] })),
+      );
+      expect(new Set(results).size).to.equal(200);
+      const other = await again();
+      expect(await other.count({})).to.equal(200);
+      const verified = VerifyResultSchema.parse(await other.verify());
+      expect(verified.ok).to.equal(true);
+    });
+
+    describe("queries", () => {
+      let log: Store;
+      const seqs: Record<string, number> = {};
+      // Opened once for these tests, closed after them.
+      after(() => log.close());
+      before(async () => {
+        log = (await backend.fresh()).log;
+        const events: [string, SeedEvent][] = [
+          ["a1", { ts: at(0), event: "SessionStart", sessionId: "A", matchValue: "startup", decision: "none" }],
+          ["a2", { ts: at(1), event: "PreToolUse", sessionId: "A", matchValue: "Bash", decision: "deny", reason: "rm -rf refused", hooks: [{ name: "bash-guard", command: "~/guard.sh", decision: "deny", reason: "rm -rf refused", durationMs: 12 }] }],
+          ["a3", { ts: at(2), event: "PreToolUse", sessionId: "A", matchValue: "Read", decision: "none", payload: { session_id: "A", tool_name: "Read", needle: "haystack-42" } }],
+          ["b1", { ts: at(10), event: "PreToolUse", sessionId: "B", matchValue: "Bash", decision: "allow", hooks: [{ name: "bash-guard", command: "~/guard.sh", decision: "allow", durationMs: 4 }, { name: "slow", outcome: "timeout", durationMs: 30 }] }],
+          ["b2", { ts: at(11), event: "Stop", sessionId: "B", decision: "block", reason: "tests fail", hooks: [{ name: "keep-going", decision: "block", reason: "tests fail", durationMs: 2 }] }],
+          ["b3", { ts: at(12), event: "Stop", sessionId: "B", decision: "recorded" }],
+          ["b4", { ts: at(13), event: "Stop", sessionId: "B", decision: "unfinished" }],
+          ["c1", { ts: at(20), event: "Notification", sessionId: "C", matchValue: "permission", decision: "rejected", reason: "bad notification_type" }],
+        ];
+        for (const [name, e] of events) seqs[name] = await record(log, e);
+        // A replay of a2 under another configuration, apart from live history.
+        seqs.r1 = await record(log, { ts: at(30), event: "PreToolUse", sessionId: "A", matchValue: "Bash", decision: "none" }, { runId: "run-1", of: seqs.a2! });
+      });
+      const listed = async (filter: Parameters<Store["events"]>[0]) => (await all(log.events(filter, 100))).map((r) => r.seq);
+      const names = (...keys: string[]) => keys.map((k) => seqs[k]!);
+
+      it("each filter selects what it says, newest first, live events only unless a replay run is asked for", async () => {
+        expect(await listed({})).to.deep.equal(names("c1", "b4", "b3", "b2", "b1", "a3", "a2", "a1"));
+        expect(await listed({ event: "Stop" })).to.deep.equal(names("b4", "b3", "b2"));
+        expect(await listed({ sessions: ["A", "C"] })).to.deep.equal(names("c1", "a3", "a2", "a1"));
+        expect(await listed({ tool: "Bash" })).to.deep.equal(names("b1", "a2"));
+        expect(await listed({ decision: "deny" })).to.deep.equal(names("a2"));
+        expect(await listed({ decision: "unfinished" })).to.deep.equal(names("b4"));
+        expect(await listed({ decision: "recorded" })).to.deep.equal(names("b3"));
+        expect(await listed({ decision: "rejected" })).to.deep.equal(names("c1"));
+        expect(await listed({ blocked: true })).to.deep.equal(names("b2", "a2"));
+        expect(await listed({ blocked: false })).to.deep.equal(names("c1", "b4", "b3", "b1", "a3", "a1"));
+        expect(await listed({ hook: "guard" })).to.deep.equal(names("b1", "a2"));
+        expect(await listed({ hook: "slow" })).to.deep.equal(names("b1"));
+        expect(await listed({ grep: "haystack-42" })).to.deep.equal(names("a3"));
+        expect(await listed({ grep: "tests fail" }), "the reason too").to.deep.equal(names("b2"));
+        expect(await listed({ since: at(10), until: at(13) })).to.deep.equal(names("b3", "b2", "b1"));
+        expect(await listed({ replayRun: "run-1" })).to.deep.equal(names("r1"));
+        expect((await all(log.events({}, 3))).map((r) => r.seq)).to.deep.equal(names("c1", "b4", "b3"));
+      });
+
+      it("read gives the same selection oldest first, with what replay compares; count agrees", async () => {
+        const read = await all(log.read({ sessions: ["B"] }));
+        expect(read.map((r) => [r.seq, r.decision, r.blocked, r.reason, r.hooks])).to.deep.equal([
+          [seqs.b1, "allow", false, null, ["bash-guard", "slow"]],
+          [seqs.b2, "block", true, "tests fail", ["keep-going"]],
+          [seqs.b3, "recorded", false, null, []],
+          [seqs.b4, "unfinished", false, null, []],
+        ]);
+        expect(await log.count({ sessions: ["B"] })).to.equal(4);
+        expect(await log.count({ event: "PreToolUse" })).to.equal(3);
+        expect(await log.count({ replayRun: "run-1" })).to.equal(1);
+      });
+
+      it("sessions: one row per live session, most recently active first", async () => {
+        const sessions = (await log.sessions({})).map((s) => SessionRowSchema.parse(s));
+        expect(sessions).to.deep.equal([
+          { sessionId: "C", projectDir: "/suite/project", firstTs: at(20).toISOString(), lastTs: at(20).toISOString(), events: 1, blocked: 0 },
+          { sessionId: "B", projectDir: "/suite/project", firstTs: at(10).toISOString(), lastTs: at(13).toISOString(), events: 4, blocked: 1 },
+          { sessionId: "A", projectDir: "/suite/project", firstTs: at(0).toISOString(), lastTs: at(2).toISOString(), events: 3, blocked: 1 },
+        ]);
+        expect((await log.sessions({ since: at(10) })).map((s) => s.sessionId)).to.deep.equal(["C", "B"]);
+      });
+
+      it("stats: counts by event and decision; per hook runs, outcomes and percentiles", async () => {
+        const stats = StatsSchema.parse(await log.stats({}));
+        expect(stats.events).to.equal(8);
+        expect(stats.byEvent).to.deep.equal([
+          { event: "Notification", decision: "rejected", count: 1 },
+          { event: "PreToolUse", decision: "allow", count: 1 },
+          { event: "PreToolUse", decision: "deny", count: 1 },
+          { event: "PreToolUse", decision: "none", count: 1 },
+          { event: "SessionStart", decision: "none", count: 1 },
+          { event: "Stop", decision: "block", count: 1 },
+          { event: "Stop", decision: "recorded", count: 1 },
+          { event: "Stop", decision: "unfinished", count: 1 },
+        ]);
+        expect(stats.hooks).to.deep.equal([
+          { name: "bash-guard", runs: 2, blocks: 1, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 4, p95Ms: 12 },
+          { name: "keep-going", runs: 1, blocks: 1, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 2, p95Ms: 2 },
+          { name: "slow", runs: 1, blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 1, p50Ms: 30, p95Ms: 30 },
+        ]);
+        expect((await log.stats({ since: at(10) })).events).to.equal(5);
+      });
+
+      it("replayRuns: a run's start and end, the later record winning", async () => {
+        const run = { runId: "run-1", startedAt: at(30).toISOString(), finishedAt: null, matchOnly: false, settings: null, selector: { sessions: ["A"] }, summary: null };
+        await log.append([{ kind: "replay-run", ts: at(30), run }]);
+        const summary = { runId: "run-1", events: 1, changed: 1, newlyBlocked: 0, newlyAllowed: 1, skipped: 0, hookErrors: 0, timeouts: 0 };
+        await log.append([{ kind: "replay-run", ts: at(31), run: { ...run, finishedAt: at(31).toISOString(), summary } }]);
+        expect(await log.replayRuns()).to.deep.equal([{ ...run, finishedAt: at(31).toISOString(), summary }]);
+      });
+    });
+
+    it("stopBlockStreak: blocked live Stop outcomes of a session in a row; any other Stop outcome ends it; recorded and replayed Stops do not count", async () => {
+      const { log, again } = await fresh();
+      const stop = (session: string, decision: SeedEvent["decision"], replay: EventEntry["replay"] = null, hooks = decision === "block") =>
+        record(log, { ts: at(0), event: "Stop", sessionId: session, decision, hooks: hooks ? [{ name: "keep-going", decision: "block" }] : [] }, replay);
+      expect(await log.stopBlockStreak("S")).to.equal(0);
+      await stop("S", "block");
+      await stop("S", "block", null, false);
+      await stop("T", "block");
+      expect(await log.stopBlockStreak("S")).to.equal(2);
+      await stop("S", "recorded");
+      await stop("S", "block", { runId: "run", of: 1 });
+      expect(await log.stopBlockStreak("S")).to.equal(2);
+      await stop("S", "none");
+      expect(await log.stopBlockStreak("S")).to.equal(0);
+      await stop("S", "block");
+      expect(await log.stopBlockStreak("S")).to.equal(1);
+      expect(await log.stopBlockStreak("T")).to.equal(1);
+      expect(await (await again()).stopBlockStreak("S")).to.equal(1);
+    });
+
+    it("an untouched log verifies, whatever strings went into it; what is read back is what was stored", async () => {
+      // Any UTF-16 code unit, lone surrogates included: JSON can carry them all (as \ud800), and so can a payload
+      // string handed to the library.
+      const anyUnit = fc.oneof(fc.constantFrom("\ud800", "\udfff", "\ud83d", "\ude00", "\u0000", "😀"), fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)));
+      const text = fc.string({ unit: anyUnit, maxLength: 12 });
+      const { log, again } = await fresh();
+      await fc.assert(
+        fc.asyncProperty(fc.record({ session: text, tool: text, reason: text, output: text, payloadText: text }), async ({ session, tool, reason, output, payloadText }) => {
+          const e: SeedEvent = { ts: at(0), event: "PreToolUse", sessionId: session, matchValue: tool, decision: "deny", reason, payload: { session_id: session, tool_name: tool, text: payloadText }, hooks: [{ name: tool, decision: "deny", reason }] };
+          const outcome = { ...makeOutcome(e), hooks: makeOutcome(e).hooks.map((h) => ({ ...h, stdout: output, stderr: output })) };
+          const [seq] = await log.append([eventEntry(e, null)]);
+          await log.append([{ kind: "outcome", ts: at(0), eventSeq: seq!, outcome: { ...outcome, seq: seq! } }]);
+          await log.append([eventEntry({ ts: at(0), event: "Stop", sessionId: session, decision: "rejected", reason, payload: payloadText }, null)]);
+          const detail = await log.event(seq!);
+          // JSON keeps every value exactly; text kept outside JSON is stored well formed.
+          expect(detail!.outcome).to.deep.equal({ ...outcome, seq });
+          expect(JSON.parse(detail!.payload)).to.deep.equal(e.payload);
+        }),
+        { numRuns: 60, seed: 0x51a7 },
+      );
+      expect((await log.verify()).ok).to.equal(true);
+      expect((await (await again()).verify()).ok).to.equal(true);
+    });
+  });
+}
