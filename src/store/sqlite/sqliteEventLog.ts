@@ -86,6 +86,8 @@ const MAX_APPENDS_PER_COMMIT = 256;
 /** A log that closes this far behind brings its projections this much closer first (one short transaction). */
 const CLOSE_CATCH_UP_LAG = 1_000;
 const CLOSE_CATCH_UP_RECORDS = 500;
+/** A WAL past this size (SQLite's automatic checkpoint runs at 1,000 pages) is checkpointed by whoever closes. */
+const CLOSE_CHECKPOINT_WAL_BYTES = 4 * 1024 * 1024;
 /** Records per transaction when a reader catches the projections up. */
 const READER_CATCH_UP_RECORDS = 5_000;
 
@@ -304,15 +306,21 @@ class SqliteLog implements EventLog, AuditLog {
     await this.commits.settled();
     await this.projector.stop();
     if (!this.db.open) return;
-    // A log that no projector kept up to date (a short-lived writer) takes a step now and then, so that whoever
-    // reads it next has little to catch up. Best effort: the records are in the journal either way.
     try {
       if (!sameFile(identityOf(this.path), this.conn.identity)) {
         // Replaced since the last append: SQLite would leave this file's WAL at the path for the next one to read.
         this.db.pragma("wal_checkpoint(TRUNCATE)");
-      } else if (projectionLag(this.db) >= CLOSE_CATCH_UP_LAG) catchUpStep(this.db, CLOSE_CATCH_UP_RECORDS);
+      } else {
+        // A log that no projector kept up to date (a short-lived writer) takes a step now and then, so that whoever
+        // reads it next has little to catch up. Best effort: the records are in the journal either way.
+        if (projectionLag(this.db) >= CLOSE_CATCH_UP_LAG) catchUpStep(this.db, CLOSE_CATCH_UP_RECORDS);
+        // The last connection to close checkpoints and removes the WAL; while others stay open (overlapping
+        // `qhooks run`s, a bus), nobody else may, since no writer checkpoints as it commits: this one does when the
+        // WAL has grown past what SQLite's own automatic checkpoint would allow.
+        if ((statSync(`${this.path}-wal`, { throwIfNoEntry: false })?.size ?? 0) > CLOSE_CHECKPOINT_WAL_BYTES) this.db.pragma("wal_checkpoint(PASSIVE)");
+      }
     } catch {
-      // Locked or read-only: the next reader catches up.
+      // Locked or read-only: the next one to close, or the projector, does it.
     }
     this.db.close();
   }
