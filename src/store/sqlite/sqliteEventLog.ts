@@ -76,7 +76,17 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
     if (e instanceof QhooksError) throw e;
     throw new QhooksError("log", `cannot use the event log ${path}: ${readOnlyDirectory(path) ?? describeSqliteError(e)}`, { cause: e });
   }
-  return new SqliteLog(path, db);
+  return logOn(path, db);
+}
+
+/** The log over an open, migrated file; reading its id can still meet a damaged page. */
+function logOn(path: string, db: Db): SqliteLog {
+  try {
+    return new SqliteLog(path, db);
+  } catch (e) {
+    db.close();
+    throw new QhooksError("log", `cannot use the event log ${path}: ${describeSqliteError(e)}`, { cause: e });
+  }
 }
 
 /** What a WAL file is trimmed to when it starts over. */
