@@ -5,6 +5,6 @@ describe("store: journal rows", () => {
   it("journalValues lists every column, in the order of JOURNAL_COLUMNS (the INSERT's)", () => {
     // Each column holds its own name, so that any swap or omission shows.
     const row = Object.fromEntries(JOURNAL_COLUMNS.map((c) => [c, c])) as unknown as JournalRow;
-    expect(journalValues(row)).to.deep.equal([...JOURNAL_COLUMNS]);
+    expect(journalValues(row, "seq" as unknown as number, "hash")).to.deep.equal([...JOURNAL_COLUMNS]);
   });
 });

@@ -46,12 +46,12 @@ export const JOURNAL_COLUMNS = [
 export const HASHED_COLUMNS = JOURNAL_COLUMNS.filter((c) => c !== "hash");
 
 /**
- * A row's values in JOURNAL_COLUMNS order, for a positional INSERT: better-sqlite3 binds an array about 2 us a row
- * faster than named parameters from an object, which is why this list exists twice (a test keeps them equal).
+ * A record's values in JOURNAL_COLUMNS order, for a positional INSERT: better-sqlite3 binds an array about 2 us a
+ * row faster than named parameters from an object, which is why this list exists twice (a test keeps them equal).
  */
-export function journalValues(row: JournalRow): unknown[] {
+export function journalValues(row: Omit<JournalRow, "seq" | "hash">, seq: number, hash: string): unknown[] {
   return [
-    row.seq, row.ts, row.kind, row.event, row.session_id, row.match_value, row.project_dir, row.source, row.ref, row.run_id,
-    row.config_hash, row.name, row.status, row.decision, row.blocked, row.duration_ms, row.reason, row.body, row.hash, row.format, row.outcome,
+    seq, row.ts, row.kind, row.event, row.session_id, row.match_value, row.project_dir, row.source, row.ref, row.run_id,
+    row.config_hash, row.name, row.status, row.decision, row.blocked, row.duration_ms, row.reason, row.body, hash, row.format, row.outcome,
   ];
 }

@@ -119,30 +119,3 @@ export function replayRunRow(ts: string, run: ReplayRun): PendingRow {
     outcome: null,
   };
 }
-
-/** A pending row at its place in the chain, with every column (the hash is filled in once computed). */
-export function placedRow(pending: PendingRow, seq: number): JournalRow {
-  return {
-    seq,
-    ts: pending.ts,
-    kind: pending.kind,
-    event: pending.event,
-    session_id: pending.session_id,
-    match_value: pending.match_value,
-    project_dir: pending.project_dir,
-    source: pending.source,
-    ref: pending.ref,
-    run_id: pending.run_id,
-    config_hash: pending.config_hash,
-    name: pending.name,
-    status: pending.status,
-    decision: pending.decision,
-    blocked: pending.blocked,
-    duration_ms: pending.duration_ms,
-    reason: pending.reason,
-    body: pending.body,
-    hash: "",
-    format: pending.format,
-    outcome: pending.outcome,
-  };
-}

@@ -1,14 +1,25 @@
 import { QhooksError } from "../../errors.js";
 import type { LogEntry, SnapshotRecord } from "../eventLog.js";
 import { contentDigest, linkHash } from "../journal/hashFormat.js";
-import { journalValues } from "../journal/record.js";
-import { eventRow, outcomeRow, placedRow, replayRunRow, snapshotRow, type PendingRow } from "../journal/rows.js";
+import { JOURNAL_COLUMNS, journalValues } from "../journal/record.js";
+import { eventRow, outcomeRow, replayRunRow, snapshotRow, type PendingRow } from "../journal/rows.js";
 import type { Connection } from "./connection.js";
 
-/** A record ready to be placed: everything but its seq and its link, which only the transaction knows. */
+/**
+ * A record ready to be placed: everything but its seq and its link, which only the transaction knows. Its values
+ * are laid out for the INSERT already (seq and hash filled in when placed): one array per record, not three objects.
+ */
 interface ReadyRow {
   readonly row: PendingRow;
   readonly digest: string;
+  readonly values: unknown[];
+}
+
+const SEQ = JOURNAL_COLUMNS.indexOf("seq");
+const HASH = JOURNAL_COLUMNS.indexOf("hash");
+
+function ready(row: PendingRow): ReadyRow {
+  return { row, digest: contentDigest(row), values: journalValues(row, 0, "") };
 }
 
 /**
@@ -35,7 +46,7 @@ export function prepareAppend(entries: readonly LogEntry[]): PreparedAppend {
     } else if (entry.kind === "outcome") row = outcomeRow(entry.ts.toISOString(), entry.eventSeq, entry.outcome);
     else row = replayRunRow(entry.ts.toISOString(), entry.run);
     entryRows.push(rows.length);
-    rows.push({ row, digest: contentDigest(row) });
+    rows.push(ready(row));
   }
   return { rows, entryRows, snapshots };
 }
@@ -62,10 +73,11 @@ export function appendRecords(conn: Connection, appends: readonly PreparedAppend
   let seq = head?.seq ?? 0;
   let hash = head?.hash ?? "";
   const added: string[] = [];
-  const place = (row: PendingRow, digest: string): number => {
-    const placed = placedRow(row, ++seq);
-    hash = placed.hash = linkHash(conn.logId, seq, hash, digest);
-    conn.insert.run(journalValues(placed));
+  const place = ({ digest, values }: ReadyRow): number => {
+    hash = linkHash(conn.logId, ++seq, hash, digest);
+    values[SEQ] = seq;
+    values[HASH] = hash;
+    conn.insert.run(values);
     return seq;
   };
   const outcomes = appends.map((append): AppendOutcome => {
@@ -83,13 +95,12 @@ export function appendRecords(conn: Connection, appends: readonly PreparedAppend
     }
     for (const { ts, snapshot } of append.snapshots) {
       if (conn.knownSnapshots.has(snapshot.hash) || added.includes(snapshot.hash) || conn.snapshotKnown.get(snapshot.hash)) continue;
-      const row = snapshotRow(ts, snapshot);
-      place(row, contentDigest(row));
+      place(ready(snapshotRow(ts, snapshot)));
       added.push(snapshot.hash);
     }
-    const rowSeqs = append.rows.map(({ row, digest }, i) => {
-      keepStopStreak(conn, row, live[i]!);
-      return place(row, digest);
+    const rowSeqs = append.rows.map((ready, i) => {
+      keepStopStreak(conn, ready.row, live[i]!);
+      return place(ready);
     });
     return { ok: true, seqs: append.entryRows.map((i) => rowSeqs[i]!) };
   });

@@ -90,8 +90,9 @@ export class Projector {
       signal: this.signal,
       batch: 200,
       gatherMs: 20,
+      maxLag: 10_000,
       idleMs: 1_000,
-      restartFrames: 1_000,
+      restartFrames: 2_000,
     };
     // From source text, so that it runs alike from the library and from the CLI's single-file bundle.
     const source = `"use strict";\nconst catchUpStep = ${catchUpStep.toString()};\n(${projectorMain.toString()})(require, require("node:worker_threads").workerData, catchUpStep);`;
