@@ -4,7 +4,7 @@ import { BehaviorSubject, Subject, from, merge, switchMap, type Observable, type
 import { z } from "zod";
 import { QhooksError } from "../errors.js";
 import type { Arrival, InProcessHandler, Judgement } from "../operators/stages.js";
-import { EventNameSchema, type EventName } from "../schema/events.js";
+import { EVENT_TRAITS, EventNameSchema, type EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
 import { compileMatcher } from "../settings/compileMatcher.js";
@@ -127,7 +127,7 @@ export function createHookBus(options: HookBusOptions): HookBus {
       if (!name.success) throw new QhooksError("usage", `use(): unknown event ${JSON.stringify(event)}`);
       const checked = UseOptionsSchema.safeParse(useOptions);
       if (!checked.success) throw new QhooksError("usage", `use(): ${firstIssueLine(checked.error)}`);
-      const compiled = compileMatcher(matcher ?? undefined);
+      const compiled = compileMatcher(matcher ?? undefined, EVENT_TRAITS[event]);
       if (compiled.matcher.kind === "never") throw new QhooksError("usage", `use(): matcher ${JSON.stringify(matcher)}: ${compiled.warnings.join("; ")}`);
       for (const w of compiled.warnings) runtimeWarnings.next(`use(): ${w}`);
       const n = (counters.get(event) ?? 0) + 1;

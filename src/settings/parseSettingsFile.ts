@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { EVENT_NAMES, EventNameSchema, type EventName } from "../schema/events.js";
+import { EVENT_NAMES, EVENT_TRAITS, EventNameSchema, type EventName } from "../schema/events.js";
 import {
   DEFAULT_TIMEOUT_SECONDS,
   GroupSettingSchema,
@@ -92,7 +92,7 @@ export function parseSettingsFile(source: SettingsSource, text: string): ParsedS
         return;
       }
       warnUnknownKeys(rawGroup, KNOWN_GROUP_KEYS, groupPath, warn);
-      const { matcher, warnings: matcherWarnings } = compileMatcher(group.data.matcher);
+      const { matcher, warnings: matcherWarnings } = compileMatcher(group.data.matcher, EVENT_TRAITS[event.data]);
       for (const w of matcherWarnings) warn([...groupPath, "matcher"], w);
 
       group.data.hooks.forEach((rawHandler, h) => {

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { toHookProtocol } from "../../src/output/hookProtocol.js";
 import { HOOK_OUTPUT_SCHEMAS } from "../../src/schema/hookOutput.js";
 import type { EventName } from "../../src/schema/events.js";
-import { EVENTS, hookCommand, jsonHook, markerHook, settingsFor, withoutWarnings, type Json } from "../decisions/helpers.js";
+import { EVENTS, STDOUT_IS_CONTEXT, hookCommand, jsonHook, markerHook, settingsFor, withoutWarnings, type Json } from "../decisions/helpers.js";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";
 
 const DECISIONS = ["allow", "deny", "ask", "block", "none"];
@@ -206,8 +206,8 @@ describe("cli: qhooks run", () => {
       const quiet = () => [hookCommand(sb, { stdout: "just a log line\n" }), hookCommand(sb, { exit: 1 }), jsonHook(sb, { futureKey: 1 })];
       for (const e of EVENTS) {
         const reply = await protocolFor(e, quiet());
-        if (e === "SessionStart" || e === "UserPromptSubmit") {
-          // Plain stdout is context on these two: that is something to say.
+        if (STDOUT_IS_CONTEXT.includes(e)) {
+          // Plain stdout is context on these: that is something to say.
           expect(JSON.parse(reply.stdout), e).to.deep.equal({ hookSpecificOutput: { hookEventName: e, additionalContext: "just a log line" } });
         } else {
           expect(reply, e).to.deep.equal({ exitCode: 0, stdout: "", stderr: "" });

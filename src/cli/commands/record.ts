@@ -3,7 +3,8 @@ import { openEventLog } from "../../engine/openEventLog.js";
 import { recordEvent } from "../../engine/recordEvent.js";
 import { EXIT, QhooksError } from "../../errors.js";
 import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
-import { EVENT_NAMES, type EventName } from "../../schema/events.js";
+import type { EventName } from "../../schema/events.js";
+import { CLASSIC_EVENT_NAMES } from "../../schema/eventNames.js";
 import { err, out, readStdin } from "../io.js";
 import type { CliContext } from "../globals.js";
 
@@ -41,6 +42,6 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
 /** Settings that put `qhooks record` on every event, to capture whole sessions of a real agent. */
 export function recorderSettings() {
   return {
-    hooks: Object.fromEntries(EVENT_NAMES.map((event) => [event, [{ hooks: [{ type: "command", command: `qhooks record ${event}`, timeout: 10 }] }]])),
+    hooks: Object.fromEntries(CLASSIC_EVENT_NAMES.map((event) => [event, [{ hooks: [{ type: "command", command: `qhooks record ${event}`, timeout: 10 }] }]])),
   };
 }
