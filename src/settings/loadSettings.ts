@@ -23,6 +23,8 @@ export interface SettingsSnapshot {
   readonly hooks: readonly ConfiguredHook[];
   readonly byEvent: ReadonlyMap<EventName, readonly ConfiguredHook[]>;
   readonly warnings: readonly string[];
+  /** `qhooks.stopBlockCap` of the highest-priority file that sets it; null when none does. */
+  readonly stopBlockCap: number | null;
   /** What the log keeps of this configuration: the `hooks` sections only, never other settings. */
   readonly document: ReadonlyArray<{ readonly level: string; readonly file: string; readonly hooks: unknown }>;
 }
@@ -54,6 +56,7 @@ export function buildSnapshot(sources: readonly SettingsSource[], reads: readonl
   const hooks: ConfiguredHook[] = [];
   const warnings: string[] = [];
   const document: { level: string; file: string; hooks: unknown }[] = [];
+  let stopBlockCap: number | null = null;
   sources.forEach((source, i) => {
     const read = reads[i]!;
     if (read.state === "unreadable") warnings.push(`${source.display}: cannot be read (${read.why}); this file is skipped`);
@@ -65,6 +68,7 @@ export function buildSnapshot(sources: readonly SettingsSource[], reads: readonl
     const parsed = parseSettingsFile(source, read.text);
     hooks.push(...parsed.hooks);
     warnings.push(...parsed.warnings);
+    if (parsed.qhooks.stopBlockCap !== undefined) stopBlockCap = parsed.qhooks.stopBlockCap;
     if (parsed.hooksSection !== undefined) document.push({ level: source.level, file: source.path, hooks: parsed.hooksSection });
   });
 
@@ -74,13 +78,16 @@ export function buildSnapshot(sources: readonly SettingsSource[], reads: readonl
     if (list) list.push(hook);
     else byEvent.set(hook.event, [hook]);
   }
-  const hash = sha256Hex(canonicalJson({ document, warnings }));
+  // The cap changes decisions, so it is part of what identifies the config (only when set: a config without it
+  // keeps the hash it always had).
+  const hash = sha256Hex(canonicalJson(stopBlockCap === null ? { document, warnings } : { document, warnings, stopBlockCap }));
   return {
     hash,
     sources: sources.map((s, i) => ({ ...s, state: reads[i]!.state })),
     hooks,
     byEvent,
     warnings,
+    stopBlockCap,
     document,
   };
 }

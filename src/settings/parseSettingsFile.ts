@@ -15,6 +15,7 @@ import type { SettingsSource } from "./settingsSources.js";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { editDistance } from "./editDistance.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
+import { EMPTY_QHOOKS_SECTION, parseQhooksSection, type QhooksSection } from "./qhooksSection.js";
 
 /** A handler that survived validation, ready to be matched and run. */
 export interface ConfiguredHook {
@@ -32,6 +33,8 @@ export interface ConfiguredHook {
 
 export interface ParsedSettingsFile {
   readonly hooks: ConfiguredHook[];
+  /** The file's `qhooks` section: plugin folders and the Stop-loop cap. */
+  readonly qhooks: QhooksSection;
   /** Complete warning lines: `<file>: <json path>: <problem>`. */
   readonly warnings: string[];
   /** The file's `hooks` section as written (the only part of a settings file the log may keep). */
@@ -57,20 +60,21 @@ export function parseSettingsFile(source: SettingsSource, text: string): ParsedS
     document = JSON.parse(text);
   } catch (e) {
     warn([], `not valid JSON (${describeJsonError(text, e)}); this file is skipped`);
-    return { hooks: [], warnings, hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, warnings, hooksSection: undefined };
   }
   // Its hooks section is hashed and logged: a document too deep to serialise again is skipped like broken JSON.
   if (nestsDeeperThan(text)) {
     warn([], `nests deeper than ${MAX_JSON_DEPTH} levels; this file is skipped`);
-    return { hooks: [], warnings, hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, warnings, hooksSection: undefined };
   }
   const file = SettingsFileSchema.safeParse(document);
   if (!file.success) {
     warnIssue([], file.error, "this file is skipped");
-    return { hooks: [], warnings, hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, warnings, hooksSection: undefined };
   }
+  const qhooks = parseQhooksSection(file.data.qhooks, warn);
   const section = file.data.hooks;
-  if (section === undefined) return { hooks: [], warnings, hooksSection: undefined };
+  if (section === undefined) return { hooks: [], qhooks, warnings, hooksSection: undefined };
 
   const hooks: ConfiguredHook[] = [];
   for (const [key, groups] of Object.entries(section)) {
@@ -125,7 +129,7 @@ export function parseSettingsFile(source: SettingsSource, text: string): ParsedS
       });
     });
   }
-  return { hooks, warnings, hooksSection: section };
+  return { hooks, qhooks, warnings, hooksSection: section };
 }
 
 function warnUnknownKeys(
