@@ -42,6 +42,8 @@ const universal = {
   suppressOutput: bool().optional(),
   systemMessage: str().optional(),
   reason: str().optional(),
+  /** A terminal notification Claude Code writes for the hook; qhooks only relays it (`--format hook`). */
+  terminalSequence: str().optional(),
 };
 
 const hookSpecific = <S extends z.core.$ZodLooseShape>(event: EventName, shape: S) =>
