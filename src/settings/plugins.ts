@@ -2,6 +2,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { describeJsonError } from "../json/describeJsonError.js";
+import { firstIssueLine } from "../schema/zodIssues.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { SettingsRead } from "./loadSettings.js";
 import type { PluginInfo, SettingsSource } from "./settingsSources.js";
@@ -28,11 +29,16 @@ export interface PluginLoad {
 }
 
 /** The part of `.claude-plugin/plugin.json` qhooks reads; Claude Code ignores fields it does not know, and so do we. */
-const ManifestSchema = z.looseObject({
-  name: z.string().min(1).optional().catch(undefined),
-  defaultEnabled: z.boolean().optional().catch(undefined),
-  hooks: z.union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown())]).optional(),
-});
+const ManifestSchema = z.looseObject(
+  {
+    name: z.string().min(1).optional().catch(undefined),
+    defaultEnabled: z.boolean().optional().catch(undefined),
+    hooks: z
+      .union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown())], { error: "expected a hook file path, a list of paths, or the hooks inline" })
+      .optional(),
+  },
+  { error: "expected an object" },
+);
 
 const MANIFEST = join(".claude-plugin", "plugin.json");
 const DEFAULT_HOOKS = join("hooks", "hooks.json");
@@ -80,7 +86,7 @@ function loadOne(request: PluginRequest, homeDir: string, readSource: (source: S
       load.warnings.push(`${manifestPath}: not valid JSON (${describeJsonError(manifestText, e)}); the plugin is named after its folder`);
     }
     const manifest = ManifestSchema.safeParse(json);
-    if (json !== undefined && !manifest.success) load.warnings.push(`${manifestPath}: hooks: expected a path, a list of paths or an object; ignored`);
+    if (json !== undefined && !manifest.success) load.warnings.push(`${manifestPath}: ${firstIssueLine(manifest.error)}; the manifest is ignored`);
     if (manifest.success) {
       if (request.byDefault && manifest.data.defaultEnabled === false) return;
       name = manifest.data.name ?? name;

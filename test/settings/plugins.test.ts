@@ -178,6 +178,22 @@ if "rm -rf" in payload.get("tool_input", {}).get("command", ""):
     ]);
   });
 
+  it("a broken manifest is one warning; the plugin is named after its folder and its hooks/hooks.json still runs", async () => {
+    const broken = join(sb.root, "plugins", "broken-json");
+    const manifest = sb.file(join(broken, ".claude-plugin", "plugin.json"), '{ "name": "x", ');
+    sb.file(join(broken, "hooks", "hooks.json"), { hooks: { SessionStart: [group(undefined, "echo one")] } });
+    const odd = join(sb.root, "plugins", "odd-hooks");
+    const oddManifest = sb.file(join(odd, ".claude-plugin", "plugin.json"), { name: "odd", hooks: 5 });
+    sb.file(join(odd, "hooks", "hooks.json"), { hooks: { SessionStart: [group(undefined, "echo two")] } });
+    const r = await sb.runEvent("SessionStart", payloadFor("SessionStart"), ["--plugin", broken, "--plugin", odd, "--no-log"]);
+    expect(r.code, r.stderr).to.equal(0);
+    const warnings = warningLines(r.stderr);
+    expect(warnings).to.have.length(2);
+    expect(warnings[0]).to.match(new RegExp(`^${manifest.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: not valid JSON \\(line 1 column \\d+: .*\\); the plugin is named after its folder$`));
+    expect(warnings[1]).to.equal(`${oddManifest}: hooks: expected a hook file path, a list of paths, or the hooks inline; the manifest is ignored`);
+    expect((r.outcome!.hooks as Json[]).map((h) => h.name)).to.deep.equal(["broken-json: echo one", "odd-hooks: echo two"]);
+  });
+
   it("the same command in a settings file and in a plugin runs twice (the plugin's copy has its own variables)", async () => {
     const root = join(sb.root, "plugins", "echoer");
     const command = 'echo "root=${CLAUDE_PLUGIN_ROOT:-none}"';

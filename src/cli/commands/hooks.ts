@@ -41,6 +41,8 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
       matcher: h.matcherSource,
       name: h.name,
       command: h.command,
+      /** The command as the file writes it (a plugin's `${CLAUDE_PLUGIN_ROOT}` not yet filled in). */
+      written: h.written,
       timeoutSeconds: h.timeoutMs / 1000,
       sameCommandAs: first ?? null,
     };
@@ -62,7 +64,8 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
           r.event,
           r.plugin ? `plugin ${r.plugin.name}` : r.level.length > 12 ? `…${r.level.slice(-11)}` : r.level,
           r.matcher ?? "*",
-          r.name === r.command ? r.command : `${r.name}: ${r.command}`,
+          // A default name says it all: the command, or for a plugin's hook the plugin and the command as written.
+          r.name === r.command || r.name === `${r.plugin?.name}: ${r.written}` ? r.name : `${r.name}: ${r.command}`,
           `${r.timeoutSeconds}s`,
           `${r.file} ${r.path}`,
         ]),
