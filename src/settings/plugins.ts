@@ -130,8 +130,15 @@ function statKind(path: string): "directory" | "other" | "missing" {
   }
 }
 
+/** Largest manifest or installed-plugins file read; both are a few kilobytes. */
+const MAX_METADATA_BYTES = 4 * 1024 * 1024;
+
+/** A plugin manifest or Claude Code's installed-plugins file: only a regular file of sane size (a FIFO would block). */
 function readText(path: string): string | { error: string } {
   try {
+    const stat = statSync(path);
+    if (!stat.isFile()) return { error: "not a regular file" };
+    if (stat.size > MAX_METADATA_BYTES) return { error: `larger than ${MAX_METADATA_BYTES} bytes` };
     return readFileSync(path, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";
@@ -192,6 +193,17 @@ if "rm -rf" in payload.get("tool_input", {}).get("command", ""):
     expect(warnings[0]).to.match(new RegExp(`^${manifest.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: not valid JSON \\(line 1 column \\d+: .*\\); the plugin is named after its folder$`));
     expect(warnings[1]).to.equal(`${oddManifest}: hooks: expected a hook file path, a list of paths, or the hooks inline; the manifest is ignored`);
     expect((r.outcome!.hooks as Json[]).map((h) => h.name)).to.deep.equal(["broken-json: echo one", "odd-hooks: echo two"]);
+  });
+
+  it("a manifest that is a FIFO is not opened (it would block): one warning, and the plugin's hooks still run", async () => {
+    const root = join(sb.root, "plugins", "fifo");
+    mkdirSync(join(root, ".claude-plugin"), { recursive: true });
+    execFileSync("mkfifo", [join(root, ".claude-plugin", "plugin.json")]);
+    sb.file(join(root, "hooks", "hooks.json"), { hooks: { SessionStart: [group(undefined, "echo fifo-kit")] } });
+    const r = await sb.runEvent("SessionStart", payloadFor("SessionStart"), ["--plugin", root, "--no-log"]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(warningLines(r.stderr)).to.deep.equal([`${join(root, ".claude-plugin", "plugin.json")}: cannot be read (not a regular file); the plugin is named after its folder`]);
+    expect(r.outcome!.additionalContext).to.deep.equal(["fifo-kit"]);
   });
 
   it("the same command in a settings file and in a plugin runs twice (the plugin's copy has its own variables)", async () => {
