@@ -50,6 +50,9 @@ function buildProgram(setExit: (code: number) => void): Command {
     .version(version(), "-V, --version")
     .option("--db <path>", "event log file (default: $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db)")
     .option("--project-dir <dir>", "project directory (default: $QODERCN_PROJECT_DIR, else the working directory)")
+    .addOption(
+      new Option("--dialect <name>", "whose settings to read: qoder (~/.qoder-cn, .qoder) or claude (~/.claude, .claude, and Claude Code's enabled plugins); default $QHOOKS_DIALECT, else qoder").choices(["qoder", "claude"]),
+    )
     .addHelpText(
       "after",
       `
@@ -61,7 +64,9 @@ Getting started:
   qhooks replay --session ID --settings new.json      what would new rules have decided in a past session?
 
 Exit status: 0 ok, 1 bad usage or input (one "qhooks: ..." line), 2 blocked (run), 3 log integrity failure (verify).
-Settings: ~/.qoder-cn/settings.json, <project>/.qoder/settings.json, <project>/.qoder/settings.local.json.`,
+Settings: ~/.qoder-cn/settings.json, <project>/.qoder/settings.json, <project>/.qoder/settings.local.json;
+with --dialect claude: ~/.claude/settings.json, <project>/.claude/settings.json, <project>/.claude/settings.local.json
+and the plugins Claude Code has enabled.`,
     )
     .showHelpAfterError("(run qhooks --help for usage)")
     .exitOverride()
@@ -72,8 +77,9 @@ Settings: ~/.qoder-cn/settings.json, <project>/.qoder/settings.json, <project>/.
     .description("run the hooks of one event: payload JSON on stdin, outcome JSON on stdout; exit 2 when blocked")
     .argument("<event>", `one of ${EVENT_NAMES.join(", ")}`)
     .option("--settings <file>", "use exactly this settings file instead of the user/project/local ones (repeatable)", collect)
+    .option("--plugin <dir>", "also run the hooks of this plugin folder (Claude Code's layout: hooks/hooks.json; repeatable)", collect)
     .option("--no-log", "do not append to the event log")
-    .addOption(new Option("--format <format>", "json: the outcome; hook: answer in the Claude/Qoder hook protocol (needs --settings)").choices(["json", "hook"]).default("json"))
+    .addOption(new Option("--format <format>", "json: the outcome; hook: answer in the Claude/Qoder hook protocol (needs --settings, or --dialect claude)").choices(["json", "hook"]).default("json"))
     .option("--fail-closed", "when qhooks cannot judge (invalid payload, internal error), block (exit 2) instead of exit 1")
     .addHelpText(
       "after",
@@ -93,6 +99,7 @@ Examples:
     .description("show the effective merged hooks, with their level, file and any warnings")
     .option("--event <event>", "only this event")
     .option("--settings <file>", "show these settings files instead of the discovered ones (repeatable)", collect)
+    .option("--plugin <dir>", "also show the hooks of this plugin folder (repeatable)", collect)
     .option("--json", "machine-readable output")
     .action(async (raw: { event?: string }, command: Command) => {
       const { hooksCommand, HooksFlagsSchema } = await import("./commands/hooks.js");
@@ -104,7 +111,7 @@ Examples:
     .command("record")
     .description("a hook that only records: appends the payload on stdin to the log, prints nothing, exits 0 (1 on bad input)")
     .argument("[event]", "the event (default: the payload's hook_event_name)")
-    .option("--print-settings", "print the settings snippet that puts qhooks record on all twelve events")
+    .option("--print-settings", "print the settings snippet that puts qhooks record on all twelve classic events (every event with --dialect claude)")
     .action(async (event: string | undefined, raw: unknown, command: Command) => {
       const { recordCommand, RecordFlagsSchema } = await import("./commands/record.js");
       setExit(await recordCommand(event === undefined ? undefined : eventArgument(event), flagsOf(RecordFlagsSchema, raw), cliContext(command)));
@@ -146,6 +153,7 @@ Examples:
       .command("replay")
       .description("re-judge recorded events with a hook config (hooks run for real, with QHOOKS_REPLAY=1) and show what changes")
       .option("--settings <file>", "judge with exactly this settings file (repeatable; default: the settings on disk for each event's project)", collect)
+      .option("--plugin <dir>", "also run the hooks of this plugin folder (repeatable)", collect)
       .option("--match-only", "run nothing: only show which hooks would run")
       .option("--concurrency <n>", "events judged at once", "4")
       .option("--json", "{runId, events, changed, results: [...]}")
@@ -159,8 +167,8 @@ Examples:
       ),
   ).action(async (raw: Record<string, unknown>, command: Command) => {
     const { replayCommand, ReplayFlagsSchema } = await import("./commands/replay.js");
-    const { settings, matchOnly, concurrency, json, list, ...filter } = raw;
-    setExit(await replayCommand(flagsOf(ReplayFlagsSchema, { filter, settings, matchOnly, concurrency, json, list }), cliContext(command)));
+    const { settings, plugin, matchOnly, concurrency, json, list, ...filter } = raw;
+    setExit(await replayCommand(flagsOf(ReplayFlagsSchema, { filter, settings, plugin, matchOnly, concurrency, json, list }), cliContext(command)));
   });
 
   program

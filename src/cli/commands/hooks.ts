@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EventNameSchema } from "../../schema/events.js";
 import { loadSettings } from "../../settings/loadSettings.js";
-import { discoverSettings, explicitSettings } from "../../settings/settingsSources.js";
+import { planSettings } from "../../settings/settingsPlan.js";
 import { table } from "../format.js";
 import { out } from "../io.js";
 import type { CliContext } from "../globals.js";
@@ -9,39 +9,51 @@ import type { CliContext } from "../globals.js";
 export const HooksFlagsSchema = z.object({
   event: EventNameSchema.optional(),
   settings: z.array(z.string()).default([]),
+  plugin: z.array(z.string()).default([]),
   json: z.boolean().default(false),
 });
 export type HooksFlags = z.infer<typeof HooksFlagsSchema>;
 
 /** `qhooks hooks`: what is configured, where it comes from, and what is wrong with it. */
 export function hooksCommand(flags: HooksFlags, context: CliContext): number {
-  const sources = flags.settings.length ? explicitSettings(flags.settings, process.cwd()) : discoverSettings(context.homeDir, context.projectDir);
-  const snapshot = loadSettings(sources);
+  const { sources, plugins } = planSettings({
+    homeDir: context.homeDir,
+    projectDir: context.projectDir,
+    dialect: context.dialect,
+    settingsFiles: flags.settings.length ? flags.settings : undefined,
+    plugins: flags.plugin,
+    baseDir: process.cwd(),
+  });
+  const snapshot = loadSettings(sources, plugins);
   const hooks = snapshot.hooks.filter((h) => flags.event === undefined || h.event === flags.event);
   const seen = new Map<string, string>();
   const rows = hooks.map((h) => {
-    const key = `${h.event}\0${h.command}`;
+    const key = `${h.event}\0${h.plugin?.root ?? ""}\0${h.command}`;
     const first = seen.get(key);
     if (first === undefined) seen.set(key, `${h.file}: ${h.path}`);
     return {
       event: h.event,
       level: h.level,
+      /** The plugin the hook comes from (its name and folder); null for a settings file's own hooks. */
+      plugin: h.plugin ? { name: h.plugin.name, root: h.plugin.root } : null,
       file: h.file,
       path: h.path,
       matcher: h.matcherSource,
       name: h.name,
       command: h.command,
+      /** The command as the file writes it (a plugin's `${CLAUDE_PLUGIN_ROOT}` not yet filled in). */
+      written: h.written,
       timeoutSeconds: h.timeoutMs / 1000,
       sameCommandAs: first ?? null,
     };
   });
 
   if (flags.json) {
-    out(JSON.stringify({ configHash: snapshot.hash, projectDir: context.projectDir, files: snapshot.sources, hooks: rows, warnings: snapshot.warnings }, null, 2));
+    out(JSON.stringify({ configHash: snapshot.hash, dialect: context.dialect, projectDir: context.projectDir, files: snapshot.sources, hooks: rows, warnings: snapshot.warnings }, null, 2));
     return 0;
   }
   out(`Settings files (lowest priority first), project ${context.projectDir}:`);
-  for (const s of snapshot.sources) out(`  ${s.level.padEnd(8)} ${s.display}  (${s.state})`);
+  for (const s of snapshot.sources) out(`  ${(s.plugin ? `plugin ${s.plugin.name}` : s.level).padEnd(8)} ${s.display}  (${s.state})`);
   out("");
   if (rows.length === 0) out(flags.event ? `No hooks for ${flags.event}.` : "No hooks configured.");
   else {
@@ -50,9 +62,10 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
         ["EVENT", "LEVEL", "MATCHER", "NAME / COMMAND", "TIMEOUT", "DECLARED AT"],
         rows.map((r) => [
           r.event,
-          r.level.length > 12 ? `…${r.level.slice(-11)}` : r.level,
+          r.plugin ? `plugin ${r.plugin.name}` : r.level.length > 12 ? `…${r.level.slice(-11)}` : r.level,
           r.matcher ?? "*",
-          r.name === r.command ? r.command : `${r.name}: ${r.command}`,
+          // A default name says it all: the command, or for a plugin's hook the plugin and the command as written.
+          r.name === r.command || r.name === `${r.plugin?.name}: ${r.written}` ? r.name : `${r.name}: ${r.command}`,
           `${r.timeoutSeconds}s`,
           `${r.file} ${r.path}`,
         ]),

@@ -13,6 +13,7 @@ import { youngGenerationCap } from "../youngGeneration.js";
 export const ReplayFlagsSchema = z.object({
   filter: FilterFlagsSchema,
   settings: z.array(z.string()).default([]),
+  plugin: z.array(z.string()).default([]),
   matchOnly: z.boolean().default(false),
   concurrency: wholeNumberFlag("--concurrency", 1).default(DEFAULT_REPLAY_CONCURRENCY),
   json: z.boolean().default(false),
@@ -44,6 +45,8 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
         log,
         filter: flags.filter,
         settingsFiles: flags.settings,
+        plugins: flags.plugin,
+        dialect: context.dialect,
         homeDir: context.homeDir,
         env: context.env,
         matchOnly: flags.matchOnly,
