@@ -34,6 +34,7 @@ export * from "./schema/hookOutput.js";
 export * from "./schema/outcome.js";
 export * from "./schema/logRecord.js";
 export * from "./schema/replay.js";
+export * from "./schema/eventDetail.js";
 
 // Settings.
 export { loadSettings, buildSnapshot } from "./settings/loadSettings.js";
@@ -52,7 +53,7 @@ export { toHookProtocol } from "./output/hookProtocol.js";
 // The event log: the port, and the SQLite backend.
 export { nullEventLog } from "./store/eventLog.js";
 export { LogFilterSchema } from "./schema/logFilter.js";
-export type { EventLog, AuditLog, LogEntry, LogFilter, StoredEvent } from "./store/eventLog.js";
+export type { EventLog, AuditLog, AppendResult, LogWarning, LogEntry, LogFilter, StoredEvent } from "./store/eventLog.js";
 export { openSqliteLog } from "./store/sqlite/sqliteEventLog.js";
 
 export { QhooksError } from "./errors.js";

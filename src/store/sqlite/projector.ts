@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { messageOf } from "../../errors.js";
 import type { FileIdentity } from "./connection.js";
 import { betterSqliteAddonPath } from "./nativeBinding.js";
@@ -98,6 +98,8 @@ export class Projector {
     const source = `"use strict";\nconst catchUpStep = ${catchUpStep.toString()};\n(${projectorMain.toString()})(require, require("node:worker_threads").workerData, catchUpStep);`;
     let worker: Worker;
     try {
+      // Loaded here, not with this module: a `qhooks run` never starts a thread, and loading it costs start-up time.
+      const { Worker } = process.getBuiltinModule("node:worker_threads");
       worker = new Worker(source, { eval: true, workerData: data, stdout: true, stderr: true });
     } catch (e) {
       this.died(`it could not start: ${messageOf(e)}`);

@@ -26,7 +26,7 @@ interface EventListRow {
  * The WHERE clause and parameters for a filter, over the event projection `v` joined to the event's record `e` and
  * its outcome's record `o`; shared by the audit listing and replay's selection.
  */
-export function eventWhere(filter: LogFilter): { where: string; params: Record<string, unknown> } {
+function eventWhere(filter: LogFilter): { where: string; params: Record<string, unknown> } {
   const terms: string[] = [];
   const params: Record<string, unknown> = {};
   // Written to match the partial indexes' own WHERE clauses (projections.ts), so that SQLite can use them.
@@ -78,9 +78,9 @@ export function eventWhere(filter: LogFilter): { where: string; params: Record<s
 /** The outcome JSON of an event: in its own record when judged in one step, else in its outcome record. */
 const OUTCOME_JSON = "CASE WHEN v.outcome_seq = v.seq THEN e.outcome ELSE o.body END";
 
-export const EVENT_COLUMNS = `v.seq, e.ts, e.event, e.session_id, e.match_value, e.project_dir, e.source, e.ref, e.run_id,
+const EVENT_COLUMNS = `v.seq, e.ts, e.event, e.session_id, e.match_value, e.project_dir, e.source, e.ref, e.run_id,
   e.config_hash, v.decision AS e_decision, e.reason AS e_reason, e.body AS payload, ${OUTCOME_JSON} AS outcome`;
-export const EVENT_JOIN = "proj_events v JOIN journal e ON e.seq = v.seq LEFT JOIN journal o ON o.seq = v.outcome_seq AND v.outcome_seq <> v.seq";
+const EVENT_JOIN = "proj_events v JOIN journal e ON e.seq = v.seq LEFT JOIN journal o ON o.seq = v.outcome_seq AND v.outcome_seq <> v.seq";
 
 /** Matching events, newest first, streamed row by row. */
 export async function* queryEvents(db: Database, filter: LogFilter, limit: number): AsyncGenerator<LogRecord> {
@@ -89,7 +89,7 @@ export async function* queryEvents(db: Database, filter: LogFilter, limit: numbe
   for (const row of rows) yield toLogRecord(row);
 }
 
-export function toLogRecord(row: EventListRow): LogRecord {
+function toLogRecord(row: EventListRow): LogRecord {
   const outcome = row.outcome === null ? null : (JSON.parse(row.outcome) as Outcome);
   const base = {
     ts: row.ts,
