@@ -76,13 +76,14 @@ export async function logStoreCases(config: BenchConfig, big: BigLog): Promise<C
     const audit = openSqliteLog(big.path, { mustExist: true });
     const bare = new Database(big.path, { readonly: true });
     try {
+      // Over the projections the audits read (the journal itself has no index for these).
       const lastPre = bare.prepare(
-        "SELECT seq, body FROM journal WHERE kind = 'event' AND run_id IS NULL AND event = ? ORDER BY seq DESC LIMIT 50",
+        "SELECT v.seq, e.body FROM proj_events v JOIN journal e ON e.seq = v.seq WHERE v.run_id IS NULL AND v.event = ? ORDER BY v.seq DESC LIMIT 50",
       );
       const bareSessions = bare.prepare(
-        "SELECT session_id, min(seq), max(seq), count(*) FROM journal WHERE kind = 'event' AND run_id IS NULL AND session_id IS NOT NULL GROUP BY session_id",
+        "SELECT session_id, min(seq), max(seq), count(*) FROM proj_events WHERE run_id IS NULL AND session_id IS NOT NULL GROUP BY session_id",
       );
-      const bareStats = bare.prepare("SELECT event, decision, count(*) FROM journal WHERE kind = 'event' AND run_id IS NULL GROUP BY event, decision");
+      const bareStats = bare.prepare("SELECT event, decision, count(*) FROM proj_events WHERE run_id IS NULL GROUP BY event, decision");
 
       progress(`case 5b: log --event PreToolUse --limit 50 on ${big.events.toLocaleString("en")} events, ${config.queryReps} each`);
       const b = await interleave(

@@ -61,6 +61,9 @@ export class GroupCommit<Req, Res> {
         if (outcome.ok) {
           attempt = 0;
           batch.forEach((w, i) => w.resolve(outcome.results[i]!));
+          // Under a flood the next batch is already waiting: one turn of the event loop first, so that the lock
+          // is free for a moment and another process waiting for it gets its turn (and this batch grows).
+          if (this.queue.length > 0) await new Promise((r) => setImmediate(r));
           continue;
         }
         const error = outcome.error;

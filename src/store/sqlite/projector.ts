@@ -90,7 +90,7 @@ export class Projector {
       signal: this.signal,
       batch: 200,
       gatherMs: 20,
-      maxLag: 10_000,
+      maxLag: 20_000,
       idleMs: 1_000,
       restartFrames: 2_000,
     };
