@@ -113,7 +113,7 @@ describe("projections of a SQLite log", function () {
     const before = await answers();
     expect(before.denied).to.equal(5);
     const raw = new Database(sb.db);
-    raw.exec("DELETE FROM proj_events; DELETE FROM proj_hooks; DELETE FROM proj_counts; UPDATE proj_state SET through = 0;");
+    raw.exec("DELETE FROM proj_events; DELETE FROM proj_hooks; DELETE FROM proj_counts; DELETE FROM proj_sessions; UPDATE proj_state SET through = 0;");
     raw.close();
     expect(await answers()).to.deep.equal(before);
   });

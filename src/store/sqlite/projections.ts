@@ -40,6 +40,15 @@ export const PROJECTION_TABLES = `
     PRIMARY KEY (event, decision)
   ) WITHOUT ROWID;
 
+  -- One row per live session: what qhooks sessions lists without a time window.
+  CREATE TABLE proj_sessions (
+    session_id TEXT PRIMARY KEY,
+    first_seq  INTEGER NOT NULL,
+    last_seq   INTEGER NOT NULL,
+    events     INTEGER NOT NULL,
+    blocked    INTEGER NOT NULL
+  ) WITHOUT ROWID;
+
   -- One row per hook run, from the outcome's hooks (output left in the journal).
   CREATE TABLE proj_hooks (
     event_seq   INTEGER NOT NULL,
@@ -84,8 +93,22 @@ export function catchUpStep(db: Database, maxRecords: number): CatchUpStep {
        WHERE seq > @from AND seq <= @to AND kind = 'event' AND run_id IS NULL GROUP BY 1, 2
        ON CONFLICT (event, decision) DO UPDATE SET n = n + excluded.n`,
     ).run({ from: through, to });
+    db.prepare(
+      `INSERT INTO proj_sessions (session_id, first_seq, last_seq, events, blocked)
+       SELECT session_id, min(seq), max(seq), count(*), sum(coalesce(blocked, 0)) FROM journal
+       WHERE seq > @from AND seq <= @to AND kind = 'event' AND run_id IS NULL AND session_id IS NOT NULL GROUP BY session_id
+       ON CONFLICT (session_id) DO UPDATE SET first_seq = min(first_seq, excluded.first_seq), last_seq = max(last_seq, excluded.last_seq),
+         events = events + excluded.events, blocked = blocked + excluded.blocked`,
+    ).run({ from: through, to });
     // Outcomes recorded apart from their event (hooks ran): the event is counted as judged instead of unfinished,
-    // then takes its outcome. The first one wins.
+    // and as blocked in its session when it was, then takes its outcome. The first one wins.
+    db.prepare(
+      `UPDATE proj_sessions SET blocked = blocked + b.n
+       FROM (SELECT v.session_id, count(*) AS n FROM journal o JOIN proj_events v ON v.seq = o.ref
+             WHERE o.seq > @from AND o.seq <= @to AND o.kind = 'outcome' AND o.blocked = 1 AND v.outcome_seq IS NULL
+               AND v.run_id IS NULL AND v.session_id IS NOT NULL GROUP BY v.session_id) b
+       WHERE proj_sessions.session_id = b.session_id`,
+    ).run({ from: through, to });
     for (const [decision, sign] of [["o.decision", ""], ["'unfinished'", "-"]] as const) {
       db.prepare(
         `INSERT INTO proj_counts (event, decision, n)

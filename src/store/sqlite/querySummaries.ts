@@ -21,25 +21,23 @@ function timeTerms(filter: Window): { sql: string; params: Record<string, string
 /** One row per live session, most recently active first. */
 export function querySessions(db: Database, filter: Window): SessionRow[] {
   const time = timeTerms(filter);
-  const groups = db
-    .prepare(
-      `SELECT session_id AS id, min(seq) AS first, max(seq) AS last, count(*) AS events FROM proj_events
-       WHERE run_id IS NULL AND session_id IS NOT NULL${time.sql} GROUP BY session_id`,
-    )
-    .all(time.params) as { id: string; first: number; last: number; events: number }[];
-  const blocked = new Map(
-    (
-      db
-        .prepare(`SELECT session_id AS id, count(*) AS n FROM proj_events WHERE run_id IS NULL AND blocked = 1${time.sql} GROUP BY session_id`)
-        .all(time.params) as { id: string; n: number }[]
-    ).map((r) => [r.id, r.n]),
-  );
+  // Without a time window the sessions are kept by the projections; with one, they are counted.
+  const groups = (
+    time.sql
+      ? db
+          .prepare(
+            `SELECT session_id AS id, min(seq) AS first, max(seq) AS last, count(*) AS events, sum(blocked) AS blocked FROM proj_events
+             WHERE run_id IS NULL AND session_id IS NOT NULL${time.sql} GROUP BY session_id`,
+          )
+          .all(time.params)
+      : db.prepare("SELECT session_id AS id, first_seq AS first, last_seq AS last, events, blocked FROM proj_sessions").all()
+  ) as { id: string; first: number; last: number; events: number; blocked: number }[];
   const at = db.prepare("SELECT ts, project_dir FROM journal WHERE seq = ?");
   return groups
     .map((g) => {
       const first = at.get(g.first) as { ts: string; project_dir: string };
       const last = at.get(g.last) as { ts: string };
-      return { sessionId: g.id, projectDir: first.project_dir, firstTs: first.ts, lastTs: last.ts, events: g.events, blocked: blocked.get(g.id) ?? 0 };
+      return { sessionId: g.id, projectDir: first.project_dir, firstTs: first.ts, lastTs: last.ts, events: g.events, blocked: g.blocked };
     })
     .sort((a, b) => (a.lastTs < b.lastTs ? 1 : a.lastTs > b.lastTs ? -1 : 0));
 }
