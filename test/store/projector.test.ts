@@ -118,6 +118,27 @@ describe("projections of a SQLite log", function () {
     expect(await answers()).to.deep.equal(before);
   });
 
+  it("the thread starts in a process started with --input-type=module (which a worker inherits) as in any other", async () => {
+    const store = join(REPO_ROOT, "dist", "src", "store", "sqlite", "sqliteEventLog.js");
+    const source = `
+      const { openSqliteLog } = await import(${JSON.stringify(store)});
+      const log = openSqliteLog(process.argv[1]);
+      const warnings = [];
+      for (let i = 0; i < 600; i++) {
+        const result = await log.append([{ kind: "event", ts: new Date(), source: "record", event: "Stop", sessionId: "m", matchValue: null, projectDir: "/p", payload: "{}", snapshot: null, rejection: null, replay: null, outcome: null }]);
+        warnings.push(...result.warnings.map((w) => w.message));
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      const state = log.projection.state;
+      await log.close();
+      process.stdout.write(JSON.stringify({ state, warnings }));`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", source, sb.db], { stdio: ["ignore", "pipe", "inherit"] });
+    const out: Buffer[] = [];
+    child.stdout.on("data", (c: Buffer) => out.push(c));
+    await new Promise((r) => child.once("close", r));
+    expect(JSON.parse(Buffer.concat(out).toString("utf8"))).to.deep.equal({ state: "running", warnings: [] });
+  });
+
   it("qhooks run, a one-shot process, starts no thread and leaves no WAL behind", async () => {
     const r = await sb.runEvent("PreToolUse", { session_id: "one", tool_name: "Bash", tool_input: { command: "ls" } });
     expect(r.code).to.equal(0);

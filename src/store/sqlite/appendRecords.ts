@@ -37,18 +37,18 @@ export interface PreparedAppend {
 export function prepareAppend(entries: readonly LogEntry[]): PreparedAppend {
   const rows: ReadyRow[] = [];
   const entryRows: number[] = [];
-  const snapshots: { ts: string; snapshot: SnapshotRecord }[] = [];
+  const snapshots = new Map<string, { ts: string; snapshot: SnapshotRecord }>();
   for (const entry of entries) {
     let row: PendingRow;
     if (entry.kind === "event") {
-      if (entry.snapshot) snapshots.push({ ts: entry.ts.toISOString(), snapshot: entry.snapshot });
+      if (entry.snapshot && !snapshots.has(entry.snapshot.hash)) snapshots.set(entry.snapshot.hash, { ts: entry.ts.toISOString(), snapshot: entry.snapshot });
       row = eventRow(entry);
     } else if (entry.kind === "outcome") row = outcomeRow(entry.ts.toISOString(), entry.eventSeq, entry.outcome);
     else row = replayRunRow(entry.ts.toISOString(), entry.run);
     entryRows.push(rows.length);
     rows.push(ready(row));
   }
-  return { rows, entryRows, snapshots };
+  return { rows, entryRows, snapshots: [...snapshots.values()] };
 }
 
 /** What one prepared append became in a transaction: the seq of each entry, or why it was refused. */

@@ -95,12 +95,19 @@ export class Projector {
       restartFrames: 2_000,
     };
     // From source text, so that it runs alike from the library and from the CLI's single-file bundle.
-    const source = `"use strict";\nconst catchUpStep = ${catchUpStep.toString()};\n(${projectorMain.toString()})(require, require("node:worker_threads").workerData, catchUpStep);`;
+    // Its own require, made from process: the source runs as a script or, when the process was started with
+    // --input-type=module (which a worker inherits), as a module, where require does not exist.
+    const source = [
+      `"use strict";`,
+      `const load = process.getBuiltinModule("node:module").createRequire(${JSON.stringify(data.betterSqlite)});`,
+      `const catchUpStep = ${catchUpStep.toString()};`,
+      `(${projectorMain.toString()})(load, process.getBuiltinModule("node:worker_threads").workerData, catchUpStep);`,
+    ].join("\n");
     let worker: Worker;
     try {
       // Loaded here, not with this module: a `qhooks run` never starts a thread, and loading it costs start-up time.
       const { Worker } = process.getBuiltinModule("node:worker_threads");
-      worker = new Worker(source, { eval: true, workerData: data, stdout: true, stderr: true });
+      worker = new Worker(source, { eval: true, workerData: data, execArgv: [], stdout: true, stderr: true });
     } catch (e) {
       this.died(`it could not start: ${messageOf(e)}`);
       return;
