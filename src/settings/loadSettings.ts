@@ -1,15 +1,11 @@
-import { readFileSync, statSync } from "node:fs";
-import { dirname } from "node:path";
 import type { EventName } from "../schema/events.js";
+import { messageOf } from "../errors.js";
 import { canonicalJson, sha256Hex } from "../json/canonicalHash.js";
 import { parseSettingsFile, type ConfiguredHook } from "./parseSettingsFile.js";
+import { readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 import type { SettingsSource } from "./settingsSources.js";
 
-/** What reading one settings file gave: its text, nothing (missing), or why it could not be read. */
-export type SettingsRead =
-  | { readonly state: "loaded"; readonly text: string; readonly worldWritable: boolean; readonly replaceable?: boolean }
-  | { readonly state: "missing" }
-  | { readonly state: "unreadable"; readonly why: string };
+export { MAX_SETTINGS_BYTES, readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 
 /**
  * One immutable view of the hook configuration. A dispatch judges its event with exactly one snapshot, and the
@@ -27,24 +23,6 @@ export interface SettingsSnapshot {
   readonly document: ReadonlyArray<{ readonly level: string; readonly file: string; readonly hooks: unknown }>;
 }
 
-export function readSettingsSource(source: SettingsSource): SettingsRead {
-  try {
-    const text = readFileSync(source.path, "utf8");
-    // Hooks run commands: a settings file that anyone can edit hands out code execution.
-    const worldWritable = (statSync(source.path).mode & 0o002) !== 0;
-    // So does one in a directory that anyone can write to, unless the sticky bit (as on /tmp) keeps others from
-    // removing or renaming what is not theirs.
-    const dir = statSync(dirname(source.path)).mode;
-    const replaceable = (dir & 0o002) !== 0 && (dir & 0o1000) === 0;
-    return { state: "loaded", text, worldWritable, replaceable };
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return { state: "missing" };
-    if (code === "ENOTDIR") return { state: "missing" };
-    return { state: "unreadable", why: code === "EISDIR" ? "is a directory" : (code ?? String(e)) };
-  }
-}
-
 /** Reads and validates every source; never throws for what the files contain. */
 export function loadSettings(sources: readonly SettingsSource[]): SettingsSnapshot {
   return buildSnapshot(sources, sources.map(readSettingsSource));
@@ -54,17 +32,25 @@ export function buildSnapshot(sources: readonly SettingsSource[], reads: readonl
   const hooks: ConfiguredHook[] = [];
   const warnings: string[] = [];
   const document: { level: string; file: string; hooks: unknown }[] = [];
+  // Loops, never push(...list): a spread passes each element on the stack, and a file can hold a hundred thousand.
   sources.forEach((source, i) => {
     const read = reads[i]!;
-    if (read.state === "unreadable") warnings.push(`${source.display}: cannot be read (${read.why}); this file is skipped`);
+    if (read.state === "unreadable") warnings.push(`${source.display}: ${read.why}; this file is skipped`);
     // A mistyped --settings path would otherwise turn every guard in it off without a word.
     if (read.state === "missing" && source.explicit) warnings.push(`${source.display}: does not exist; no hooks from it`);
     if (read.state !== "loaded") return;
     if (read.worldWritable) warnings.push(`${source.display}: writable by every user; anyone here can change these hooks`);
     else if (read.replaceable) warnings.push(`${source.display}: in a directory writable by every user; anyone here can replace these hooks`);
-    const parsed = parseSettingsFile(source, read.text);
-    hooks.push(...parsed.hooks);
-    warnings.push(...parsed.warnings);
+    let parsed: ReturnType<typeof parseSettingsFile>;
+    try {
+      parsed = parseSettingsFile(source, read.text);
+    } catch (e) {
+      // A bug met in one file costs that file, never the other levels' guards.
+      warnings.push(`${source.display}: internal error while reading it (${messageOf(e)}); this file is skipped`);
+      return;
+    }
+    for (const hook of parsed.hooks) hooks.push(hook);
+    for (const warning of parsed.warnings) warnings.push(warning);
     if (parsed.hooksSection !== undefined) document.push({ level: source.level, file: source.path, hooks: parsed.hooksSection });
   });
 

@@ -41,7 +41,15 @@ export function settingsSnapshot$(
       if (now.every((s, i) => s === seen[i])) return;
       // Stamped before reading: an edit that lands during or after this read changes a stamp again.
       seen = now;
-      subscriber.next(loadSettings(sources));
+      let snapshot: SettingsSnapshot;
+      try {
+        snapshot = loadSettings(sources);
+      } catch {
+        // loadSettings never throws for what a file holds; should a bug make it throw, the configuration in force
+        // stays (its guards included) rather than the host process dying of an exception thrown in a timer.
+        return;
+      }
+      subscriber.next(snapshot);
     }, pollMs);
     timer.unref();
     return () => clearInterval(timer);
