@@ -1,9 +1,10 @@
-import { DEFAULT_MAX_OUTPUT_BYTES } from "../exec/cappedOutput.js";
+import { DEFAULT_MAX_EVENT_OUTPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES } from "../exec/cappedOutput.js";
 import { DEFAULT_STOP_BLOCK_CAP } from "../operators/guardStopLoop.js";
 
 /** Limits that users tune through the environment (contract 8), read once per engine. */
 export interface Limits {
   readonly maxOutputBytes: number;
+  readonly maxEventOutputBytes: number;
   readonly stopBlockCap: number;
   /** What was wrong with the environment's values (the defaults then apply). */
   readonly warnings: readonly string[];
@@ -21,6 +22,7 @@ export function limitsFromEnv(env: Readonly<Record<string, string | undefined>>)
   };
   return {
     maxOutputBytes: read("QHOOKS_MAX_OUTPUT", DEFAULT_MAX_OUTPUT_BYTES, 0),
+    maxEventOutputBytes: read("QHOOKS_MAX_EVENT_OUTPUT", DEFAULT_MAX_EVENT_OUTPUT_BYTES, 0),
     stopBlockCap: read("QHOOKS_STOP_BLOCK_CAP", DEFAULT_STOP_BLOCK_CAP, 1),
     warnings,
   };
