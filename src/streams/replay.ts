@@ -30,6 +30,11 @@ export interface ReplayOptions {
   readonly runId?: string;
   /** Where relative `settingsFiles` are resolved. */
   readonly cwd?: string;
+  /**
+   * Told each warning `qhooks run` would print for the same settings and environment (a missing or broken settings
+   * file, a bad QHOOKS_* value), once per configuration, and that the selection matched no event.
+   */
+  readonly onWarning?: (warning: string) => void;
 }
 
 export const DEFAULT_REPLAY_CONCURRENCY = 4;
@@ -46,14 +51,26 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
   return defer(() => {
     const runId = options.runId ?? newRunId();
     const limits = limitsFromEnv(options.env);
-    const explicit = options.settingsFiles?.length ? loadSettings(explicitSettings(options.settingsFiles, options.cwd ?? process.cwd())) : null;
+    const warn = options.onWarning ?? (() => undefined);
+    for (const w of limits.warnings) warn(w);
+    // A missing or broken file judges as if it had no hooks: without its warning, every "newly allowed" line would
+    // look like the new rules' doing.
+    const warned = new Set<string>();
+    const announce = (snapshot: SettingsSnapshot): SettingsSnapshot => {
+      if (!warned.has(snapshot.hash)) {
+        warned.add(snapshot.hash);
+        for (const w of snapshot.warnings) warn(w);
+      }
+      return snapshot;
+    };
+    const explicit = options.settingsFiles?.length ? announce(loadSettings(explicitSettings(options.settingsFiles, options.cwd ?? process.cwd()))) : null;
     const snapshots = new Map<string, SettingsSnapshot>();
     // Each project's settings are read once per replay: every event of a run is judged by the same config.
     const settingsFor = (projectDir: string): SettingsSnapshot | string => {
       if (explicit) return explicit;
       if (!isDirectory(projectDir)) return `its project directory ${projectDir} no longer exists; pass --settings to judge it`;
       let snapshot = snapshots.get(projectDir);
-      if (!snapshot) snapshots.set(projectDir, (snapshot = loadSettings(discoverSettings(options.homeDir, projectDir))));
+      if (!snapshot) snapshots.set(projectDir, (snapshot = announce(loadSettings(discoverSettings(options.homeDir, projectDir)))));
       return snapshot;
     };
 
@@ -78,6 +95,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
           homeDir: options.homeDir,
           baseEnv: options.env,
           maxOutputBytes: limits.maxOutputBytes,
+          maxEventOutputBytes: limits.maxEventOutputBytes,
           replay: true,
           callChain: [],
           log: options.log,
@@ -113,6 +131,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
             },
             error: (e: unknown) => subscriber.error(e),
             complete: () => {
+              if (summary.events === 0) warn("no recorded event matches this selection; nothing was replayed");
               const finished: ReplayRun = { ...start, finishedAt: new Date().toISOString(), summary };
               options.log.append([{ kind: "replay-run", ts: new Date(), run: finished }]).then(
                 () => subscriber.complete(),

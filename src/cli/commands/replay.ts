@@ -6,7 +6,7 @@ import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
 import { addToSummary, DEFAULT_REPLAY_CONCURRENCY, emptySummary, newRunId, replay$ } from "../../streams/replay.js";
 import { FilterFlagsSchema, hasSelector, wholeNumberFlag } from "../filterFlags.js";
 import { table } from "../format.js";
-import { out } from "../io.js";
+import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { youngGenerationCap } from "../youngGeneration.js";
 
@@ -49,6 +49,10 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
         matchOnly: flags.matchOnly,
         concurrency: flags.concurrency,
         runId,
+        onWarning: (w) => {
+          if (progress) process.stderr.write("\r\x1b[K");
+          warn(w);
+        },
       }).pipe(
         tap(youngGenerationCap()),
         tap((r) => {
