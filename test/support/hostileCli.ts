@@ -59,6 +59,3 @@ export function runHostile(sb: Sandbox, args: readonly string[], options: Hostil
     });
   });
 }
-
-/** The `qhooks: ...` lines of a stream. */
-export const qhooksLinesOf = (text: string): string[] => text.split("\n").filter((l) => l.startsWith("qhooks: "));
