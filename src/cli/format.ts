@@ -5,6 +5,7 @@ export function table(header: readonly string[], rows: readonly (readonly string
     return flat.length > maxWidth ? `${flat.slice(0, maxWidth - 1)}…` : flat;
   };
   const cells = [header, ...rows].map((r) => r.map(cut));
-  const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i]?.length ?? 0)));
+  // A fold, not Math.max(...column): a spread passes every row on the stack, and `sessions` can list 200,000.
+  const widths = header.map((_, i) => cells.reduce((widest, r) => Math.max(widest, r[i]?.length ?? 0), 0));
   return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n");
 }
