@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { CLI, type CliResult, type Sandbox } from "./sandbox.js";
 
-/** How the CLI's stdin is fed: a string (then EOF), a stream that never ends, or an open file descriptor. */
-export type HostileStdin = string | { readonly endless: true } | { readonly fd: number };
+/** How the CLI's stdin is fed: bytes (then EOF), a stream that never ends, or an open file descriptor. */
+export type HostileStdin = string | Buffer | { readonly endless: true } | { readonly fd: number };
 
 export interface HostileRunOptions {
   readonly stdin?: HostileStdin;
@@ -22,7 +22,10 @@ export interface HostileRunOptions {
  */
 export function runHostile(sb: Sandbox, args: readonly string[], options: HostileRunOptions): Promise<CliResult & { hung: boolean }> {
   const start = performance.now();
-  const stdinSpec = typeof options.stdin === "object" && "fd" in options.stdin ? options.stdin.fd : "pipe";
+  const given = options.stdin ?? "";
+  const bytes = typeof given === "string" || Buffer.isBuffer(given) ? given : null;
+  const special = bytes === null ? (given as Exclude<HostileStdin, string | Buffer>) : null;
+  const stdinSpec = special !== null && "fd" in special ? special.fd : "pipe";
   const [command, ...rest] = [...(options.prefix ?? []), process.execPath, CLI, ...args];
   const child = spawn(command!, rest, { cwd: sb.project, env: sb.env(options.env), stdio: [stdinSpec, "pipe", "pipe"] });
   const stdout: Buffer[] = [];
@@ -34,7 +37,7 @@ export function runHostile(sb: Sandbox, args: readonly string[], options: Hostil
   let feeding: NodeJS.Timeout | undefined;
   if (child.stdin) {
     child.stdin.on("error", () => undefined);
-    if (typeof options.stdin === "object" && "endless" in options.stdin) {
+    if (special !== null && "endless" in special) {
       // Writes as fast as the pipe takes them, for as long as the CLI keeps it open.
       const chunk = Buffer.alloc(1024 * 1024, "x");
       const feed = () => {
@@ -42,7 +45,7 @@ export function runHostile(sb: Sandbox, args: readonly string[], options: Hostil
         if (!child.stdin!.destroyed) child.stdin!.once("drain", feed);
       };
       feeding = setTimeout(feed, 0);
-    } else child.stdin.end(typeof options.stdin === "string" ? options.stdin : "");
+    } else child.stdin.end(bytes ?? "");
   }
   let hung = false;
   const timer = setTimeout(() => {
