@@ -202,6 +202,24 @@ Examples:
       setExit(await verifyCommand(flagsOf(VerifyFlagsSchema, raw), cliContext(command)));
     });
 
+  program
+    .command("schema")
+    .description("print a JSON Schema: settings (for editors: validation and completion), outcome, or payload EVENT")
+    .argument("[what]", "settings (the default), outcome, or payload")
+    .argument("[event]", "for payload: the event whose payload to describe")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  qhooks schema settings > ~/.qoder-cn/settings.schema.json
+  # then, in ~/.qoder-cn/settings.json: { "$schema": "./settings.schema.json", "hooks": { ... } }
+  qhooks schema payload PreToolUse`,
+    )
+    .action(async (what: string | undefined, event: string | undefined) => {
+      const { schemaCommand } = await import("./commands/schema.js");
+      setExit(schemaCommand(what ?? "settings", event === undefined ? undefined : eventArgument(event)));
+    });
+
   // Only now: subcommands inherit it when they are made, and they must refuse stray words.
   program.allowExcessArguments();
   return program;

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { nonEmptyLines } from "../store/storeHelpers.js";
 import { Sandbox } from "../support/sandbox.js";
 
-const COMMANDS = ["run", "hooks", "record", "log", "sessions", "stats", "replay", "verify"];
+const COMMANDS = ["run", "hooks", "record", "log", "sessions", "stats", "replay", "verify", "schema"];
 
 /** A usage error: exit 1, nothing on stdout, one `qhooks: ` line that is no internal error. */
 function usageLine(r: { code: number | null; stdout: string; stderr: string }, what: string): string {
