@@ -44,7 +44,8 @@ const result = await build({
       " const __qhooksResolve = (s) => require('node:url').pathToFileURL(require.resolve(s)).href;",
   },
   // rxjs's package.json sends Node to its CommonJS build, which cannot be tree-shaken: take its ES modules.
-  alias: { rxjs: "./node_modules/rxjs/dist/esm/index.js" },
+  // jsonc-parser's CommonJS build is UMD, whose requires esbuild cannot follow: take its ES modules too.
+  alias: { rxjs: "./node_modules/rxjs/dist/esm/index.js", "jsonc-parser": "./node_modules/jsonc-parser/lib/esm/main.js" },
   minify: true,
   keepNames: false,
   sourcemap: "linked",

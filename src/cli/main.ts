@@ -60,6 +60,8 @@ function buildProgram(setExit: (code: number) => void): Command {
       `
 Getting started:
   qhooks hooks                                        what is configured, from which file, and what is wrong with it
+  qhooks hooks add PreToolUse --matcher Bash --command ~/.qoder-cn/hooks/block-rm.sh
+                                                      add a hook to your settings, leaving the rest of the file as it is
   echo '{"session_id":"s1","tool_name":"Bash","tool_input":{"command":"ls"}}' | qhooks run PreToolUse
                                                       judge one event with your settings, as an agent would
   qhooks log --blocked                                what was blocked, by which hook, and why
@@ -114,9 +116,9 @@ Examples:
       setExit(await runCommand(eventArgument(event), flagsOf(RunFlagsSchema, raw), cliContext(command)));
     });
 
-  program
+  const hooks = program
     .command("hooks")
-    .description("show the effective merged hooks, with their level, file and any warnings")
+    .description("show the effective merged hooks, with their level, file and any warnings; hooks add adds one")
     .option("--event <event>", "only this event")
     .option("--settings <file>", "show these settings files instead of the discovered ones (repeatable)", collect)
     .addOption(new Option("--format <format>", "table: the report (the default, piped or not); tsv: one row per hook, warnings on stderr; json").choices(["table", "tsv", "json"]))
@@ -125,6 +127,32 @@ Examples:
     .action(async (raw: unknown, command: Command) => {
       const { hooksCommand, HooksFlagsSchema } = await import("./commands/hooks.js");
       setExit(hooksCommand(flagsOf(HooksFlagsSchema, raw), cliContext(command)));
+    });
+
+  hooks
+    .command("add")
+    .description("add a hook to a settings file, changing nothing else in it (its formatting and other settings stay)")
+    .argument("<event>", `one of ${EVENT_NAMES.join(", ")}`)
+    .requiredOption("--command <command>", "the shell command the hook runs (/bin/sh -c, in the project directory)")
+    .option("--matcher <matcher>", "which tools (or sources, agent types...) it applies to: Bash, Write|Edit, mcp__.*; default all")
+    .addOption(new Option("--level <level>", "which settings file: user (~/.qoder-cn/settings.json), project (.qoder/settings.json, shared with the repository) or local (.qoder/settings.local.json)").choices(["user", "project", "local"]).default("user"))
+    .option("--file <path>", "add to this settings file instead (e.g. one that qhooks run --settings reads)")
+    .option("--timeout <seconds>", "seconds before the hook is stopped (default 60)")
+    .option("--name <name>", "a name for logs and messages (default: the command)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  qhooks hooks add PreToolUse --matcher Bash --command ~/.qoder-cn/hooks/block-rm.sh
+  qhooks hooks add PostToolUse --matcher 'Write|Edit' --command 'npx prettier --write .' --level project --timeout 30`,
+    )
+    .action(async (event: string, raw: unknown, command: Command) => {
+      // Commander gives the listing's own flags to `qhooks hooks`, even after `add`: one of them here is a mistake
+      // (`--settings f.json` meant as the file to add to would otherwise add to the user's settings).
+      const stray = Object.keys(hooks.opts()).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      if (stray.length) throw new QhooksError("usage", `hooks add: ${stray.join(", ")} belongs to qhooks hooks, not to hooks add (--file FILE adds to a given file)`);
+      const { hooksAddCommand, HooksAddFlagsSchema } = await import("./commands/hooksAdd.js");
+      setExit(hooksAddCommand(eventArgument(event), flagsOf(HooksAddFlagsSchema, raw), cliContext(command)));
     });
 
   program

@@ -33,6 +33,8 @@ describe("cli: help and usage errors", () => {
     const log = await sb.run(["help", "log"]);
     expect(log.code).to.equal(0);
     expect(log.stdout).to.match(/^Usage: qhooks log/);
+    const add = await sb.run(["help", "hooks", "add"]);
+    expect(add.stdout).to.match(/^Usage: qhooks hooks add/);
     const line = usageLine(await sb.run(["help", "nosuch"]), "help nosuch");
     expect(line).to.include('unknown command "nosuch"');
     for (const command of COMMANDS) expect(line).to.include(command);
@@ -46,6 +48,9 @@ describe("cli: help and usage errors", () => {
       expect(r.code, command).to.equal(0);
       expect(r.stdout, command).to.include("Global Options:").and.include("--db <path>").and.include("--project-dir <dir>");
     }
+    const add = await sb.run(["hooks", "add", "--help"]);
+    const global = add.stdout.slice(add.stdout.indexOf("Global Options:"));
+    expect(global).to.include("--db").and.not.include("--strict");
   });
 
   it("a bad filter reads like every other error, naming the flag and never an internal path", async () => {
