@@ -65,8 +65,8 @@ describe("cli: listings (log, sessions, stats)", () => {
     });
 
     it("formats that disagree are one usage line", async () => {
-      for (const args of [["--json", "--format", "tsv"], ["--json", "--jsonl"], ["--format", "xml"]]) {
-        const r = await sb.run(["log", ...args]);
+      for (const args of [["log", "--json", "--format", "tsv"], ["log", "--json", "--jsonl"], ["log", "--format", "xml"], ["stats", "--format", "jsonl"], ["hooks", "--json", "--format", "tsv"]]) {
+        const r = await sb.run(args);
         expect(r.code, args.join(" ")).to.equal(1);
         expect(r.stdout).to.equal("");
         expect(nonEmptyLines(r.stderr), r.stderr).to.have.length(1);

@@ -10,14 +10,16 @@ import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
 import { err, out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 
-export const HooksFlagsSchema = z.object({
-  event: EventFlagSchema.optional(),
-  settings: z.array(z.string()).default([]),
-  // The report is for people, piped or not (its warnings would be lost in bare rows): tsv only when asked.
-  format: OutputFormatSchema.exclude(["jsonl"]).optional(),
-  json: z.boolean().default(false),
-  strict: z.boolean().default(false),
-});
+export const HooksFlagsSchema = z
+  .object({
+    event: EventFlagSchema.optional(),
+    settings: z.array(z.string()).default([]),
+    // The report is for people, piped or not (its warnings would be lost in bare rows): tsv only when asked.
+    format: OutputFormatSchema.exclude(["jsonl"]).optional(),
+    json: z.boolean().default(false),
+    strict: z.boolean().default(false),
+  })
+  .refine((f) => !(f.json && f.format !== undefined && f.format !== "json"), { error: "--json and --format ask for different formats; give one" });
 export type HooksFlags = z.infer<typeof HooksFlagsSchema>;
 
 interface HookRow {
@@ -68,7 +70,7 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
   }
   if (format === "tsv") {
     out(renderTsv(TSV_COLUMNS, rows));
-    for (const w of snapshot.warnings) warn(w);
+    for (const w of snapshot.warnings) warn(escapeForTerminal(w));
     strictLine();
     return verdict;
   }
