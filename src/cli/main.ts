@@ -55,6 +55,9 @@ function buildProgram(setExit: (code: number) => void): Command {
     // Every command's help shows the options above too, which apply to it (given before or after its name).
     .configureHelp({ showGlobalOptions: true, visibleGlobalOptions: (): Option[] => program.options.filter((o) => !o.hidden && o.long !== "--version") })
     .helpCommand(false)
+    .addOption(
+      new Option("--dialect <name>", "whose settings to read: qoder (~/.qoder-cn, .qoder) or claude (~/.claude, .claude, and Claude Code's enabled plugins); default $QHOOKS_DIALECT, else qoder").choices(["qoder", "claude"]),
+    )
     .addHelpText(
       "after",
       `
@@ -68,7 +71,9 @@ Getting started:
   qhooks replay --session ID --settings new.json      what would new rules have decided in a past session?
 
 Exit status: 0 ok, 1 bad usage or input (one "qhooks: ..." line), 2 blocked (run), 3 log integrity failure (verify).
-Settings: ~/.qoder-cn/settings.json, <project>/.qoder/settings.json, <project>/.qoder/settings.local.json.
+Settings: ~/.qoder-cn/settings.json, <project>/.qoder/settings.json, <project>/.qoder/settings.local.json;
+with --dialect claude: ~/.claude/settings.json, <project>/.claude/settings.json, <project>/.claude/settings.local.json
+and the plugins Claude Code has enabled.
 Times: tables show local time with its offset (--utc for UTC); --since and --until read a time without a zone the same way.`,
     )
     .exitOverride()
@@ -100,8 +105,9 @@ Times: tables show local time with its offset (--utc for UTC); --since and --unt
     .description("run the hooks of one event: payload JSON on stdin, outcome JSON on stdout; exit 2 when blocked")
     .argument("<event>", `one of ${EVENT_NAMES.join(", ")}`)
     .option("--settings <file>", "use exactly this settings file instead of the user/project/local ones (repeatable)", collect)
+    .option("--plugin <dir>", "also run the hooks of this plugin folder (Claude Code's layout: hooks/hooks.json; repeatable)", collect)
     .option("--no-log", "do not append to the event log")
-    .addOption(new Option("--format <format>", "json: the outcome; hook: answer in the Claude/Qoder hook protocol (needs --settings)").choices(["json", "hook"]).default("json"))
+    .addOption(new Option("--format <format>", "json: the outcome; hook: answer in the Claude/Qoder hook protocol (needs --settings, or --dialect claude)").choices(["json", "hook"]).default("json"))
     .option("--fail-closed", "when qhooks cannot judge (invalid payload, internal error), block (exit 2) instead of exit 1")
     .addHelpText(
       "after",
@@ -121,6 +127,7 @@ Examples:
     .description("show the effective merged hooks, with their level, file and any warnings; hooks add adds one")
     .option("--event <event>", "only this event")
     .option("--settings <file>", "show these settings files instead of the discovered ones (repeatable)", collect)
+    .option("--plugin <dir>", "also show the hooks of this plugin folder (repeatable)", collect)
     .addOption(new Option("--format <format>", "table: the report (the default, piped or not); tsv: one row per hook, warnings on stderr; json").choices(["table", "tsv", "json"]))
     .option("--json", "same as --format json")
     .option("--strict", "exit 1 when any settings file has a warning (for CI)")
@@ -135,7 +142,7 @@ Examples:
     .argument("<event>", `one of ${EVENT_NAMES.join(", ")}`)
     .requiredOption("--command <command>", "the shell command the hook runs (/bin/sh -c, in the project directory)")
     .option("--matcher <matcher>", "which tools (or sources, agent types...) it applies to: Bash, Write|Edit, mcp__.*; default all")
-    .addOption(new Option("--level <level>", "which settings file: user (~/.qoder-cn/settings.json), project (.qoder/settings.json, shared with the repository) or local (.qoder/settings.local.json)").choices(["user", "project", "local"]).default("user"))
+    .addOption(new Option("--level <level>", "which settings file: user (~/.qoder-cn/settings.json), project (.qoder/settings.json, shared with the repository) or local (.qoder/settings.local.json); with --dialect claude, those under ~/.claude and .claude").choices(["user", "project", "local"]).default("user"))
     .option("--file <path>", "add to this settings file instead (e.g. one that qhooks run --settings reads)")
     .option("--timeout <seconds>", "seconds before the hook is stopped (default 60)")
     .option("--name <name>", "a name for logs and messages (default: the command)")
@@ -159,7 +166,7 @@ Examples:
     .command("record")
     .description("a hook that only records: appends the payload on stdin to the log, prints nothing, exits 0 (1 on bad input)")
     .argument("[event]", "the event (default: the payload's hook_event_name)")
-    .option("--print-settings", "print the settings snippet that puts qhooks record on every event")
+    .option("--print-settings", "print the settings snippet that puts qhooks record on all twelve classic events (every event with --dialect claude)")
     .action(async (event: string | undefined, raw: unknown, command: Command) => {
       const { recordCommand, RecordFlagsSchema } = await import("./commands/record.js");
       setExit(await recordCommand(event === undefined ? undefined : eventArgument(event), flagsOf(RecordFlagsSchema, raw), cliContext(command)));
@@ -204,6 +211,7 @@ Examples:
       .command("replay")
       .description("re-judge recorded events with a hook config (hooks run for real, with QHOOKS_REPLAY=1) and show what changes")
       .option("--settings <file>", "judge with exactly this settings file (repeatable; default: the settings on disk for each event's project)", collect)
+      .option("--plugin <dir>", "also run the hooks of this plugin folder (repeatable)", collect)
       .option("--match-only", "run nothing: only show which hooks would run")
       .option("--concurrency <n>", "events judged at once", "4")
       .option("--json", "{runId, events, changed, results: [...]}")
@@ -217,8 +225,8 @@ Examples:
       ),
   ).action(async (raw: Record<string, unknown>, command: Command) => {
     const { replayCommand, ReplayFlagsSchema } = await import("./commands/replay.js");
-    const { settings, matchOnly, concurrency, json, list, utc, ...filter } = raw;
-    setExit(await replayCommand(flagsOf(ReplayFlagsSchema, { filter: { ...filter, utc }, settings, matchOnly, concurrency, json, list, utc }), cliContext(command)));
+    const { settings, plugin, matchOnly, concurrency, json, list, utc, ...filter } = raw;
+    setExit(await replayCommand(flagsOf(ReplayFlagsSchema, { filter: { ...filter, utc }, settings, plugin, matchOnly, concurrency, json, list, utc }), cliContext(command)));
   });
 
   program

@@ -9,7 +9,8 @@ import { isBlockingDecision } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../schema/replay.js";
 import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
-import { discoverSettings, explicitSettings } from "../settings/settingsSources.js";
+import { planSettings } from "../settings/settingsPlan.js";
+import type { Dialect } from "../settings/settingsSources.js";
 import type { AuditLog, EventLog, LogFilter, StoredEvent } from "../store/eventLog.js";
 import { judgeEvents } from "./pipeline.js";
 import { pullInOrder } from "./pullInOrder.js";
@@ -28,8 +29,12 @@ export interface ReplayOptions {
   /** How many events are judged at once (the hooks of one event always run together). */
   readonly concurrency?: number;
   readonly runId?: string;
-  /** Where relative `settingsFiles` are resolved. */
+  /** Where relative `settingsFiles` and `plugins` are resolved. */
   readonly cwd?: string;
+  /** Whose settings levels are read when `settingsFiles` is absent (and whether Claude Code's plugins load). */
+  readonly dialect?: Dialect;
+  /** Plugin folders whose hooks apply as well. */
+  readonly plugins?: readonly string[] | undefined;
 }
 
 export const DEFAULT_REPLAY_CONCURRENCY = 4;
@@ -46,14 +51,20 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
   return defer(() => {
     const runId = options.runId ?? newRunId();
     const limits = limitsFromEnv(options.env);
-    const explicit = options.settingsFiles?.length ? loadSettings(explicitSettings(options.settingsFiles, options.cwd ?? process.cwd())) : null;
+    const plan = (projectDir: string) =>
+      planSettings({ homeDir: options.homeDir, projectDir, dialect: options.dialect, settingsFiles: options.settingsFiles?.length ? options.settingsFiles : undefined, plugins: options.plugins, baseDir: options.cwd ?? process.cwd() });
+    const load = (projectDir: string) => {
+      const { sources, plugins } = plan(projectDir);
+      return loadSettings(sources, plugins);
+    };
+    const explicit = options.settingsFiles?.length ? load(options.cwd ?? process.cwd()) : null;
     const snapshots = new Map<string, SettingsSnapshot>();
     // Each project's settings are read once per replay: every event of a run is judged by the same config.
     const settingsFor = (projectDir: string): SettingsSnapshot | string => {
       if (explicit) return explicit;
       if (!isDirectory(projectDir)) return `its project directory ${projectDir} no longer exists; pass --settings to judge it`;
       let snapshot = snapshots.get(projectDir);
-      if (!snapshot) snapshots.set(projectDir, (snapshot = loadSettings(discoverSettings(options.homeDir, projectDir))));
+      if (!snapshot) snapshots.set(projectDir, (snapshot = load(projectDir)));
       return snapshot;
     };
 

@@ -79,12 +79,15 @@ describe("cli: qhooks hooks add", () => {
     expect(read(file)).to.equal('{\n  "hooks": {\n    "Stop": [ { "hooks": [ { "type": "command", "command": "a" }, { "type": "command", "command": "b" } ] } ]\n  }\n}\n');
   });
 
-  it("--level project and local write the project's files; --file any file, a compact one staying compact", async () => {
+  it("--level project and local write the project's files, --dialect claude Claude Code's; --file any file, a compact one staying compact", async () => {
     await sb.run(["hooks", "add", "SessionStart", "--command", "echo p", "--level", "project"]);
     await sb.run(["hooks", "add", "SessionStart", "--command", "echo l", "--level", "local"]);
     expect(JSON.parse(read(join(sb.project, ".qoder", "settings.json"))).hooks.SessionStart[0].hooks[0].command).to.equal("echo p");
     expect(JSON.parse(read(join(sb.project, ".qoder", "settings.local.json"))).hooks.SessionStart[0].hooks[0].command).to.equal("echo l");
     expect(existsSync(userFile())).to.equal(false);
+    // Claude Code's own files with --dialect claude.
+    await sb.run(["--dialect", "claude", "hooks", "add", "Stop", "--command", "echo c"]);
+    expect(JSON.parse(read(join(sb.home, ".claude", "settings.json"))).hooks.Stop[0].hooks[0].command).to.equal("echo c");
     const compact = sb.file("guards.json", '{"a":1,"hooks":{}}\n');
     const r = await sb.run(["hooks", "add", "Stop", "--command", "x", "--file", compact]);
     expect(r.code, r.stderr).to.equal(0);

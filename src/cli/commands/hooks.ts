@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EXIT } from "../../errors.js";
 import { loadSettings } from "../../settings/loadSettings.js";
-import { discoverSettings, explicitSettings } from "../../settings/settingsSources.js";
+import { planSettings } from "../../settings/settingsPlan.js";
 import { EventFlagSchema } from "../filterFlags.js";
 import { OutputFormatSchema } from "../output/formats.js";
 import { renderTable, renderTsv, type Column } from "../output/table.js";
@@ -14,6 +14,7 @@ export const HooksFlagsSchema = z
   .object({
     event: EventFlagSchema.optional(),
     settings: z.array(z.string()).default([]),
+    plugin: z.array(z.string()).default([]),
     // The report is for people, piped or not (its warnings would be lost in bare rows): tsv only when asked.
     format: OutputFormatSchema.exclude(["jsonl"]).optional(),
     json: z.boolean().default(false),
@@ -25,33 +26,46 @@ export type HooksFlags = z.infer<typeof HooksFlagsSchema>;
 interface HookRow {
   readonly event: string;
   readonly level: string;
+  /** The plugin the hook comes from (its name and folder); null for a settings file's own hooks. */
+  readonly plugin: { readonly name: string; readonly root: string } | null;
   readonly file: string;
   readonly path: string;
   readonly matcher: string | null;
   readonly name: string;
   readonly command: string;
+  /** The command as the file writes it (a plugin's `${CLAUDE_PLUGIN_ROOT}` not yet filled in). */
+  readonly written: string;
   readonly timeoutSeconds: number;
   readonly sameCommandAs: string | null;
 }
 
 /** `qhooks hooks`: what is configured, where it comes from, and what is wrong with it. */
 export function hooksCommand(flags: HooksFlags, context: CliContext): number {
-  const sources = flags.settings.length ? explicitSettings(flags.settings, process.cwd()) : discoverSettings(context.homeDir, context.projectDir);
-  const snapshot = loadSettings(sources);
+  const { sources, plugins } = planSettings({
+    homeDir: context.homeDir,
+    projectDir: context.projectDir,
+    dialect: context.dialect,
+    settingsFiles: flags.settings.length ? flags.settings : undefined,
+    plugins: flags.plugin,
+    baseDir: process.cwd(),
+  });
+  const snapshot = loadSettings(sources, plugins);
   const hooks = snapshot.hooks.filter((h) => flags.event === undefined || h.event === flags.event);
   const seen = new Map<string, string>();
   const rows: HookRow[] = hooks.map((h) => {
-    const key = `${h.event}\0${h.command}`;
+    const key = `${h.event}\0${h.plugin?.root ?? ""}\0${h.command}`;
     const first = seen.get(key);
     if (first === undefined) seen.set(key, `${h.file}: ${h.path}`);
     return {
       event: h.event,
       level: h.level,
+      plugin: h.plugin ? { name: h.plugin.name, root: h.plugin.root } : null,
       file: h.file,
       path: h.path,
       matcher: h.matcherSource,
       name: h.name,
       command: h.command,
+      written: h.written,
       timeoutSeconds: h.timeoutMs / 1000,
       sameCommandAs: first ?? null,
     };
@@ -64,7 +78,7 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
 
   const format = flags.format ?? (flags.json ? "json" : "table");
   if (format === "json") {
-    out(JSON.stringify({ configHash: snapshot.hash, projectDir: context.projectDir, files: snapshot.sources, hooks: rows, warnings: snapshot.warnings }, null, 2));
+    out(JSON.stringify({ configHash: snapshot.hash, dialect: context.dialect, projectDir: context.projectDir, files: snapshot.sources, hooks: rows, warnings: snapshot.warnings }, null, 2));
     strictLine();
     return verdict;
   }
@@ -79,7 +93,7 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
   // File names, commands and warnings come from files anyone may have committed to a repository: escaped.
   const shown = terminal.utf8 ? escapeForTerminal : escapeToAscii;
   out(`Settings files (lowest priority first), project ${shown(context.projectDir)}:`);
-  for (const s of snapshot.sources) out(`  ${shown(s.level.padEnd(8))} ${shown(s.display)}  (${s.state})`);
+  for (const s of snapshot.sources) out(`  ${shown((s.plugin ? `plugin ${s.plugin.name}` : s.level).padEnd(8))} ${shown(s.display)}  (${s.state})`);
   out("");
   if (rows.length === 0) out(flags.event ? `No hooks for ${flags.event}.` : "No hooks configured.");
   else out(renderTable(TABLE_COLUMNS, rows, terminal));
@@ -104,16 +118,23 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
 const TABLE_COLUMNS: Column<HookRow>[] = [
   { header: "EVENT", cell: (r) => r.event, keep: 10 },
   // A --settings file's level is its path: its end names it.
-  { header: "LEVEL", cell: (r) => r.level, max: 12, min: 5, keep: 5, cutFrom: "start" },
+  { header: "LEVEL", cell: (r) => (r.plugin ? `plugin ${r.plugin.name}` : r.level), max: 12, min: 5, keep: 5, cutFrom: "start" },
   { header: "MATCHER", cell: (r) => r.matcher ?? "*", max: 30, min: 5, keep: 8 },
-  { header: "NAME / COMMAND", cell: (r) => (r.name === r.command ? r.command : `${r.name}: ${r.command}`), max: 60, min: 12, keep: 9 },
+  // A default name says it all: the command, or for a plugin's hook the plugin and the command as written.
+  {
+    header: "NAME / COMMAND",
+    cell: (r) => (r.name === r.command || r.name === `${r.plugin?.name}: ${r.written}` ? r.name : `${r.name}: ${r.command}`),
+    max: 60,
+    min: 12,
+    keep: 9,
+  },
   { header: "TIMEOUT", cell: (r) => `${r.timeoutSeconds}s`, keep: 3, align: "right" },
   { header: "DECLARED AT", cell: (r) => `${r.file} ${r.path}`, max: 80, min: 16, keep: 4, cutFrom: "start" },
 ];
 
 const TSV_COLUMNS: Column<HookRow>[] = [
   { header: "EVENT", cell: (r) => r.event, keep: 0 },
-  { header: "LEVEL", cell: (r) => r.level, keep: 0 },
+  { header: "LEVEL", cell: (r) => (r.plugin ? `plugin ${r.plugin.name}` : r.level), keep: 0 },
   { header: "MATCHER", cell: (r) => r.matcher ?? "", keep: 0 },
   { header: "NAME", cell: (r) => r.name, keep: 0 },
   { header: "COMMAND", cell: (r) => r.command, keep: 0 },

@@ -59,7 +59,7 @@ function target(flags: HooksAddFlags, context: CliContext): SettingsSource {
     return { level: path, path, display: path, explicit: true };
   }
   const projectDir = flags.level === "user" ? context.projectDir : requireProjectDir(context);
-  return discoverSettings(context.homeDir, projectDir).find((s) => s.level === flags.level)!;
+  return discoverSettings(context.homeDir, projectDir, context.dialect).find((s) => s.level === flags.level)!;
 }
 
 type Plan = { readonly kind: "edit"; readonly text: string; readonly path: string } | { readonly kind: "present"; readonly path: string };

@@ -19,6 +19,7 @@ import { youngGenerationCap } from "../youngGeneration.js";
 export const ReplayFlagsSchema = z.object({
   filter: FilterFlagsSchema,
   settings: z.array(z.string()).default([]),
+  plugin: z.array(z.string()).default([]),
   matchOnly: z.boolean().default(false),
   concurrency: wholeNumberFlag(1).default(DEFAULT_REPLAY_CONCURRENCY),
   json: z.boolean().default(false),
@@ -55,6 +56,8 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
         log,
         filter,
         settingsFiles: flags.settings,
+        plugins: flags.plugin,
+        dialect: context.dialect,
         homeDir: context.homeDir,
         env: context.env,
         matchOnly: flags.matchOnly,
