@@ -37,9 +37,11 @@ export * from "./schema/replay.js";
 
 // Settings.
 export { loadSettings, buildSnapshot } from "./settings/loadSettings.js";
-export type { SettingsSnapshot } from "./settings/loadSettings.js";
-export { discoverSettings, explicitSettings } from "./settings/settingsSources.js";
-export type { SettingsSource } from "./settings/settingsSources.js";
+export type { SettingsSnapshot, PluginPlan } from "./settings/loadSettings.js";
+export { discoverSettings, explicitSettings, DIALECTS } from "./settings/settingsSources.js";
+export type { SettingsSource, Dialect, PluginInfo } from "./settings/settingsSources.js";
+export { planSettings } from "./settings/settingsPlan.js";
+export type { SettingsChoice, SettingsPlan } from "./settings/settingsPlan.js";
 export { compileMatcher, matches } from "./settings/compileMatcher.js";
 
 // Payloads and the hook protocol.

@@ -4,9 +4,13 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { defaultLogPath } from "../store/logPath.js";
 import { QhooksError } from "../errors.js";
+import { dialectOf } from "../settings/settingsPlan.js";
+import type { Dialect } from "../settings/settingsSources.js";
 
 /** What every command needs to know about where it runs (contract 1.1 and 5, "Global"). */
 export interface CliContext {
+  /** Whose settings levels are read (`--dialect`, else $QHOOKS_DIALECT, else qoder). */
+  readonly dialect: Dialect;
   readonly projectDir: string;
   readonly homeDir: string;
   /** The log file: `--db`, else $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db. */
@@ -15,18 +19,24 @@ export interface CliContext {
 }
 
 export function cliContext(command: Command): CliContext {
-  const globals = command.optsWithGlobals<{ db?: string; projectDir?: string }>();
+  const globals = command.optsWithGlobals<{ db?: string; projectDir?: string; dialect?: string }>();
   const env = process.env;
   const homeDir = homedir();
-  const projectDir = resolve(globals.projectDir ?? env.QODERCN_PROJECT_DIR ?? process.cwd());
+  const dialect = dialectOf(globals.dialect, env);
+  // In front of Claude Code, its hooks environment names the project as CLAUDE_PROJECT_DIR.
+  const fromEnv = dialect === "claude" ? (env.CLAUDE_PROJECT_DIR ?? env.QODERCN_PROJECT_DIR) : env.QODERCN_PROJECT_DIR;
+  const projectDir = resolve(globals.projectDir ?? fromEnv ?? process.cwd());
   const dbPath = globals.db !== undefined ? resolve(globals.db) : defaultLogPath(env, homeDir);
-  return { projectDir, homeDir, dbPath, env };
+  return { dialect, projectDir, homeDir, dbPath, env };
 }
 
 /** Hooks run in the project directory: a missing one is the user's mistake, said before anything runs. */
 export function requireProjectDir(context: CliContext): string {
   if (!existsSync(context.projectDir) || !statSync(context.projectDir).isDirectory()) {
-    throw new QhooksError("usage", `project directory ${context.projectDir} does not exist (--project-dir, $QODERCN_PROJECT_DIR or the working directory)`);
+    throw new QhooksError(
+      "usage",
+      `project directory ${context.projectDir} does not exist (--project-dir, ${context.dialect === "claude" ? "$CLAUDE_PROJECT_DIR, " : ""}$QODERCN_PROJECT_DIR or the working directory)`,
+    );
   }
   return context.projectDir;
 }

@@ -4,12 +4,13 @@ import { BehaviorSubject, Subject, from, merge, switchMap, type Observable, type
 import { z } from "zod";
 import { QhooksError } from "../errors.js";
 import type { Arrival, InProcessHandler, Judgement } from "../operators/stages.js";
-import { EventNameSchema, type EventName } from "../schema/events.js";
+import { EVENT_TRAITS, EventNameSchema, type EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
 import { compileMatcher } from "../settings/compileMatcher.js";
 import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
-import { discoverSettings, explicitSettings } from "../settings/settingsSources.js";
+import { dialectOf, planSettings } from "../settings/settingsPlan.js";
+import { DIALECTS } from "../settings/settingsSources.js";
 import type { EventLog } from "../store/eventLog.js";
 import { judgeEvents } from "../streams/pipeline.js";
 import { settingsSnapshot$ } from "../streams/settings$.js";
@@ -26,6 +27,13 @@ export const HookBusOptionsSchema = z.object({
   db: z.union([z.string().min(1), z.literal(false)]).optional(),
   /** Exactly these settings files, in order, instead of the three discovered levels. */
   settingsFiles: z.array(z.string().min(1)).optional(),
+  /** Plugin folders in Claude Code's layout (hooks/hooks.json) whose hooks apply as well; relative to projectDir. */
+  plugins: z.array(z.string().min(1)).optional(),
+  /**
+   * Whose settings levels are read: "qoder" (~/.qoder-cn, .qoder) or "claude" (~/.claude, .claude, and the plugins
+   * Claude Code has enabled). Undefined: $QHOOKS_DIALECT, else "qoder".
+   */
+  dialect: z.enum(DIALECTS).optional(),
   /** Apply edits to settings files without a restart (contract 1.3). Default true. */
   watch: z.boolean().optional(),
   /** The environment hooks inherit; process.env by default. Also where QHOOKS_* limits are read. */
@@ -67,12 +75,13 @@ export function createHookBus(options: HookBusOptions): HookBus {
   const projectDir = resolve(opts.projectDir);
   const homeDir = resolve(opts.homeDir ?? homedir());
   const limits = limitsFromEnv(env);
-  const sources = opts.settingsFiles ? explicitSettings(opts.settingsFiles, projectDir) : discoverSettings(homeDir, projectDir);
+  const dialect = dialectOf(opts.dialect, env);
+  const { sources, plugins } = planSettings({ homeDir, projectDir, dialect, settingsFiles: opts.settingsFiles, plugins: opts.plugins, baseDir: projectDir });
   const { log, warnings: logWarnings }: { log: EventLog; warnings: string[] } = openEventLogWithWarnings({ db: opts.db, env, homeDir });
 
-  const snapshots = new BehaviorSubject<SettingsSnapshot>(loadSettings(sources));
+  const snapshots = new BehaviorSubject<SettingsSnapshot>(loadSettings(sources, plugins));
   const watching: Subscription | null =
-    opts.watch === false ? null : settingsSnapshot$(sources).subscribe((s) => s.hash !== snapshots.value.hash && snapshots.next(s));
+    opts.watch === false ? null : settingsSnapshot$(sources, undefined, plugins).subscribe((s) => s.hash !== snapshots.value.hash && snapshots.next(s));
 
   const handlers: InProcessHandler[] = [];
   const counters = new Map<EventName, number>();
@@ -130,7 +139,7 @@ export function createHookBus(options: HookBusOptions): HookBus {
       if (!name.success) throw new QhooksError("usage", `use(): unknown event ${JSON.stringify(event)}`);
       const checked = UseOptionsSchema.safeParse(useOptions);
       if (!checked.success) throw new QhooksError("usage", `use(): ${firstIssueLine(checked.error)}`);
-      const compiled = compileMatcher(matcher ?? undefined);
+      const compiled = compileMatcher(matcher ?? undefined, EVENT_TRAITS[event]);
       if (compiled.matcher.kind === "never") throw new QhooksError("usage", `use(): matcher ${JSON.stringify(matcher)}: ${compiled.warnings.join("; ")}`);
       for (const w of compiled.warnings) runtimeWarnings.next(`use(): ${w}`);
       const n = (counters.get(event) ?? 0) + 1;

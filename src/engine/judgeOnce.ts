@@ -2,7 +2,8 @@ import { firstValueFrom, of } from "rxjs";
 import type { Judgement } from "../operators/stages.js";
 import type { EventName } from "../schema/events.js";
 import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
-import { discoverSettings, explicitSettings } from "../settings/settingsSources.js";
+import { planSettings } from "../settings/settingsPlan.js";
+import type { Dialect } from "../settings/settingsSources.js";
 import type { EventLog } from "../store/eventLog.js";
 import { judgeEvents } from "../streams/pipeline.js";
 import { limitsFromEnv } from "./limits.js";
@@ -15,6 +16,10 @@ export interface JudgeOnceOptions {
   readonly homeDir: string;
   /** `--settings` files; discovery of the three levels when absent. */
   readonly settingsFiles?: readonly string[] | undefined;
+  /** `--plugin` folders. */
+  readonly plugins?: readonly string[] | undefined;
+  /** Whose levels are discovered (and whether Claude Code's enabled plugins load); qoder by default. */
+  readonly dialect?: Dialect | undefined;
   readonly log: EventLog;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The hooks this process was started from (QHOOKS_CALL_CHAIN), for the recursion guard. */
@@ -35,10 +40,9 @@ export interface JudgeOnceResult {
 
 /** One event through the pipeline, with settings read fresh from disk: what `qhooks run` does. */
 export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceResult> {
-  const sources = options.settingsFiles?.length
-    ? explicitSettings(options.settingsFiles, process.cwd())
-    : discoverSettings(options.homeDir, options.projectDir);
-  const snapshot = loadSettings(sources);
+  const settingsFiles = options.settingsFiles?.length ? options.settingsFiles : undefined;
+  const { sources, plugins } = planSettings({ ...options, settingsFiles, baseDir: process.cwd() });
+  const snapshot = loadSettings(sources, plugins);
   const limits = limitsFromEnv(options.env);
   const judgement = await firstValueFrom(
     of({ input: options.input, event: options.event, receivedAt: new Date(), startedAt: performance.now() }).pipe(

@@ -37,10 +37,13 @@ export function selectHooks(
   for (const hook of snapshot.byEvent.get(event) ?? []) {
     if (!applies(hook.matcher)) continue;
     const rank = levels.indexOf(hook.level);
-    const spec: HookSpec = { kind: "command", command: hook.command, name: hook.name, level: hook.level, matcher: hook.matcherSource, timeoutMs: hook.timeoutMs };
-    const seen = firstAt.get(hook.command);
+    const env = hook.plugin ? { CLAUDE_PLUGIN_ROOT: hook.plugin.root, CLAUDE_PLUGIN_DATA: hook.plugin.dataDir } : undefined;
+    const spec: HookSpec = { kind: "command", command: hook.command, name: hook.name, level: hook.level, matcher: hook.matcherSource, timeoutMs: hook.timeoutMs, ...(env ? { env } : {}) };
+    // A plugin's copy of a command stays separate from the settings files' (it runs with the plugin's variables).
+    const key = `${hook.plugin?.root ?? ""}\0${hook.command}`;
+    const seen = firstAt.get(key);
     if (seen === undefined) {
-      firstAt.set(hook.command, { index: selected.length, rank });
+      firstAt.set(key, { index: selected.length, rank });
       selected.push(spec);
     } else if (rank > seen.rank) {
       selected[seen.index] = spec;

@@ -93,7 +93,7 @@ function judgeOneHook(
 
     const run$: Observable<HookRun> =
       spec.kind === "command"
-        ? withSpawnHook((spawnHook) => spawnHook({ command: spec.command, cwd: options.projectDir, env: envFor(spec.command), input: valid.json, stdout, stderr })).pipe(
+        ? withSpawnHook((spawnHook) => spawnHook({ command: spec.command, cwd: options.projectDir, env: { ...envFor(spec.command), ...spec.env }, input: valid.json, stdout, stderr })).pipe(
             map((end): HookRun =>
               end.type === "spawn-error"
                 ? { type: "spawn-error", message: end.message, durationMs: elapsed() }

@@ -39,6 +39,8 @@ export type HookSpec =
       readonly level: string;
       readonly matcher: string | null;
       readonly timeoutMs: number;
+      /** Variables of this hook's own: a plugin hook's CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA. */
+      readonly env?: Readonly<Record<string, string>>;
     }
   | {
       readonly kind: "in-process";

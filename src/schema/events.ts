@@ -15,6 +15,13 @@ export type Decision = z.infer<typeof DecisionSchema>;
 export interface EventTraits {
   /** Payload field the matcher is tested against; null: the event always fires, matchers are ignored. */
   readonly matchField: string | null;
+  /** The match value is the field itself, or its last path segment (FileChanged matches file names). */
+  readonly matchOn: "value" | "basename";
+  /**
+   * A matcher of plain names may hold only letters, digits, `_` and `|` (FileChanged, StopFailure): as in Claude
+   * Code, a `-`, space or comma there makes it a regex.
+   */
+  readonly narrowNames: boolean;
   /** The decision exit code 2 produces; null: the event cannot be blocked (exit 2 is an error). */
   readonly blockDecision: "deny" | "block" | null;
   /** Decisions from strongest to weakest; `none` is always last. */
@@ -25,54 +32,92 @@ export interface EventTraits {
   readonly stdoutIsContext: boolean;
 }
 
+const base = { matchOn: "value", narrowNames: false, stdoutIsContext: false } as const;
+
 const blockable = (matchField: string | null, carriesContext: boolean): EventTraits => ({
+  ...base,
   matchField,
   blockDecision: "block",
   decisionRank: ["block", "none"],
   carriesContext,
-  stdoutIsContext: false,
 });
-const informational = (matchField: string, carriesContext = false, stdoutIsContext = false): EventTraits => ({
+const informational = (matchField: string | null, carriesContext = false, stdoutIsContext = false): EventTraits => ({
+  ...base,
   matchField,
   blockDecision: null,
   decisionRank: ["none"],
   carriesContext,
   stdoutIsContext,
 });
+/** PreToolUse and PreModelSwitch: a permission decision, deny > ask > allow. */
+const permission = (matchField: string, carriesContext: boolean): EventTraits => ({
+  ...base,
+  matchField,
+  blockDecision: "deny",
+  decisionRank: ["deny", "ask", "allow", "none"],
+  carriesContext,
+});
 
+/**
+ * The twelve classic events follow the Qoder CN CLI document (PreCompact cannot block there); the others follow
+ * Claude Code's hooks reference: what the matcher filters, what exit 2 or a JSON decision can stop, and where
+ * context goes.
+ */
 export const EVENT_TRAITS: Readonly<Record<EventName, EventTraits>> = {
-  PreToolUse: {
-    matchField: "tool_name",
-    blockDecision: "deny",
-    decisionRank: ["deny", "ask", "allow", "none"],
-    carriesContext: true,
-    stdoutIsContext: false,
-  },
+  PreToolUse: permission("tool_name", true),
   PermissionRequest: {
+    ...base,
     matchField: "tool_name",
     blockDecision: "deny",
     decisionRank: ["deny", "allow", "none"],
     carriesContext: false,
-    stdoutIsContext: false,
   },
   PostToolUse: blockable("tool_name", true),
   PostToolUseFailure: blockable("tool_name", true),
   UserPromptSubmit: { ...blockable(null, true), stdoutIsContext: true },
-  Stop: blockable(null, false),
-  SubagentStop: blockable("agent_type", false),
+  // Current Claude Code reads additionalContext on a Stop as feedback that keeps the conversation going.
+  Stop: blockable(null, true),
+  SubagentStop: blockable("agent_type", true),
   SubagentStart: informational("agent_type", true),
   SessionStart: informational("source", true, true),
   SessionEnd: informational("reason"),
   PreCompact: informational("trigger"),
   Notification: informational("notification_type"),
+  Setup: informational("trigger", true),
+  InstructionsLoaded: informational("load_reason"),
+  UserPromptExpansion: { ...blockable("command_name", true), stdoutIsContext: true },
+  MessageDisplay: informational(null),
+  PermissionDenied: informational("tool_name"),
+  PostToolBatch: blockable(null, true),
+  TaskCreated: blockable(null, false),
+  TaskCompleted: blockable(null, false),
+  StopFailure: { ...informational("error"), narrowNames: true },
+  TeammateIdle: blockable(null, false),
+  ConfigChange: blockable("source", false),
+  CwdChanged: informational(null),
+  DirectoryAdded: informational("source"),
+  FileChanged: { ...informational("file_path"), matchOn: "basename", narrowNames: true },
+  WorktreeCreate: blockable(null, false),
+  WorktreeRemove: informational(null),
+  PostCompact: informational("trigger"),
+  PreModelSwitch: permission("to_model", false),
+  PostModelSwitch: informational("to_model", true, true),
+  Elicitation: blockable("mcp_server_name", false),
+  ElicitationResult: blockable("mcp_server_name", false),
 };
 
 export const isBlockingDecision = (decision: string | null | undefined): boolean =>
   decision === "deny" || decision === "block";
 
 // ---- Payloads: loose objects, so that unknown fields pass; only what qhooks relies on is checked. ----
+//
+// Required: what every agent always sends for the event, its subject (the tool call, the prompt, the task...).
+// The match field is never required: Claude Code 2.0 sends SubagentStop without agent_type, and an agent may add
+// values or drop a field qhooks only matches on. A missing match field matches as "" (only a missing, empty or `*`
+// matcher matches it); a present one of the wrong type is still rejected, with the field named.
 
 const object = () => z.looseObject({}, { error: "expected an object" });
+const matched = () => z.string().optional();
 
 /** Fields every payload has. `hook_event_name` and `cwd` are filled in when absent. */
 export const CommonPayloadSchema = z.looseObject({
@@ -82,7 +127,7 @@ export const CommonPayloadSchema = z.looseObject({
 });
 
 const toolCall = {
-  tool_name: z.string(),
+  tool_name: matched(),
   tool_input: object(),
 };
 
@@ -96,20 +141,47 @@ export const PAYLOAD_SCHEMAS = {
   PostToolUseFailure: CommonPayloadSchema.extend({ ...toolCall, error: z.string() }),
   UserPromptSubmit: CommonPayloadSchema.extend({ prompt: z.string() }),
   Stop: CommonPayloadSchema.extend({ stop_hook_active: z.boolean().optional() }),
-  SubagentStop: CommonPayloadSchema.extend({ agent_type: z.string(), stop_hook_active: z.boolean().optional() }),
-  SubagentStart: CommonPayloadSchema.extend({ agent_type: z.string() }),
-  SessionStart: CommonPayloadSchema.extend({ source: z.string() }),
-  SessionEnd: CommonPayloadSchema.extend({ reason: z.string() }),
-  PreCompact: CommonPayloadSchema.extend({ trigger: z.enum(["manual", "auto"]) }),
-  Notification: CommonPayloadSchema.extend({ message: z.string(), notification_type: z.string().optional() }),
+  SubagentStop: CommonPayloadSchema.extend({ agent_type: matched(), stop_hook_active: z.boolean().optional() }),
+  SubagentStart: CommonPayloadSchema.extend({ agent_type: matched() }),
+  SessionStart: CommonPayloadSchema.extend({ source: matched() }),
+  SessionEnd: CommonPayloadSchema.extend({ reason: matched() }),
+  PreCompact: CommonPayloadSchema.extend({ trigger: matched() }),
+  Notification: CommonPayloadSchema.extend({ message: z.string(), notification_type: matched() }),
+  Setup: CommonPayloadSchema.extend({ trigger: matched() }),
+  InstructionsLoaded: CommonPayloadSchema.extend({ file_path: z.string(), load_reason: matched() }),
+  UserPromptExpansion: CommonPayloadSchema.extend({ prompt: z.string(), command_name: matched() }),
+  MessageDisplay: CommonPayloadSchema.extend({ delta: z.string() }),
+  PermissionDenied: CommonPayloadSchema.extend(toolCall),
+  PostToolBatch: CommonPayloadSchema.extend({ tool_calls: z.array(z.unknown(), { error: "expected an array" }) }),
+  TaskCreated: CommonPayloadSchema.extend({ task_id: z.string(), task_subject: z.string() }),
+  TaskCompleted: CommonPayloadSchema.extend({ task_id: z.string(), task_subject: z.string() }),
+  StopFailure: CommonPayloadSchema.extend({ error: matched() }),
+  TeammateIdle: CommonPayloadSchema.extend({ teammate_name: z.string() }),
+  ConfigChange: CommonPayloadSchema.extend({ source: matched() }),
+  CwdChanged: CommonPayloadSchema.extend({ old_cwd: z.string(), new_cwd: z.string() }),
+  DirectoryAdded: CommonPayloadSchema.extend({ directory: z.string(), source: matched() }),
+  FileChanged: CommonPayloadSchema.extend({ file_path: matched() }),
+  WorktreeCreate: CommonPayloadSchema.extend({ name: z.string() }),
+  WorktreeRemove: CommonPayloadSchema.extend({ worktree_path: z.string() }),
+  PostCompact: CommonPayloadSchema.extend({ trigger: matched() }),
+  PreModelSwitch: CommonPayloadSchema.extend({ to_model: matched() }),
+  PostModelSwitch: CommonPayloadSchema.extend({ to_model: matched() }),
+  Elicitation: CommonPayloadSchema.extend({ message: z.string(), mcp_server_name: matched() }),
+  ElicitationResult: CommonPayloadSchema.extend({ action: z.string(), mcp_server_name: matched() }),
 } satisfies Record<EventName, z.ZodType>;
 
 export type Payload<E extends EventName = EventName> = z.infer<(typeof PAYLOAD_SCHEMAS)[E]>;
 
-/** The value an event's matchers are tested against: the match field, or "" when it is absent. */
+/**
+ * The value an event's matchers are tested against: the match field, or "" when it is absent; for FileChanged the
+ * changed file's name; for the model-switch events the model id without a `[1m]` context suffix.
+ */
 export function matchValueOf(event: EventName, payload: Record<string, unknown>): string | null {
-  const field = EVENT_TRAITS[event].matchField;
-  if (field === null) return null;
-  const value = payload[field];
-  return typeof value === "string" ? value : "";
+  const traits = EVENT_TRAITS[event];
+  if (traits.matchField === null) return null;
+  const value = payload[traits.matchField];
+  if (typeof value !== "string") return "";
+  if (traits.matchOn === "basename") return value.slice(value.lastIndexOf("/") + 1);
+  if (event === "PreModelSwitch" || event === "PostModelSwitch") return value.replace(/\[1m\]$/, "");
+  return value;
 }

@@ -42,6 +42,8 @@ const universal = {
   suppressOutput: bool().optional(),
   systemMessage: str().optional(),
   reason: str().optional(),
+  /** A terminal notification Claude Code writes for the hook; qhooks only relays it (`--format hook`). */
+  terminalSequence: str().optional(),
 };
 
 const hookSpecific = <S extends z.core.$ZodLooseShape>(event: EventName, shape: S) =>
@@ -66,29 +68,35 @@ function base(out: Universal, ignored: string[] = []): Verdict {
   };
 }
 
-const preToolUse = z
-  .looseObject({
-    ...universal,
-    decision: legacyDecision,
-    hookSpecificOutput: hookSpecific("PreToolUse", {
-      permissionDecision: z.enum(["allow", "deny", "ask"], { error: 'expected "allow", "deny" or "ask"' }).optional(),
-      permissionDecisionReason: str().optional(),
-      updatedInput: inputObject().optional(),
-      additionalContext: str().optional(),
-    }).optional(),
-  })
-  .transform((out): Verdict => {
-    const specific = out.hookSpecificOutput;
-    const legacy = out.decision === "approve" ? "allow" : out.decision === "block" ? "deny" : undefined;
-    const decision = specific?.permissionDecision ?? legacy ?? "none";
-    return {
-      ...base(out),
-      decision,
-      reason: specific?.permissionDecisionReason ?? out.reason ?? null,
-      additionalContext: specific?.additionalContext ?? null,
-      updatedInput: specific?.updatedInput ?? null,
-    };
-  });
+/**
+ * PreToolUse and PreModelSwitch: `hookSpecificOutput.permissionDecision` (allow, deny, ask) and its reason; the
+ * legacy top-level `decision: approve | block` means allow | deny. Only PreToolUse rewrites input or adds context.
+ */
+const permission = (event: "PreToolUse" | "PreModelSwitch") =>
+  z
+    .looseObject({
+      ...universal,
+      decision: legacyDecision,
+      hookSpecificOutput: hookSpecific(event, {
+        permissionDecision: z.enum(["allow", "deny", "ask"], { error: 'expected "allow", "deny" or "ask"' }).optional(),
+        permissionDecisionReason: str().optional(),
+        ...(event === "PreToolUse" ? { updatedInput: inputObject().optional(), additionalContext: str().optional() } : {}),
+      }).optional(),
+    })
+    .transform((out): Verdict => {
+      const specific = out.hookSpecificOutput as
+        | { permissionDecision?: "allow" | "deny" | "ask"; permissionDecisionReason?: string; updatedInput?: Record<string, unknown>; additionalContext?: string }
+        | undefined;
+      const legacy = out.decision === "approve" ? "allow" : out.decision === "block" ? "deny" : undefined;
+      const decision = specific?.permissionDecision ?? legacy ?? "none";
+      return {
+        ...base(out),
+        decision,
+        reason: specific?.permissionDecisionReason ?? out.reason ?? null,
+        additionalContext: specific?.additionalContext ?? null,
+        updatedInput: specific?.updatedInput ?? null,
+      };
+    });
 
 const permissionRequest = z
   .looseObject({
@@ -125,7 +133,7 @@ const permissionRequest = z
     };
   });
 
-/** PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStop: `decision: "block"` + `reason`. */
+/** Every other event that can block (PostToolUse, Stop, TaskCreated...): `decision: "block"` + `reason`. */
 const blockable = (event: EventName) =>
   z
     .looseObject({
@@ -168,10 +176,14 @@ const informational = (event: EventName) =>
       };
     });
 
-/** The JSON a hook may print on exit 0, per event (contract 3.2), each parsing straight into a Verdict. */
+/**
+ * The JSON a hook may print on exit 0, per event (contract 3.2), each parsing straight into a Verdict. Keys qhooks
+ * does not read (a SessionStart `sessionTitle`, a MessageDisplay `displayContent`...) pass; `--format hook` relays
+ * them from the hooks' stdout.
+ */
 export const HOOK_OUTPUT_SCHEMAS: Readonly<Record<EventName, z.ZodType<Verdict, unknown>>> = Object.fromEntries(
   EVENT_NAMES.map((event) => {
-    if (event === "PreToolUse") return [event, preToolUse];
+    if (event === "PreToolUse" || event === "PreModelSwitch") return [event, permission(event)];
     if (event === "PermissionRequest") return [event, permissionRequest];
     return [event, EVENT_TRAITS[event].blockDecision ? blockable(event) : informational(event)];
   }),

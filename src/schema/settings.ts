@@ -39,7 +39,29 @@ export const GroupSettingSchema = z.object({
 /** The part of a settings file qhooks reads. Everything else in the file belongs to other features. */
 export const SettingsFileSchema = z.looseObject({
   hooks: z.record(z.string(), z.unknown(), { error: "expected an object mapping event names to matcher groups" }).optional(),
+  /**
+   * qhooks' own settings, under a key of its own so that no agent's setting can collide with them. Checked key by
+   * key (QhooksSectionSchema), so that a bad value costs that value, never the file's hooks.
+   */
+  qhooks: z.unknown().optional(),
 });
+
+export const QhooksSectionSchema = z.record(z.string(), z.unknown(), { error: "expected an object (qhooks' own settings)" });
+
+/** Each key of the `qhooks` section, validated on its own: a bad value is one warning, the others still apply. */
+export const QhooksSettingsSchema = z.object({
+  /** Plugin folders (Claude Code's layout: hooks/hooks.json) whose hooks run as well; `~` and relative paths allowed. */
+  plugins: z.array(z.unknown(), { error: "expected an array of plugin folders" }).optional(),
+  /** Consecutive blocked Stop outcomes before the next block is overruled; 0 turns the Stop-loop guard off. */
+  stopBlockCap: z
+    .number({ error: "expected a whole number >= 0 (0 turns the Stop-loop guard off)" })
+    .int({ error: "expected a whole number >= 0 (0 turns the Stop-loop guard off)" })
+    .min(0, { error: "expected a whole number >= 0 (0 turns the Stop-loop guard off)" })
+    .optional(),
+});
+export type QhooksSettings = z.infer<typeof QhooksSettingsSchema>;
+export const KNOWN_QHOOKS_KEYS = new Set(Object.keys(QhooksSettingsSchema.shape));
+export const PluginFolderSchema = z.string({ error: "expected a plugin folder path" }).min(1, { error: "expected a plugin folder path" });
 
 export const KNOWN_HANDLER_KEYS = new Set(Object.keys(HandlerSettingSchema.shape));
 export const KNOWN_GROUP_KEYS = new Set(Object.keys(GroupSettingSchema.shape));

@@ -17,6 +17,13 @@ export interface CompiledMatcher {
 }
 
 const SIMPLE = /^[A-Za-z0-9_\- ,|]*$/;
+/** FileChanged and StopFailure: Claude Code reads only letters, digits, `_` and `|` as a list of names there. */
+const SIMPLE_NARROW = /^[A-Za-z0-9_|]*$/;
+
+export interface MatcherOptions {
+  /** The narrow set of plain names (EventTraits.narrowNames): a `-`, space or comma makes the matcher a regex. */
+  readonly narrowNames?: boolean;
+}
 
 /**
  * Longest match value a regex is tested against. Tool names, agent types and the like are short; the cap keeps a
@@ -24,7 +31,7 @@ const SIMPLE = /^[A-Za-z0-9_\- ,|]*$/;
  */
 export const MAX_MATCH_VALUE_LENGTH = 1024;
 
-export function compileMatcher(source: string | undefined): CompiledMatcher {
+export function compileMatcher(source: string | undefined, options: MatcherOptions = {}): CompiledMatcher {
   const trimmed = source?.trim() ?? "";
   if (trimmed === "" || trimmed === "*") return { matcher: { kind: "all" }, warnings: [] };
 
@@ -37,8 +44,8 @@ export function compileMatcher(source: string | undefined): CompiledMatcher {
     warnings.push(`matcher "${oneLineText(trimmed)}" read as "${oneLineText(text)}" (\\| is how a Markdown table shows |)`);
   }
 
-  if (SIMPLE.test(text)) {
-    const names = text.split(/[|,]/).map((n) => n.trim()).filter((n) => n !== "");
+  if (options.narrowNames ? SIMPLE_NARROW.test(text) : SIMPLE.test(text)) {
+    const names = text.split(options.narrowNames ? "|" : /[|,]/).map((n) => n.trim()).filter((n) => n !== "");
     return { matcher: names.length === 0 ? { kind: "all" } : { kind: "names", names: new Set(names) }, warnings };
   }
 

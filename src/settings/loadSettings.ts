@@ -1,7 +1,10 @@
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { EventName } from "../schema/events.js";
 import { messageOf } from "../errors.js";
 import { canonicalJson, sha256Hex } from "../json/canonicalHash.js";
-import { parseSettingsFile, type ConfiguredHook } from "./parseSettingsFile.js";
+import { parseSettingsFile, type ConfiguredHook, type ParsedSettingsFile } from "./parseSettingsFile.js";
+import { claudePluginRequests, loadPlugins, type EnabledEntry, type PluginRequest } from "./plugins.js";
 import { readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 import type { SettingsSource } from "./settingsSources.js";
 
@@ -19,40 +22,103 @@ export interface SettingsSnapshot {
   readonly hooks: readonly ConfiguredHook[];
   readonly byEvent: ReadonlyMap<EventName, readonly ConfiguredHook[]>;
   readonly warnings: readonly string[];
+  /** `qhooks.stopBlockCap` of the highest-priority file that sets it; null when none does. */
+  readonly stopBlockCap: number | null;
+  /** Every file whose change can change this configuration (plugin manifests and folders included), for watchers. */
+  readonly watched: readonly string[];
   /** What the log keeps of this configuration: the `hooks` sections only, never other settings. */
-  readonly document: ReadonlyArray<{ readonly level: string; readonly file: string; readonly hooks: unknown }>;
+  readonly document: ReadonlyArray<{ readonly level: string; readonly file: string; readonly plugin?: string; readonly hooks: unknown }>;
 }
 
-/** Reads and validates every source; never throws for what the files contain. */
-export function loadSettings(sources: readonly SettingsSource[]): SettingsSnapshot {
-  return buildSnapshot(sources, sources.map(readSettingsSource));
+/** Where plugins come from, besides the `qhooks.plugins` lists of the settings files. */
+export interface PluginPlan {
+  /** Plugin folders named by the caller (`--plugin`, the library's `plugins` option), absolute. */
+  readonly folders: readonly string[];
+  /** What `~` means in `qhooks.plugins`, and where Claude Code keeps its plugins. */
+  readonly homeDir: string;
+  /** The claude dialect: also load the plugins Claude Code has enabled for this project. */
+  readonly claude: { readonly projectDir: string } | null;
 }
 
-export function buildSnapshot(sources: readonly SettingsSource[], reads: readonly SettingsRead[]): SettingsSnapshot {
-  const hooks: ConfiguredHook[] = [];
+/** Reads and validates every source, then the plugins they (and the caller) name; never throws for what files contain. */
+export function loadSettings(sources: readonly SettingsSource[], plugins: PluginPlan = { folders: [], homeDir: homedir(), claude: null }): SettingsSnapshot {
+  const files = sources.map((source) => parseRead(source, readSettingsSource(source)));
+  const requests: PluginRequest[] = plugins.folders.map((root) => ({ root, namedBy: "plugin folder", explicit: true }));
   const warnings: string[] = [];
-  const document: { level: string; file: string; hooks: unknown }[] = [];
-  // Loops, never push(...list): a spread passes each element on the stack, and a file can hold a hundred thousand.
-  sources.forEach((source, i) => {
-    const read = reads[i]!;
+  const watched = sources.map((s) => s.path);
+  for (const { source, parsed } of files) {
+    for (const { folder, path } of parsed?.qhooks.plugins ?? []) {
+      requests.push({ root: resolvePluginFolder(folder, source, plugins.homeDir), namedBy: `${source.display}: ${path}`, explicit: true });
+    }
+  }
+  if (plugins.claude) {
+    const enabled = new Map<string, EnabledEntry>();
+    for (const { source, parsed } of files) for (const [id, on] of parsed?.enabledPlugins ?? []) enabled.set(id, { enabled: on, file: source.display });
+    const claude = claudePluginRequests(enabled, plugins.homeDir, plugins.claude.projectDir);
+    // Loops, never push(...list): a spread passes each element on the stack (about 125,000 overflow it).
+    for (const r of claude.requests) requests.push(r);
+    for (const w of claude.warnings) warnings.push(w);
+    for (const w of claude.watched) watched.push(w);
+  }
+  const loaded = loadPlugins(requests, plugins.homeDir, readSettingsSource);
+  for (const w of loaded.watched) watched.push(w);
+  // Plugins first: the lowest priority, so that the user's own files keep the last word on `updatedInput`.
+  const parts = [...loaded.sources.map((source, i) => parseRead(source, loaded.reads[i]!)), ...files];
+  return assemble(parts, [...warnings, ...loaded.warnings], watched);
+}
+
+/** A snapshot of exactly these sources and their contents (no plugin discovery): the pure part of loadSettings. */
+export function buildSnapshot(sources: readonly SettingsSource[], reads: readonly SettingsRead[]): SettingsSnapshot {
+  return assemble(
+    sources.map((source, i) => parseRead(source, reads[i]!)),
+    [],
+    sources.map((s) => s.path),
+  );
+}
+
+interface Part {
+  readonly source: SettingsSource;
+  readonly read: SettingsRead;
+  readonly parsed: ParsedSettingsFile | null;
+  /** A bug met while parsing this file: it costs this file, never the other levels' guards. */
+  readonly failure?: string;
+}
+
+function parseRead(source: SettingsSource, read: SettingsRead): Part {
+  if (read.state !== "loaded") return { source, read, parsed: null };
+  try {
+    return { source, read, parsed: parseSettingsFile(source, read.text) };
+  } catch (e) {
+    return { source, read, parsed: null, failure: `${source.display}: internal error while reading it (${messageOf(e)}); this file is skipped` };
+  }
+}
+
+/** `~/x`, an absolute path, or a path relative to the directory of the settings file that names it. */
+function resolvePluginFolder(folder: string, source: SettingsSource, homeDir: string): string {
+  if (folder === "~" || folder.startsWith("~/")) return join(homeDir, folder.slice(1));
+  return isAbsolute(folder) ? folder : resolve(dirname(source.path), folder);
+}
+
+function assemble(parts: readonly Part[], pluginWarnings: readonly string[], watched: readonly string[]): SettingsSnapshot {
+  const hooks: ConfiguredHook[] = [];
+  const warnings: string[] = [...pluginWarnings];
+  const document: { level: string; file: string; plugin?: string; hooks: unknown }[] = [];
+  let stopBlockCap: number | null = null;
+  for (const { source, read, parsed, failure } of parts) {
     if (read.state === "unreadable") warnings.push(`${source.display}: ${read.why}; this file is skipped`);
+    if (failure !== undefined) warnings.push(failure);
     // A mistyped --settings path would otherwise turn every guard in it off without a word.
     if (read.state === "missing" && source.explicit) warnings.push(`${source.display}: does not exist; no hooks from it`);
-    if (read.state !== "loaded") return;
+    if (read.state !== "loaded" || parsed === null) continue;
     if (read.worldWritable) warnings.push(`${source.display}: writable by every user; anyone here can change these hooks`);
     else if (read.replaceable) warnings.push(`${source.display}: in a directory writable by every user; anyone here can replace these hooks`);
-    let parsed: ReturnType<typeof parseSettingsFile>;
-    try {
-      parsed = parseSettingsFile(source, read.text);
-    } catch (e) {
-      // A bug met in one file costs that file, never the other levels' guards.
-      warnings.push(`${source.display}: internal error while reading it (${messageOf(e)}); this file is skipped`);
-      return;
-    }
     for (const hook of parsed.hooks) hooks.push(hook);
     for (const warning of parsed.warnings) warnings.push(warning);
-    if (parsed.hooksSection !== undefined) document.push({ level: source.level, file: source.path, hooks: parsed.hooksSection });
-  });
+    if (parsed.qhooks.stopBlockCap !== undefined) stopBlockCap = parsed.qhooks.stopBlockCap;
+    if (parsed.hooksSection !== undefined) {
+      document.push(source.plugin ? { level: source.level, file: source.path, plugin: source.plugin.name, hooks: parsed.hooksSection } : { level: source.level, file: source.path, hooks: parsed.hooksSection });
+    }
+  }
 
   const byEvent = new Map<EventName, ConfiguredHook[]>();
   for (const hook of hooks) {
@@ -60,13 +126,17 @@ export function buildSnapshot(sources: readonly SettingsSource[], reads: readonl
     if (list) list.push(hook);
     else byEvent.set(hook.event, [hook]);
   }
-  const hash = sha256Hex(canonicalJson({ document, warnings }));
+  // The cap changes decisions, so it is part of what identifies the config (only when set: a config without it
+  // keeps the hash it always had).
+  const hash = sha256Hex(canonicalJson(stopBlockCap === null ? { document, warnings } : { document, warnings, stopBlockCap }));
   return {
     hash,
-    sources: sources.map((s, i) => ({ ...s, state: reads[i]!.state })),
+    sources: parts.map(({ source, read }) => ({ ...source, state: read.state })),
     hooks,
     byEvent,
     warnings,
+    stopBlockCap,
+    watched: [...new Set(watched)],
     document,
   };
 }

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { EVENT_NAMES, EventNameSchema, type EventName } from "../schema/events.js";
+import { EVENT_NAMES, EVENT_TRAITS, EventNameSchema, type EventName } from "../schema/events.js";
 import {
   DEFAULT_TIMEOUT_SECONDS,
   GroupSettingSchema,
@@ -11,10 +11,11 @@ import {
 } from "../schema/settings.js";
 import { describeIssue, formatPath } from "../schema/zodIssues.js";
 import { compileMatcher, type Matcher } from "./compileMatcher.js";
-import type { SettingsSource } from "./settingsSources.js";
+import type { PluginInfo, SettingsSource } from "./settingsSources.js";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { editDistance } from "./editDistance.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
+import { EMPTY_QHOOKS_SECTION, parseQhooksSection, type QhooksSection } from "./qhooksSection.js";
 
 /** A handler that survived validation, ready to be matched and run. */
 export interface ConfiguredHook {
@@ -25,13 +26,25 @@ export interface ConfiguredHook {
   readonly path: string;
   readonly matcherSource: string | null;
   readonly matcher: Matcher;
+  /** What runs: the command as written, with a plugin's `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` filled in. */
   readonly command: string;
+  /** The command as the file writes it. */
+  readonly written: string;
   readonly name: string;
   readonly timeoutMs: number;
+  /** The plugin the hook comes from; null for a settings file's own hooks. */
+  readonly plugin: PluginInfo | null;
 }
 
 export interface ParsedSettingsFile {
   readonly hooks: ConfiguredHook[];
+  /** The file's `qhooks` section: plugin folders and the Stop-loop cap. */
+  readonly qhooks: QhooksSection;
+  /**
+   * Claude Code's `enabledPlugins` (`name@marketplace` to true or false), read only by the claude dialect. It is
+   * Claude Code's setting, not qhooks': entries that are not booleans are left to Claude Code to complain about.
+   */
+  readonly enabledPlugins: ReadonlyArray<readonly [string, boolean]>;
   /** Complete warning lines: `<file>: <json path>: <problem>`. */
   readonly warnings: string[];
   /** The file's `hooks` section as written (the only part of a settings file the log may keep). */
@@ -74,20 +87,26 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
     document = JSON.parse(text);
   } catch (e) {
     warn([], `not valid JSON (${describeJsonError(text, e)}); this file is skipped`);
-    return { hooks: [], hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], hooksSection: undefined };
   }
   // Its hooks section is hashed and logged: a document too deep to serialise again is skipped like broken JSON.
   if (nestsDeeperThan(text)) {
     warn([], `nests deeper than ${MAX_JSON_DEPTH} levels; this file is skipped`);
-    return { hooks: [], hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], hooksSection: undefined };
   }
   const file = SettingsFileSchema.safeParse(document);
   if (!file.success) {
     warnIssue([], file.error, "this file is skipped");
-    return { hooks: [], hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], hooksSection: undefined };
   }
+  const qhooks = parseQhooksSection(file.data.qhooks, warn);
+  const enabled = file.data.enabledPlugins;
+  const enabledPlugins =
+    typeof enabled === "object" && enabled !== null && !Array.isArray(enabled)
+      ? Object.entries(enabled).flatMap(([id, on]) => (typeof on === "boolean" ? [[id, on] as const] : []))
+      : [];
   const section = file.data.hooks;
-  if (section === undefined) return { hooks: [], hooksSection: undefined };
+  if (section === undefined) return { hooks: [], qhooks, enabledPlugins, hooksSection: undefined };
 
   const hooks: ConfiguredHook[] = [];
   for (const [key, groups] of Object.entries(section)) {
@@ -109,7 +128,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
         return;
       }
       warnUnknownKeys(rawGroup, KNOWN_GROUP_KEYS, groupPath, warn);
-      const { matcher, warnings: matcherWarnings } = compileMatcher(group.data.matcher);
+      const { matcher, warnings: matcherWarnings } = compileMatcher(group.data.matcher, EVENT_TRAITS[event.data]);
       for (const w of matcherWarnings) warn([...groupPath, "matcher"], w);
 
       group.data.hooks.forEach((rawHandler, h) => {
@@ -128,6 +147,8 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           );
           timeout = DEFAULT_TIMEOUT_SECONDS;
         }
+        const written = handler.data.command;
+        const plugin = source.plugin ?? null;
         hooks.push({
           event: event.data,
           level: source.level,
@@ -135,14 +156,17 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           path: formatPath(handlerPath),
           matcherSource: group.data.matcher ?? null,
           matcher,
-          command: handler.data.command,
-          name: handler.data.name ?? handler.data.command,
+          command: plugin ? expandPluginPaths(written, plugin) : written,
+          written,
+          // A plugin's hooks are named after it, so that logs and stats tell two plugins' `hooks/check.sh` apart.
+          name: handler.data.name ?? (plugin ? `${plugin.name}: ${written}` : written),
           timeoutMs: Math.round(timeout * 1000),
+          plugin,
         });
       });
     });
   }
-  return { hooks, hooksSection: section };
+  return { hooks, qhooks, enabledPlugins, hooksSection: section };
 }
 
 function warnUnknownKeys(
@@ -164,3 +188,12 @@ function suggestEvent(key: string): string {
 }
 
 /** Levenshtein distance, for did-you-mean suggestions. */
+
+/**
+ * `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` replaced by the plugin's folders, as plain text wherever they
+ * appear (Claude Code does the same, so that `'${CLAUDE_PLUGIN_ROOT}/x'` in single quotes works too). The hook's
+ * environment holds both variables as well, for `$CLAUDE_PLUGIN_ROOT` and for the scripts it starts.
+ */
+export function expandPluginPaths(command: string, plugin: PluginInfo): string {
+  return command.replaceAll("${CLAUDE_PLUGIN_ROOT}", plugin.root).replaceAll("${CLAUDE_PLUGIN_DATA}", plugin.dataDir);
+}

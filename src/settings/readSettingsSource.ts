@@ -19,50 +19,75 @@ export type SettingsRead =
 /** How much is read at a time: files are small, and a file that grows while it is read stops at the limit. */
 const CHUNK_BYTES = 64 * 1024;
 
+/** What reading a file that must be a regular file of bounded size gave. */
+export type RegularFileRead =
+  | { readonly state: "read"; readonly bytes: Buffer; readonly mode: number }
+  | { readonly state: "missing" }
+  /** `kind`: "a FIFO", "a directory", "a device", "a socket"... */
+  | { readonly state: "not-regular"; readonly kind: string }
+  /** `size`: what stat said, or null when the file grew past the limit while it was read. */
+  | { readonly state: "too-large"; readonly size: number | null }
+  | { readonly state: "error"; readonly code: string };
+
 /**
- * Reads one settings file, if it is a regular file of at most MAX_SETTINGS_BYTES; never blocks and never reads
- * without bound. A repository can carry a symlink to /dev/zero, /dev/stdin or a FIFO through git: what the path is
- * is checked before it is opened (a FIFO's open would block, a device's may act), the open is non-blocking, and
- * what was opened is checked again (the path may have been replaced in between). Symlinks to regular files are
- * followed: people keep their dotfiles that way.
+ * Reads a file only if it is a regular file of at most `maxBytes`; never blocks and never reads without bound. A
+ * repository can carry a symlink to /dev/zero, /dev/stdin or a FIFO through git: what the path is is checked before
+ * it is opened (a FIFO's open would block, a device's may act), the open is non-blocking, and what was opened is
+ * checked again (the path may have been replaced in between). Symlinks to regular files are followed.
  */
-export function readSettingsSource(source: SettingsSource): SettingsRead {
+export function readRegularFile(path: string, maxBytes: number): RegularFileRead {
   let before: Stats;
   try {
-    before = statSync(source.path);
+    before = statSync(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return { state: "missing" };
-    return unreadable(`cannot be read (${code === "ELOOP" ? "a loop of symbolic links" : (code ?? String(e))})`);
+    return { state: "error", code: code ?? String(e) };
   }
-  if (!before.isFile()) return unreadable(notRegular(before));
-  if (before.size > MAX_SETTINGS_BYTES) return unreadable(tooLarge(before.size));
+  if (!before.isFile()) return { state: "not-regular", kind: kindOf(before) };
+  if (before.size > maxBytes) return { state: "too-large", size: before.size };
 
   let fd: number;
   try {
-    fd = openSync(source.path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return { state: "missing" };
-    return unreadable(`cannot be read (${code ?? String(e)})`);
+    return code === "ENOENT" ? { state: "missing" } : { state: "error", code: code ?? String(e) };
   }
   try {
     const opened = fstatSync(fd);
-    if (!opened.isFile()) return unreadable(notRegular(opened));
-    const read = readBounded(fd);
-    if (read === null) return unreadable(opened.size > MAX_SETTINGS_BYTES ? tooLarge(opened.size) : `is more than the ${MAX_SETTINGS_BYTES} bytes a settings file may have`);
-    // Hooks run commands: a settings file that anyone can edit hands out code execution.
-    const worldWritable = (opened.mode & 0o002) !== 0;
-    return { state: "loaded", text: read.toString("utf8"), worldWritable, replaceable: replaceableDirectory(source.path) };
+    if (!opened.isFile()) return { state: "not-regular", kind: kindOf(opened) };
+    const bytes = readBounded(fd, maxBytes);
+    return bytes === null ? { state: "too-large", size: opened.size > maxBytes ? opened.size : null } : { state: "read", bytes, mode: opened.mode };
   } catch (e) {
-    return unreadable(`cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    return { state: "error", code: (e as NodeJS.ErrnoException).code ?? String(e) };
   } finally {
     closeSync(fd);
   }
 }
 
-/** The file's bytes, or null when it holds more than MAX_SETTINGS_BYTES (it may have grown since its stat). */
-function readBounded(fd: number): Buffer | null {
+/** Reads one settings file: a regular file of at most MAX_SETTINGS_BYTES, or why not, as its warning says it. */
+export function readSettingsSource(source: SettingsSource): SettingsRead {
+  const read = readRegularFile(source.path, MAX_SETTINGS_BYTES);
+  switch (read.state) {
+    case "missing":
+      return read;
+    case "read":
+      // Hooks run commands: a settings file that anyone can edit hands out code execution.
+      return { state: "loaded", text: read.bytes.toString("utf8"), worldWritable: (read.mode & 0o002) !== 0, replaceable: replaceableDirectory(source.path) };
+    case "not-regular":
+      return unreadable(read.kind === "a directory" ? "cannot be read (is a directory)" : `is ${read.kind}, not a regular file`);
+    case "too-large":
+      return unreadable(
+        read.size === null ? `is more than the ${MAX_SETTINGS_BYTES} bytes a settings file may have` : `is ${read.size} bytes, more than the ${MAX_SETTINGS_BYTES} a settings file may have`,
+      );
+    case "error":
+      return unreadable(`cannot be read (${read.code === "ELOOP" ? "a loop of symbolic links" : read.code})`);
+  }
+}
+
+/** The file's bytes, or null when it holds more than `maxBytes` (it may have grown since its stat). */
+function readBounded(fd: number, maxBytes: number): Buffer | null {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
@@ -70,7 +95,7 @@ function readBounded(fd: number): Buffer | null {
     const n = readSync(fd, chunk, 0, CHUNK_BYTES, null);
     if (n === 0) return Buffer.concat(chunks, total);
     total += n;
-    if (total > MAX_SETTINGS_BYTES) return null;
+    if (total > maxBytes) return null;
     chunks.push(chunk.subarray(0, n));
   }
 }
@@ -88,14 +113,12 @@ function replaceableDirectory(path: string): boolean {
   }
 }
 
-function notRegular(stat: Stats): string {
-  if (stat.isDirectory()) return "cannot be read (is a directory)";
-  if (stat.isFIFO()) return "is a FIFO, not a regular file";
-  if (stat.isSocket()) return "is a socket, not a regular file";
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "is a device, not a regular file";
-  return "is not a regular file";
+function kindOf(stat: Stats): string {
+  if (stat.isDirectory()) return "a directory";
+  if (stat.isFIFO()) return "a FIFO";
+  if (stat.isSocket()) return "a socket";
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
+  return "an unknown kind of file";
 }
-
-const tooLarge = (size: number) => `is ${size} bytes, more than the ${MAX_SETTINGS_BYTES} a settings file may have`;
 
 const unreadable = (why: string): SettingsRead => ({ state: "unreadable", why });

@@ -1,18 +1,44 @@
 import { isAbsolute, join, resolve } from "node:path";
 
+/**
+ * Whose settings files qhooks reads: Qoder CN CLI's (`~/.qoder-cn/settings.json`, `.qoder/...`), or Claude Code's
+ * own levels (`~/.claude/settings.json`, `.claude/...`) together with the plugins Claude Code has enabled.
+ */
+export const DIALECTS = ["qoder", "claude"] as const;
+export type Dialect = (typeof DIALECTS)[number];
+
+/** The plugin a hooks file belongs to (Claude Code's plugin layout). */
+export interface PluginInfo {
+  /** The manifest's `name`, else the folder's name. */
+  readonly name: string;
+  /** The plugin folder: CLAUDE_PLUGIN_ROOT. */
+  readonly root: string;
+  /** Its persistent data folder (`~/.claude/plugins/data/<id>`): CLAUDE_PLUGIN_DATA. */
+  readonly dataDir: string;
+}
+
 /** One settings file qhooks reads, and how to name it in messages. */
 export interface SettingsSource {
-  /** `user`, `project`, `local`, or (for `--settings` files) the file's absolute path. */
+  /** `user`, `project`, `local`, `plugin`, or (for `--settings` files) the file's absolute path. */
   readonly level: string;
   readonly path: string;
   /** How warnings name the file: `~/.qoder-cn/settings.json`, `.qoder/settings.json`, or an absolute path. */
   readonly display: string;
   /** Named on purpose (`--settings`, `settingsFiles`): a missing file is then a mistake worth a warning. */
   readonly explicit?: boolean;
+  /** Set for a plugin's hooks file. */
+  readonly plugin?: PluginInfo;
 }
 
-/** The three levels of contract 1.1, lowest priority first. */
-export function discoverSettings(homeDir: string, projectDir: string): SettingsSource[] {
+/** The three levels of contract 1.1 (or Claude Code's three), lowest priority first. */
+export function discoverSettings(homeDir: string, projectDir: string, dialect: Dialect = "qoder"): SettingsSource[] {
+  if (dialect === "claude") {
+    return [
+      { level: "user", path: join(homeDir, ".claude", "settings.json"), display: "~/.claude/settings.json" },
+      { level: "project", path: join(projectDir, ".claude", "settings.json"), display: ".claude/settings.json" },
+      { level: "local", path: join(projectDir, ".claude", "settings.local.json"), display: ".claude/settings.local.json" },
+    ];
+  }
   return [
     { level: "user", path: join(homeDir, ".qoder-cn", "settings.json"), display: "~/.qoder-cn/settings.json" },
     { level: "project", path: join(projectDir, ".qoder", "settings.json"), display: ".qoder/settings.json" },

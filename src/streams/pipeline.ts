@@ -1,7 +1,7 @@
 import { catchError, map, mergeMap, of, pipe, type Observable, type OperatorFunction } from "rxjs";
 import { messageOf } from "../errors.js";
 import { aggregateOutcome } from "../operators/aggregateOutcome.js";
-import { guardStopLoop } from "../operators/guardStopLoop.js";
+import { DEFAULT_STOP_BLOCK_CAP, guardStopLoop } from "../operators/guardStopLoop.js";
 import { matchHooks } from "../operators/matchHooks.js";
 import { recordArrival, recordOutcome, recordRejection, type RecordOptions } from "../operators/recordToLog.js";
 import { refuseRecursion } from "../operators/refuseRecursion.js";
@@ -17,7 +17,8 @@ export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "l
   /** The configuration in force; called once per event, when it arrives. */
   readonly snapshot: () => SettingsSnapshot;
   readonly inProcess?: () => readonly InProcessHandler[];
-  readonly stopBlockCap: number;
+  /** QHOOKS_STOP_BLOCK_CAP; null: the event's settings snapshot (qhooks.stopBlockCap), else the default, decide. */
+  readonly stopBlockCap: number | null;
 }
 
 /**
@@ -40,7 +41,7 @@ function judgeOne(arrival: Arrival, options: PipelineOptions): Observable<Judgem
         recordArrival(record),
         runHooks(options),
         aggregateOutcome(),
-        guardStopLoop(options.log, options.stopBlockCap, options.source === "dispatch"),
+        guardStopLoop(options.log, (judged) => options.stopBlockCap ?? judged.snapshot.stopBlockCap ?? DEFAULT_STOP_BLOCK_CAP, options.source === "dispatch"),
         recordOutcome(record),
       ),
     ),

@@ -9,7 +9,8 @@ import { isBlockingDecision } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../schema/replay.js";
 import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
-import { discoverSettings, explicitSettings } from "../settings/settingsSources.js";
+import { planSettings } from "../settings/settingsPlan.js";
+import type { Dialect } from "../settings/settingsSources.js";
 import type { AuditLog, EventLog, LogFilter, StoredEvent } from "../store/eventLog.js";
 import { judgeEvents } from "./pipeline.js";
 import { pullInOrder } from "./pullInOrder.js";
@@ -28,8 +29,12 @@ export interface ReplayOptions {
   /** How many events are judged at once (the hooks of one event always run together). */
   readonly concurrency?: number;
   readonly runId?: string;
-  /** Where relative `settingsFiles` are resolved. */
+  /** Where relative `settingsFiles` and `plugins` are resolved. */
   readonly cwd?: string;
+  /** Whose settings levels are read when `settingsFiles` is absent (and whether Claude Code's plugins load). */
+  readonly dialect?: Dialect;
+  /** Plugin folders whose hooks apply as well. */
+  readonly plugins?: readonly string[] | undefined;
   /**
    * Told each warning `qhooks run` would print for the same settings and environment (a missing or broken settings
    * file, a bad QHOOKS_* value), once per configuration, and that the selection matched no event.
@@ -56,21 +61,25 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     // A missing or broken file judges as if it had no hooks: without its warning, every "newly allowed" line would
     // look like the new rules' doing.
     const warned = new Set<string>();
-    const announce = (snapshot: SettingsSnapshot): SettingsSnapshot => {
+    const plan = (projectDir: string) =>
+      planSettings({ homeDir: options.homeDir, projectDir, dialect: options.dialect, settingsFiles: options.settingsFiles?.length ? options.settingsFiles : undefined, plugins: options.plugins, baseDir: options.cwd ?? process.cwd() });
+    const load = (projectDir: string) => {
+      const { sources, plugins } = plan(projectDir);
+      const snapshot = loadSettings(sources, plugins);
       if (!warned.has(snapshot.hash)) {
         warned.add(snapshot.hash);
         for (const w of snapshot.warnings) warn(w);
       }
       return snapshot;
     };
-    const explicit = options.settingsFiles?.length ? announce(loadSettings(explicitSettings(options.settingsFiles, options.cwd ?? process.cwd()))) : null;
+    const explicit = options.settingsFiles?.length ? load(options.cwd ?? process.cwd()) : null;
     const snapshots = new Map<string, SettingsSnapshot>();
     // Each project's settings are read once per replay: every event of a run is judged by the same config.
     const settingsFor = (projectDir: string): SettingsSnapshot | string => {
       if (explicit) return explicit;
       if (!isDirectory(projectDir)) return `its project directory ${projectDir} no longer exists; pass --settings to judge it`;
       let snapshot = snapshots.get(projectDir);
-      if (!snapshot) snapshots.set(projectDir, (snapshot = announce(loadSettings(discoverSettings(options.homeDir, projectDir)))));
+      if (!snapshot) snapshots.set(projectDir, (snapshot = load(projectDir)));
       return snapshot;
     };
 

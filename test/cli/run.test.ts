@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { toHookProtocol } from "../../src/output/hookProtocol.js";
 import { HOOK_OUTPUT_SCHEMAS } from "../../src/schema/hookOutput.js";
 import type { EventName } from "../../src/schema/events.js";
-import { EVENTS, hookCommand, jsonHook, markerHook, settingsFor, withoutWarnings, type Json } from "../decisions/helpers.js";
+import { EVENTS, EXIT2_DECISION, STDOUT_IS_CONTEXT, hookCommand, jsonHook, markerHook, settingsFor, withoutWarnings, type Json } from "../decisions/helpers.js";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";
 
 const DECISIONS = ["allow", "deny", "ask", "block", "none"];
@@ -120,8 +120,8 @@ describe("cli: qhooks run", () => {
       expect(withoutWarnings(r.stderr).trim()).to.equal("rm -rf is not allowed");
     });
 
-    it("blocked on every blockable event: exit 2, reason on stderr, empty stdout", async () => {
-      const blockable = ["PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop"];
+    it("a plain block on every blockable event but PermissionRequest: exit 2, reason on stderr, empty stdout", async () => {
+      const blockable = EXIT2_DECISION.filter(([e, d]) => d !== null && e !== "PermissionRequest").map(([e]) => e);
       const commands = (e: string) => [jsonHook(sb, { decision: "block", reason: `no (${e})` }), hookCommand(sb, { stderr: `also no (${e})\n`, exit: 2 })];
       // Every event through the library and the protocol writer; two of them through the CLI as well.
       for (const e of blockable) {
@@ -206,9 +206,12 @@ describe("cli: qhooks run", () => {
       const quiet = () => [hookCommand(sb, { stdout: "just a log line\n" }), hookCommand(sb, { exit: 1 }), jsonHook(sb, { futureKey: 1 })];
       for (const e of EVENTS) {
         const reply = await protocolFor(e, quiet());
-        if (e === "SessionStart" || e === "UserPromptSubmit") {
-          // Plain stdout is context on these two: that is something to say.
+        if (STDOUT_IS_CONTEXT.includes(e)) {
+          // Plain stdout is context on these: that is something to say.
           expect(JSON.parse(reply.stdout), e).to.deep.equal({ hookSpecificOutput: { hookEventName: e, additionalContext: "just a log line" } });
+        } else if (e === "WorktreeCreate") {
+          // A WorktreeCreate hook's plain stdout is the worktree's path, which the agent reads.
+          expect(reply, e).to.deep.equal({ exitCode: 0, stdout: "just a log line", stderr: "" });
         } else {
           expect(reply, e).to.deep.equal({ exitCode: 0, stdout: "", stderr: "" });
         }
@@ -221,9 +224,15 @@ describe("cli: qhooks run", () => {
     });
 
     it("on every event, the reply reads back (as hook output of that event) to the same decision, continue and messages", async () => {
+      // Claude Code discards `continue` on the elicitations, whose JSON has no block either, and WorktreeCreate
+      // answers with a path: a block stays an exit 2 there.
+      const exit2 = ["Elicitation", "ElicitationResult", "WorktreeCreate"];
       for (const e of EVENTS) {
         const specific = e === "PermissionRequest" ? {} : { hookSpecificOutput: { hookEventName: e, additionalContext: `ctx ${e}` } };
-        const carries = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SubagentStart", "SessionStart"].includes(e);
+        const carries = [
+          ...["PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SubagentStart", "SessionStart"],
+          ...["Stop", "SubagentStop", "Setup", "UserPromptExpansion", "PostToolBatch", "PostModelSwitch"],
+        ].includes(e);
         const commands = [
           jsonHook(sb, { continue: false, stopReason: `stop ${e}` }),
           jsonHook(sb, { systemMessage: `msg ${e}`, ...(carries ? specific : {}) }),
@@ -232,6 +241,10 @@ describe("cli: qhooks run", () => {
         const settings = sb.file(`rt-${e}.json`, settingsFor(e, ...commands));
         const outcome = await sb.bus({ watch: false, settingsFiles: [settings] }).dispatch({ ...payloadFor(e), hook_event_name: e });
         const reply = toHookProtocol(outcome);
+        if (exit2.includes(e)) {
+          expect(reply, e).to.deep.equal({ exitCode: 2, stdout: "", stderr: `blocked ${e}` });
+          continue;
+        }
         expect(reply.exitCode, e).to.equal(0);
         const back = HOOK_OUTPUT_SCHEMAS[e as EventName].safeParse(JSON.parse(reply.stdout));
         expect(back.success, `${e}: ${reply.stdout}`).to.equal(true);

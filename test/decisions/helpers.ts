@@ -6,7 +6,10 @@ import { Sandbox, group } from "../support/sandbox.js";
 
 export type Json = Record<string, unknown>;
 
-/** The twelve events with the decision an exit 2 produces on each (contract 2.1); null: not blockable. */
+/**
+ * Every event with the decision an exit 2 produces on it; null: not blockable. The twelve classic ones as in
+ * contract 2.1, the others as Claude Code's hooks reference says ("Exit code 2 behavior per event").
+ */
 export const EXIT2_DECISION: ReadonlyArray<readonly [string, "deny" | "block" | null]> = [
   ["PreToolUse", "deny"],
   ["PermissionRequest", "deny"],
@@ -20,7 +23,31 @@ export const EXIT2_DECISION: ReadonlyArray<readonly [string, "deny" | "block" | 
   ["SessionEnd", null],
   ["PreCompact", null],
   ["Notification", null],
+  ["Setup", null],
+  ["InstructionsLoaded", null],
+  ["UserPromptExpansion", "block"],
+  ["MessageDisplay", null],
+  ["PermissionDenied", null],
+  ["PostToolBatch", "block"],
+  ["TaskCreated", "block"],
+  ["TaskCompleted", "block"],
+  ["StopFailure", null],
+  ["TeammateIdle", "block"],
+  ["ConfigChange", "block"],
+  ["CwdChanged", null],
+  ["DirectoryAdded", null],
+  ["FileChanged", null],
+  ["WorktreeCreate", "block"],
+  ["WorktreeRemove", null],
+  ["PostCompact", null],
+  ["PreModelSwitch", "deny"],
+  ["PostModelSwitch", null],
+  ["Elicitation", "block"],
+  ["ElicitationResult", "block"],
 ];
+
+/** Events whose plain stdout (exit 0) becomes context. */
+export const STDOUT_IS_CONTEXT = ["UserPromptSubmit", "SessionStart", "UserPromptExpansion", "PostModelSwitch"];
 
 export const EVENTS = EXIT2_DECISION.map(([e]) => e);
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { Outcome } from "../../src/schema/outcome.js";
 import { Sandbox, payloadFor } from "../support/sandbox.js";
-import { EVENTS, busWith, hookCommand, jsonHook, only, settingsFor, type Json } from "./helpers.js";
+import { EVENTS, STDOUT_IS_CONTEXT, busWith, hookCommand, jsonHook, only, settingsFor, type Json } from "./helpers.js";
 
 /** Contract 3.1 (exit 0) and 3.2: the JSON a hook may print, read per event. */
 describe("decisions: JSON output of a hook on exit 0", () => {
@@ -225,7 +225,7 @@ describe("decisions: JSON output of a hook on exit 0", () => {
 
   describe("plain stdout", () => {
     for (const event of EVENTS) {
-      const becomesContext = event === "SessionStart" || event === "UserPromptSubmit";
+      const becomesContext = STDOUT_IS_CONTEXT.includes(event);
       it(`${event}: plain text is ${becomesContext ? "additional context" : "only recorded"}`, async () => {
         const outcome = await judge(event, "  Branch: main; 3 files changed  \n");
         const hook = only(outcome);
@@ -248,7 +248,11 @@ describe("decisions: JSON output of a hook on exit 0", () => {
     });
   });
 
-  for (const event of ["SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "SubagentStart"]) {
+  for (const event of [
+    ...["SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "SubagentStart"],
+    // Current Claude Code: Stop/SubagentStop feedback, Setup, slash-command expansions, tool batches, model switches.
+    ...["Stop", "SubagentStop", "Setup", "UserPromptExpansion", "PostToolBatch", "PostModelSwitch"],
+  ]) {
     it(`${event}: hookSpecificOutput.additionalContext is context`, async () => {
       const outcome = await judge(event, { hookSpecificOutput: { hookEventName: event, additionalContext: `ctx for ${event}` } });
       expect(only(outcome).outcome).to.equal("success");

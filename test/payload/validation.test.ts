@@ -13,7 +13,57 @@ const without = (event: string, ...keys: string[]): Json => {
 };
 const withField = (event: string, key: string, value: unknown): Json => ({ ...payloadFor(event), [key]: value });
 
-/** Each event's required fields (contract 2.3), missing or of the wrong type. */
+const TOOL_EVENTS = ["PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "PermissionDenied"];
+
+/** Each event's match field: never required, type-checked when present. */
+const MATCH_FIELDS: ReadonlyArray<readonly [event: string, field: string]> = [
+  ...TOOL_EVENTS.map((e) => [e, "tool_name"] as const),
+  ["SubagentStop", "agent_type"],
+  ["SubagentStart", "agent_type"],
+  ["SessionStart", "source"],
+  ["SessionEnd", "reason"],
+  ["PreCompact", "trigger"],
+  ["Notification", "notification_type"],
+  ["Setup", "trigger"],
+  ["InstructionsLoaded", "load_reason"],
+  ["UserPromptExpansion", "command_name"],
+  ["StopFailure", "error"],
+  ["ConfigChange", "source"],
+  ["DirectoryAdded", "source"],
+  ["FileChanged", "file_path"],
+  ["PostCompact", "trigger"],
+  ["PreModelSwitch", "to_model"],
+  ["PostModelSwitch", "to_model"],
+  ["Elicitation", "mcp_server_name"],
+  ["ElicitationResult", "mcp_server_name"],
+];
+
+/** Fields every agent always sends for an event (its subject): missing or of the wrong type, the payload is rejected. */
+const REQUIRED: ReadonlyArray<readonly [event: string, field: string, wrong: unknown]> = [
+  ...TOOL_EVENTS.flatMap((e) => [[e, "tool_input", "ls -la"] as const]),
+  ["PostToolUse", "tool_response", undefined],
+  ["PostToolUseFailure", "error", { code: 1 }],
+  ["UserPromptSubmit", "prompt", 42],
+  ["Notification", "message", 1],
+  ["InstructionsLoaded", "file_path", 3],
+  ["UserPromptExpansion", "prompt", ["/deploy"]],
+  ["MessageDisplay", "delta", null],
+  ["PostToolBatch", "tool_calls", { tool_name: "Read" }],
+  ["TaskCreated", "task_id", 1],
+  ["TaskCreated", "task_subject", false],
+  ["TaskCompleted", "task_id", 1],
+  ["TaskCompleted", "task_subject", null],
+  ["TeammateIdle", "teammate_name", 7],
+  ["CwdChanged", "old_cwd", 1],
+  ["CwdChanged", "new_cwd", {}],
+  ["DirectoryAdded", "directory", []],
+  ["WorktreeCreate", "name", 3],
+  ["WorktreeRemove", "worktree_path", true],
+  ["Elicitation", "message", 1],
+  ["ElicitationResult", "action", 0],
+];
+
+/** Payloads that must be rejected, naming the field: a required field missing or mistyped, any field of the wrong type. */
 const BAD_PAYLOADS: readonly Mutation[] = [
   ...EVENTS.flatMap((event): Mutation[] => [
     [event, "no session_id", without(event, "session_id"), "session_id"],
@@ -21,34 +71,17 @@ const BAD_PAYLOADS: readonly Mutation[] = [
     [event, "a numeric session_id", withField(event, "session_id", 17), "session_id"],
     [event, "a numeric cwd", withField(event, "cwd", 5), "cwd"],
   ]),
-  ...["PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"].flatMap((event): Mutation[] => [
-    [event, "no tool_name", without(event, "tool_name"), "tool_name"],
-    [event, "a numeric tool_name", withField(event, "tool_name", 3), "tool_name"],
-    [event, "no tool_input", without(event, "tool_input"), "tool_input"],
-    [event, "a string tool_input", withField(event, "tool_input", "ls -la"), "tool_input"],
+  ...TOOL_EVENTS.flatMap((event): Mutation[] => [
     [event, "an array tool_input", withField(event, "tool_input", ["ls"]), "tool_input"],
     [event, "a null tool_input", withField(event, "tool_input", null), "tool_input"],
   ]),
-  ["PostToolUse", "no tool_response", without("PostToolUse", "tool_response"), "tool_response"],
-  ["PostToolUseFailure", "no error", without("PostToolUseFailure", "error"), "error"],
-  ["PostToolUseFailure", "an object error", withField("PostToolUseFailure", "error", { code: 1 }), "error"],
-  ["UserPromptSubmit", "no prompt", without("UserPromptSubmit", "prompt"), "prompt"],
-  ["UserPromptSubmit", "a numeric prompt", withField("UserPromptSubmit", "prompt", 42), "prompt"],
+  ...REQUIRED.flatMap(([event, field, wrong]): Mutation[] => [
+    [event, `no ${field}`, without(event, field), field],
+    ...(wrong === undefined ? [] : [[event, `a ${JSON.stringify(wrong)} ${field}`, withField(event, field, wrong), field] as Mutation]),
+  ]),
+  ...MATCH_FIELDS.map(([event, field]): Mutation => [event, `a numeric ${field}`, withField(event, field, 3), field]),
   ["Stop", "a string stop_hook_active", withField("Stop", "stop_hook_active", "yes"), "stop_hook_active"],
-  ["SubagentStop", "no agent_type", without("SubagentStop", "agent_type"), "agent_type"],
-  ["SubagentStop", "a numeric agent_type", withField("SubagentStop", "agent_type", 1), "agent_type"],
   ["SubagentStop", "a string stop_hook_active", withField("SubagentStop", "stop_hook_active", "no"), "stop_hook_active"],
-  ["SubagentStart", "no agent_type", without("SubagentStart", "agent_type"), "agent_type"],
-  ["SubagentStart", "a boolean agent_type", withField("SubagentStart", "agent_type", true), "agent_type"],
-  ["SessionStart", "no source", without("SessionStart", "source"), "source"],
-  ["SessionStart", "a numeric source", withField("SessionStart", "source", 1), "source"],
-  ["SessionEnd", "no reason", without("SessionEnd", "reason"), "reason"],
-  ["SessionEnd", "a boolean reason", withField("SessionEnd", "reason", false), "reason"],
-  ["PreCompact", "no trigger", without("PreCompact", "trigger"), "trigger"],
-  ["PreCompact", "an unknown trigger", withField("PreCompact", "trigger", "sometimes"), "trigger"],
-  ["Notification", "no message", without("Notification", "message"), "message"],
-  ["Notification", "a numeric message", withField("Notification", "message", 1), "message"],
-  ["Notification", "a numeric notification_type", withField("Notification", "notification_type", 3), "notification_type"],
 ];
 
 /** Contract 2.3: what is rejected, and that nothing runs when it is. */
@@ -68,6 +101,8 @@ describe("payload: validation", () => {
     return { hooks };
   }
   const markers = () => (existsSync(markerDir) ? readdirSync(markerDir) : []);
+  /** A hook that leaves a marker file named `tag`. */
+  const markerCommand = (tag: string) => `mkdir -p '${markerDir}' && touch '${join(markerDir, tag)}'`;
 
   describe("library bus", () => {
     it("rejects every bad payload with an Error naming the field; no hook runs", async () => {
@@ -96,6 +131,60 @@ describe("payload: validation", () => {
       await bus.dispatch({ ...payloadFor("Stop", { stop_hook_active: true }), hook_event_name: "Stop" });
       await bus.dispatch({ ...payloadFor("PreCompact", { trigger: "auto" }), hook_event_name: "PreCompact" });
       await bus.dispatch({ ...payloadFor("Notification"), notification_type: undefined, hook_event_name: "Notification" });
+    });
+
+    it("accepts a payload without its match field on every event that has one: it matches as the empty string", async () => {
+      // Per event: a hook with no matcher, `*`, "", a name, an anchored regex, and `.*`. Only names and the anchored
+      // regex need a value to match.
+      const hooks: Json = {};
+      const expected: string[] = [];
+      for (const [event, field] of MATCH_FIELDS) {
+        const tag = (m: string) => `${event}-${m}`;
+        hooks[event] = [
+          group(undefined, markerCommand(tag("none"))),
+          group("*", markerCommand(tag("star"))),
+          group("", markerCommand(tag("empty"))),
+          group("somename", markerCommand(tag("name"))),
+          group("^some", markerCommand(tag("anchored"))),
+          group(".*", markerCommand(tag("any"))),
+        ];
+        expected.push(...["none", "star", "empty", "any"].map(tag));
+        void field;
+      }
+      sb.userSettings({ hooks });
+      const bus = sb.bus({ watch: false });
+      for (const [event, field] of MATCH_FIELDS) {
+        const outcome = await bus.dispatch({ ...without(event, field), hook_event_name: event });
+        expect(outcome.hooks.map((h) => h.outcome), `${event} without ${field}`).to.deep.equal(["success", "success", "success", "success"]);
+      }
+      expect(markers().sort()).to.deep.equal(expected.sort());
+    });
+
+    it("a real Claude Code 2.0 SubagentStop (no agent_type) is judged by qhooks run and recorded by qhooks record", async () => {
+      // As a real session sent it: agent_id and the subagent's transcript, no agent_type.
+      const payload = {
+        session_id: "0f3c2b9e-5d41-4c67-a8a5-6b2a1e9f7c10",
+        transcript_path: "/home/u/.claude/projects/-home-u-app/0f3c2b9e-5d41-4c67-a8a5-6b2a1e9f7c10.jsonl",
+        cwd: sb.project,
+        permission_mode: "default",
+        hook_event_name: "SubagentStop",
+        stop_hook_active: false,
+        agent_id: "a91c2f3d",
+        agent_transcript_path: "/home/u/.claude/projects/-home-u-app/0f3c2b9e/subagents/agent-a91c2f3d.jsonl",
+      };
+      sb.userSettings({ hooks: { SubagentStop: [group(undefined, markerCommand("any-agent")), group("Explore", markerCommand("explore"))] } });
+      const run = await sb.runEvent("SubagentStop", payload);
+      expect(run.code, run.stderr).to.equal(0);
+      expect(run.outcome).to.include({ event: "SubagentStop", decision: "none" });
+      expect(markers()).to.deep.equal(["any-agent"]);
+      const record = await sb.run(["record", "SubagentStop"], { input: JSON.stringify(payload) });
+      expect(record.code, record.stderr).to.equal(0);
+      const log = await sb.run(["log", "--json", "--event", "SubagentStop"]);
+      const records = JSON.parse(log.stdout) as Json[];
+      expect(records.map((r) => [r.decision, r.matchValue])).to.deep.equal([
+        ["recorded", ""],
+        ["none", ""],
+      ]);
     });
 
     const rejected: ReadonlyArray<readonly [string, unknown, RegExp]> = [

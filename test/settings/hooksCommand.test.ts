@@ -6,6 +6,7 @@ import { settings, stderrLines } from "./support.js";
 
 interface Listing {
   configHash: string;
+  dialect: string;
   projectDir: string;
   files: { level: string; path: string; display: string; state: string }[];
   hooks: {
@@ -126,9 +127,10 @@ describe("qhooks hooks", () => {
       writeConfig();
     });
 
-    it("gives {configHash, projectDir, files, hooks, warnings}", async () => {
+    it("gives {configHash, dialect, projectDir, files, hooks, warnings}", async () => {
       const json = await listing();
-      expect(Object.keys(json).sort()).to.deep.equal(["configHash", "files", "hooks", "projectDir", "warnings"]);
+      expect(Object.keys(json).sort()).to.deep.equal(["configHash", "dialect", "files", "hooks", "projectDir", "warnings"]);
+      expect(json.dialect).to.equal("qoder");
       expect(json.configHash).to.match(/^[0-9a-f]{64}$/);
       expect(json.projectDir).to.equal(sb.project);
       expect(json.files).to.deep.equal([

@@ -46,7 +46,7 @@ describe("settings validation, entry by entry", () => {
     sb.projectSettings(settings({ OnSave: [{ hooks: [good("x")] }], Stop: [{ hooks: [good("ok")] }] }));
     const s = load();
     expect(s.warnings).to.have.length(1);
-    expect(s.warnings[0]).to.match(/^\.qoder\/settings\.json: hooks\.OnSave: unknown event \(known: PreToolUse, .*Notification\)/);
+    expect(s.warnings[0]).to.match(/^\.qoder\/settings\.json: hooks\.OnSave: unknown event \(known: PreToolUse, .*Notification, Setup, .*PostCompact, PreModelSwitch, PostModelSwitch, Elicitation, ElicitationResult\)/);
     expect(commands(s)).to.deep.equal(["echo ok"]);
   });
 

@@ -28,7 +28,7 @@ describe("the library bus and the log", function () {
       (e: unknown) => e,
     );
     expect(rejection).to.be.instanceOf(Error);
-    expect((rejection as Error).message).to.match(/tool_name/);
+    expect((rejection as Error).message).to.match(/tool_input/);
     await bus.close();
     expect(blocked).to.include({ decision: "deny", blocked: true });
     const records = await logJson(sb);

@@ -158,6 +158,28 @@ export function payloadFor(event: string, extra: Json = {}): Json {
     SessionEnd: { reason: "other" },
     PreCompact: { trigger: "manual" },
     Notification: { message: "hi", notification_type: "permission" },
+    // The events current Claude Code adds, each with the fields its hooks reference documents as always sent.
+    Setup: { trigger: "init" },
+    InstructionsLoaded: { file_path: "/p/CLAUDE.md", memory_type: "Project", load_reason: "session_start" },
+    UserPromptExpansion: { expansion_type: "slash_command", command_name: "deploy", command_args: "prod", prompt: "/deploy prod" },
+    MessageDisplay: { turn_id: "t1", message_id: "m1", index: 0, final: true, delta: "Here is the plan:\n" },
+    PermissionDenied: { tool_name: "Bash", tool_input: { command: "rm -rf /tmp/build" }, tool_use_id: "toolu_1", reason: "Blocked by classifier" },
+    PostToolBatch: { tool_calls: [{ tool_name: "Read", tool_input: { file_path: "/p/a.py" }, tool_use_id: "toolu_1", tool_response: "1\tx" }] },
+    TaskCreated: { task_id: "task-001", task_subject: "Implement login" },
+    TaskCompleted: { task_id: "task-001", task_subject: "Implement login" },
+    StopFailure: { error: "rate_limit", error_details: "429 Too Many Requests" },
+    TeammateIdle: { teammate_name: "researcher", team_name: "session-a1b2" },
+    ConfigChange: { source: "project_settings", file_path: "/p/.claude/settings.json" },
+    CwdChanged: { old_cwd: "/p", new_cwd: "/p/src" },
+    DirectoryAdded: { directory: "/other-repo", source: "slash_command" },
+    FileChanged: { file_path: "/p/.envrc", event: "change" },
+    WorktreeCreate: { name: "bold-oak-a3f2" },
+    WorktreeRemove: { worktree_path: "/p/.claude/worktrees/bold-oak-a3f2" },
+    PostCompact: { trigger: "auto", compact_summary: "Summary of the conversation" },
+    PreModelSwitch: { from_model: "claude-sonnet-5", to_model: "claude-opus-5", requested_model: "opus", source: "command" },
+    PostModelSwitch: { from_model: "claude-sonnet-5", to_model: "claude-opus-5", requested_model: "opus", source: "command" },
+    Elicitation: { mcp_server_name: "my-mcp-server", message: "Please provide your credentials", mode: "form" },
+    ElicitationResult: { mcp_server_name: "my-mcp-server", action: "accept", content: { username: "alice" } },
   };
   return { session_id: "s1", ...base[event], ...extra };
 }

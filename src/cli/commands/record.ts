@@ -3,7 +3,8 @@ import { openEventLogWithWarnings } from "../../engine/openEventLog.js";
 import { recordEvent } from "../../engine/recordEvent.js";
 import { EXIT, QhooksError } from "../../errors.js";
 import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
-import { EVENT_NAMES, type EventName } from "../../schema/events.js";
+import type { EventName } from "../../schema/events.js";
+import { CLASSIC_EVENT_NAMES, EVENT_NAMES } from "../../schema/eventNames.js";
 import { err, out, readStdin, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 
@@ -16,7 +17,7 @@ export type RecordFlags = z.infer<typeof RecordFlagsSchema>;
  */
 export async function recordCommand(event: EventName | undefined, flags: RecordFlags, context: CliContext): Promise<number> {
   if (flags.printSettings) {
-    out(JSON.stringify(recorderSettings(), null, 2));
+    out(JSON.stringify(recorderSettings(context.dialect === "claude" ? EVENT_NAMES : CLASSIC_EVENT_NAMES), null, 2));
     return EXIT.ok;
   }
   const input = await readStdin(MAX_PAYLOAD_BYTES, "qhooks record");
@@ -39,9 +40,12 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
   }
 }
 
-/** Settings that put `qhooks record` on every event, to capture whole sessions of a real agent. */
-export function recorderSettings() {
+/**
+ * Settings that put `qhooks record` on every event, to capture whole sessions of a real agent: the twelve classic
+ * ones (which Qoder knows), or every event Claude Code documents (the claude dialect).
+ */
+export function recorderSettings(events: readonly string[] = CLASSIC_EVENT_NAMES) {
   return {
-    hooks: Object.fromEntries(EVENT_NAMES.map((event) => [event, [{ hooks: [{ type: "command", command: `qhooks record ${event}`, timeout: 10 }] }]])),
+    hooks: Object.fromEntries(events.map((event) => [event, [{ hooks: [{ type: "command", command: `qhooks record ${event}`, timeout: 10 }] }]])),
   };
 }

@@ -12,6 +12,7 @@ import { requireProjectDir, type CliContext } from "../globals.js";
 
 export const RunFlagsSchema = z.object({
   settings: z.array(z.string()).default([]),
+  plugin: z.array(z.string()).default([]),
   log: z.boolean().default(true),
   format: z.enum(["json", "hook"], { error: '--format must be "json" or "hook"' }).default("json"),
   failClosed: z.boolean().default(false),
@@ -20,8 +21,10 @@ export type RunFlags = z.infer<typeof RunFlagsSchema>;
 
 /** `qhooks run <event>`: one payload on stdin, one outcome out (contract 5 and 8). */
 export async function runCommand(event: EventName, flags: RunFlags, context: CliContext): Promise<number> {
-  if (flags.format === "hook" && flags.settings.length === 0) {
-    throw new QhooksError("usage", "--format hook needs --settings FILE: qhooks must never read the settings of the agent that calls it");
+  // In front of Claude Code (--dialect claude) qhooks reads its user, project and local levels and plugins on
+  // purpose; the entries that call qhooks live in Claude Code's managed settings, which qhooks never reads.
+  if (flags.format === "hook" && flags.settings.length === 0 && context.dialect !== "claude") {
+    throw new QhooksError("usage", "--format hook needs --settings FILE (or --dialect claude): qhooks must never read the settings of the agent that calls it");
   }
   // With --fail-closed, "cannot judge" blocks instead of letting the tool call through.
   const cannotJudge = (message: string): number => {
@@ -53,6 +56,8 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
       projectDir,
       homeDir: context.homeDir,
       settingsFiles: flags.settings,
+      plugins: flags.plugin,
+      dialect: context.dialect,
       log,
       env: context.env,
       callChain: parseCallChain(context.env[CALL_CHAIN_VAR]),

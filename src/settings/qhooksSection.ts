@@ -1,0 +1,56 @@
+import type { z } from "zod";
+import { KNOWN_QHOOKS_KEYS, PluginFolderSchema, QhooksSectionSchema, QhooksSettingsSchema } from "../schema/settings.js";
+import { describeIssue } from "../schema/zodIssues.js";
+import { editDistance } from "./editDistance.js";
+
+/** What one file's `qhooks` section says, once its bad entries are dropped. */
+export interface QhooksSection {
+  /** Plugin folders as written (resolved later against the file's directory and the home directory). */
+  readonly plugins: readonly { readonly folder: string; readonly path: string }[];
+  readonly stopBlockCap: number | undefined;
+}
+
+export const EMPTY_QHOOKS_SECTION: QhooksSection = { plugins: [], stopBlockCap: undefined };
+
+/**
+ * Reads the `qhooks` section of a settings file key by key, like the hooks section: a bad value is one warning
+ * naming its JSON path and is ignored; everything else applies.
+ */
+export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], message: string) => void): QhooksSection {
+  if (raw === undefined) return EMPTY_QHOOKS_SECTION;
+  const parsed = QhooksSectionSchema.safeParse(raw);
+  if (!parsed.success) {
+    warnIssue(["qhooks"], parsed.error, "ignored", warn);
+    return EMPTY_QHOOKS_SECTION;
+  }
+  const section = parsed.data;
+  const plugins: { folder: string; path: string }[] = [];
+  let stopBlockCap: number | undefined;
+  for (const [key, value] of Object.entries(section)) {
+    const path = ["qhooks", key];
+    if (!KNOWN_QHOOKS_KEYS.has(key)) {
+      const close = [...KNOWN_QHOOKS_KEYS].find((k) => editDistance(k.toLowerCase(), key.toLowerCase()) <= 2);
+      warn(path, `unknown key${close ? ` (did you mean "${close}"?)` : ""}, ignored`);
+      continue;
+    }
+    const checked = QhooksSettingsSchema.shape[key as keyof typeof QhooksSettingsSchema.shape].safeParse(value);
+    if (!checked.success) {
+      warnIssue(path, checked.error, "ignored", warn);
+      continue;
+    }
+    if (key === "stopBlockCap") stopBlockCap = checked.data as number;
+    if (key === "plugins") {
+      (checked.data as unknown[]).forEach((entry, i) => {
+        const folder = PluginFolderSchema.safeParse(entry);
+        if (folder.success) plugins.push({ folder: folder.data, path: `qhooks.plugins[${i}]` });
+        else warnIssue([...path, i], folder.error, "ignored", warn);
+      });
+    }
+  }
+  return { plugins, stopBlockCap };
+}
+
+function warnIssue(path: PropertyKey[], error: z.ZodError, consequence: string, warn: (path: PropertyKey[], message: string) => void): void {
+  const issue = error.issues[0]!;
+  warn([...path, ...issue.path], `${describeIssue(issue)}; ${consequence}`);
+}
