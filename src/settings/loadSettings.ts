@@ -27,6 +27,11 @@ export interface SettingsSnapshot {
   readonly warnings: readonly string[];
   /** `qhooks.stopBlockCap` of the highest-priority file that sets it; null when none does. */
   readonly stopBlockCap: number | null;
+  /**
+   * `qhooks.requireTrust` of the user-level file; null when no user-level file is among the sources (`--settings`
+   * replaced discovery: the trust check then reads the user-level file itself).
+   */
+  readonly requireTrust: boolean | null;
   /** Every file whose change can change this configuration (plugin manifests and folders included), for watchers. */
   readonly watched: readonly string[];
   /** What the log keeps of this configuration: the `hooks` sections only, never other settings. */
@@ -117,6 +122,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   const warnings: string[] = [...pluginWarnings];
   const document: { level: string; file: string; plugin?: string; hooks: unknown }[] = [];
   let stopBlockCap: number | null = null;
+  let requireTrust: boolean | null = parts.some((p) => p.source.level === "user") ? false : null;
   for (const { source, read, parsed } of parts) {
     if (read.state === "unreadable") warnings.push(`${source.display}: cannot be read (${read.why}); this file is skipped`);
     // A mistyped --settings path would otherwise turn every guard in it off without a word.
@@ -127,6 +133,11 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     hooks.push(...parsed.hooks);
     warnings.push(...parsed.warnings);
     if (parsed.qhooks.stopBlockCap !== undefined) stopBlockCap = parsed.qhooks.stopBlockCap;
+    if (parsed.qhooks.requireTrust !== undefined) {
+      // The user's own switch: a project that could set it could switch off the check that guards against it.
+      if (source.level === "user") requireTrust = parsed.qhooks.requireTrust;
+      else warnings.push(`${source.display}: qhooks.requireTrust: read only from the user-level settings file; ignored here`);
+    }
     if (parsed.hooksSection !== undefined) {
       document.push(source.plugin ? { level: source.level, file: source.path, plugin: source.plugin.name, hooks: parsed.hooksSection } : { level: source.level, file: source.path, hooks: parsed.hooksSection });
     }
@@ -138,9 +149,11 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     if (list) list.push(hook);
     else byEvent.set(hook.event, [hook]);
   }
-  // The cap changes decisions, so it is part of what identifies the config (only when set: a config without it
-  // keeps the hash it always had).
-  const hash = sha256Hex(canonicalJson(stopBlockCap === null ? { document, warnings } : { document, warnings, stopBlockCap }));
+  // The cap and the trust switch change decisions, so they are part of what identifies the config (only when set: a
+  // config without them keeps the hash it always had).
+  const hash = sha256Hex(
+    canonicalJson({ document, warnings, ...(stopBlockCap === null ? {} : { stopBlockCap }), ...(requireTrust === true ? { requireTrust } : {}) }),
+  );
   return {
     hash,
     sources: parts.map(({ source, read }) => ({ ...source, state: read.state })),
@@ -148,6 +161,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     byEvent,
     warnings,
     stopBlockCap,
+    requireTrust,
     watched: [...new Set(watched)],
     document,
   };
