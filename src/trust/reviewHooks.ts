@@ -1,7 +1,6 @@
 import type { TrustCandidate, TrustEntry, TrustStore } from "../schema/trust.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
-import { FileDigests } from "./fileDigest.js";
-import { pinHook } from "./pinHook.js";
+import { HookPins } from "./pinHook.js";
 import { ProjectTrust, whereOf } from "./trustScope.js";
 import { scopeKey, type TrustIndex } from "./trustStore.js";
 
@@ -17,7 +16,7 @@ export interface TrustReview {
 
 /** What `qhooks trust` shows and records: each hook of the project, its local settings and plugins, pinned now. */
 export function reviewHooks(snapshot: SettingsSnapshot, project: ProjectTrust, index: TrustIndex, now: Date = new Date()): TrustReview {
-  const digests = new FileDigests();
+  const pins = new HookPins();
   const trusted = new Set<string>();
   const untrusted: TrustCandidate[] = [];
   const entries = new Map<string, TrustEntry>();
@@ -25,7 +24,7 @@ export function reviewHooks(snapshot: SettingsSnapshot, project: ProjectTrust, i
   for (const hook of snapshot.hooks) {
     const scope = project.scopeOf(hook);
     if (scope === null) continue;
-    const pin = pinHook(hook.command, project.placeOf(hook), digests);
+    const pin = pins.of(hook.command, project.placeOf(hook));
     const where = whereOf(hook);
     const base = { event: hook.event, level: hook.level, plugin: hook.plugin?.name ?? null, where, command: hook.command, scope };
     if (pin.state === "unpinnable") {

@@ -28,10 +28,11 @@ export function splitByTrust(hooks: readonly HookSpec[], check: TrustCheck | nul
     }
     skipped.push({ name: spec.name, command: spec.command, level: spec.level, matcher: spec.matcher, type: "command", reason: "untrusted", message: verdict.message });
     const where = spec.kind === "command" && spec.declared?.[0] ? ` (${spec.declared[0].file} ${spec.declared[0].path})` : "";
-    if (check.storeProblem === null) warnings.push(`hook ${oneLineText(spec.name)}${where} did not run: ${verdict.message}`);
+    if (check.storeProblem() === null) warnings.push(`hook ${oneLineText(spec.name)}${where} did not run: ${verdict.message}`);
   }
-  if (check.storeProblem !== null && skipped.length > 0) {
-    warnings.push(`${check.storeProblem}; no hook from the project, its local settings or plugins runs until it is fixed (${skipped.length} skipped)`);
+  const storeProblem = check.storeProblem();
+  if (storeProblem !== null && skipped.length > 0) {
+    warnings.push(`${storeProblem}; no hook from the project, its local settings or plugins runs until it is fixed (${skipped.length} skipped)`);
   }
   return { runnable, skipped, warnings };
 }

@@ -3,8 +3,7 @@ import type { TrustScope } from "../schema/trust.js";
 import { buildSnapshot, readSettingsSource, type SettingsSnapshot } from "../settings/loadSettings.js";
 import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
 import { discoverSettings, type Dialect } from "../settings/settingsSources.js";
-import { FileDigests } from "./fileDigest.js";
-import { pinHook, type HookPin } from "./pinHook.js";
+import { HookPins, type HookPin } from "./pinHook.js";
 import { StampCache } from "./stampCache.js";
 import { ProjectTrust, whereOf } from "./trustScope.js";
 import { displayStorePath, readTrustStore, scopeKey, trustStorePath, type TrustStoreRead } from "./trustStore.js";
@@ -27,8 +26,11 @@ export type TrustVerdict =
 
 /** Trust as it stands for one event: the store read once, and a verdict per hook. */
 export interface TrustCheck {
-  /** Why nothing that needs trust may run (the store cannot be relied on); null when the store is fine. */
-  readonly storeProblem: string | null;
+  /**
+   * Why nothing that needs trust may run (the store cannot be relied on); null when the store is fine or was not
+   * needed. The store is read only for the first hook that needs trust: events of the user's own hooks never read it.
+   */
+  storeProblem(): string | null;
   /**
    * A command hook's verdict, from every settings entry that declares it for this event: it runs without trust when
    * one of them is the user's own.
@@ -58,7 +60,7 @@ export function createTrustPolicy(setup: TrustSetup): TrustPolicy {
   const userFile = discoverSettings(setup.homeDir, setup.projectDir, setup.dialect)[0]!;
   const stores = new StampCache<TrustStoreRead>();
   const switches = new StampCache<boolean>();
-  const digests = new FileDigests();
+  const pins = new HookPins();
   let project: ProjectTrust | null = null;
 
   // With `--settings`, the configuration holds no user-level file: the switch is read from it all the same.
@@ -68,16 +70,16 @@ export function createTrustPolicy(setup: TrustSetup): TrustPolicy {
     check(snapshot) {
       if (!(byEnv || snapshot.requireTrust === true || (snapshot.requireTrust === null && userSwitch()))) return null;
       project ??= new ProjectTrust(setup.projectDir, setup.homeDir);
-      const store = stores.get([storePath, dirname(storePath)], () => readTrustStore(storePath));
-      return trustCheck(project, store, digests, storeDisplay, setup.trustCommand);
+      return trustCheck(project, () => stores.get([storePath, dirname(storePath)], () => readTrustStore(storePath)), pins, storeDisplay, setup.trustCommand);
     },
   };
 }
 
-function trustCheck(project: ProjectTrust, store: TrustStoreRead, digests: FileDigests, storeDisplay: string, trustCommand: string): TrustCheck {
-  const storeProblem = store.state === "refused" ? `the trust store ${storeDisplay} ${store.why}` : null;
+function trustCheck(project: ProjectTrust, readStore: () => TrustStoreRead, pins: HookPins, storeDisplay: string, trustCommand: string): TrustCheck {
+  let read: TrustStoreRead | null = null;
+  const problemOf = (store: TrustStoreRead) => (store.state === "refused" ? `the trust store ${storeDisplay} ${store.why}` : null);
   return {
-    storeProblem,
+    storeProblem: () => (read === null ? null : problemOf(read)),
     verdict(command, declared) {
       let scope: TrustScope | null = null;
       for (const hook of declared) {
@@ -86,9 +88,10 @@ function trustCheck(project: ProjectTrust, store: TrustStoreRead, digests: FileD
         scope ??= needs;
       }
       if (scope === null) return { runs: true };
-      if (store.state === "refused") return { runs: false, message: `not trusted: ${storeProblem}` };
+      const store = (read ??= readStore());
+      if (store.state === "refused") return { runs: false, message: `not trusted: ${problemOf(store)}` };
       const reported = declared[0]!;
-      const pin: HookPin = pinHook(command, project.placeOf(reported), digests);
+      const pin: HookPin = pins.of(command, project.placeOf(reported));
       if (pin.state === "unpinnable") return { runs: false, message: `cannot be trusted: ${pin.why}` };
       if (store.index.digests.has(`${scopeKey(scope)}\0${pin.digest}`)) return { runs: true };
       const trustedAt = declared.map((h) => store.index.places.get(`${scopeKey(scope)}\0${whereOf(h)}`)).find((t) => t !== undefined);
