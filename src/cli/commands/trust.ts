@@ -7,8 +7,11 @@ import { reviewHooks, revokedBy } from "../../trust/reviewHooks.js";
 import { createTrustPolicy } from "../../trust/trustPolicy.js";
 import { ProjectTrust } from "../../trust/trustScope.js";
 import { displayStorePath, readTrustStore, scopeKey, trustStorePath, withEntries, writeTrustStore } from "../../trust/trustStore.js";
-import { oneLineText } from "../../text/oneLine.js";
-import { table } from "../format.js";
+import { resolveFormat } from "../output/formats.js";
+import { renderTable, renderTsv, type Column } from "../output/table.js";
+import { stdoutTerminal } from "../output/terminal.js";
+import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
+import { showTime } from "../output/times.js";
 import { out } from "../io.js";
 import { requireProjectDir, type CliContext } from "../globals.js";
 
@@ -28,13 +31,17 @@ export function trustCommand(flags: TrustFlags, context: CliContext): number {
   const storePath = trustStorePath(context.homeDir);
   const storeName = displayStorePath(storePath, context.homeDir);
   const read = readTrustStore(storePath);
+  const terminal = stdoutTerminal(context.env);
+  // Commands, paths and places come from files anyone may have committed to a repository: escaped.
+  const shown = terminal.utf8 ? escapeForTerminal : escapeToAscii;
   // Never overwrite what cannot be read: it may be someone's tampering, and it is the user's to look at.
   if (read.state === "refused") throw new QhooksError("io", `the trust store ${storeName} ${read.why}; fix or remove it, then run qhooks trust again`);
 
   if (flags.list) {
     if (flags.json) out(JSON.stringify({ store: storePath, trusted: read.store.trusted }, null, 2));
+    else if (resolveFormat(undefined, terminal) === "tsv") out(renderTsv(ENTRY_COLUMNS, read.store.trusted));
     else if (read.store.trusted.length === 0) out(`No trusted hooks in ${storeName}.`);
-    else out(entriesTable(read.store.trusted));
+    else out(renderTable(ENTRY_COLUMNS, read.store.trusted, terminal));
     return 0;
   }
 
@@ -56,9 +63,9 @@ export function trustCommand(flags: TrustFlags, context: CliContext): number {
     if (flags.revoke !== true && revoked.length === 0) throw new QhooksError("usage", `no trusted hook has a digest starting with ${flags.revoke} (qhooks trust --list)`);
     if (revoked.length && !flags.dryRun) writeTrustStore(storePath, { version: 1, trusted: read.store.trusted.filter((e) => !revoked.includes(e)) });
     if (flags.json) out(JSON.stringify({ store: storePath, revoked, recorded: !flags.dryRun }, null, 2));
-    else if (revoked.length === 0) out(`Nothing to revoke: ${storeName} trusts no hook of ${projectDir} or its plugins.`);
+    else if (revoked.length === 0) out(`Nothing to revoke: ${storeName} trusts no hook of ${shown(projectDir)} or its plugins.`);
     else {
-      out(entriesTable(revoked));
+      out(renderTable(ENTRY_COLUMNS, revoked, terminal));
       out("");
       out(`${flags.dryRun ? "Would revoke" : "Revoked"} ${count(revoked.length, "trusted hook")}: ${flags.dryRun ? "they would" : "they"} no longer run where trust is required.`);
     }
@@ -76,14 +83,15 @@ export function trustCommand(flags: TrustFlags, context: CliContext): number {
     out(JSON.stringify(report, null, 2));
   } else {
     if (review.untrusted.length === 0) {
-      out(review.alreadyTrusted === 0 ? `No hooks from ${projectDir}, its local settings or plugins.` : `All ${count(review.alreadyTrusted, "hook")} from ${projectDir}, its local settings and plugins are trusted.`);
+      out(review.alreadyTrusted === 0 ? `No hooks from ${shown(projectDir)}, its local settings or plugins.` : `All ${count(review.alreadyTrusted, "hook")} from ${shown(projectDir)}, its local settings and plugins are trusted.`);
     } else {
-      out(`Untrusted hooks of ${projectDir}, its local settings and plugins (${review.untrusted.length}):`);
+      out(`Untrusted hooks of ${shown(projectDir)}, its local settings and plugins (${review.untrusted.length}):`);
       for (const c of review.untrusted) {
-        out(`  ${c.event}  ${c.plugin === null ? c.level : `plugin ${c.plugin}`}  ${c.where}`);
-        out(`      runs:  ${oneLineText(c.command, 200)}`);
-        for (const f of c.files) out(`      pins:  ${f}`);
-        if (c.problem !== null) out(`      cannot be trusted: ${c.problem}`);
+        out(`  ${c.event}  ${shown(c.plugin === null ? c.level : `plugin ${c.plugin}`)}  ${shown(c.where)}`);
+        // The whole command, every character visible: this is what the user is asked to review.
+        out(`      runs:  ${shown(c.command)}`);
+        for (const f of c.files) out(`      pins:  ${shown(f)}`);
+        if (c.problem !== null) out(`      cannot be trusted: ${shown(c.problem)}`);
       }
       out("");
       const trustedNow = review.untrusted.length - cannot.length;
@@ -101,11 +109,17 @@ export function trustCommand(flags: TrustFlags, context: CliContext): number {
   return 0;
 }
 
-function entriesTable(entries: readonly TrustEntry[]): string {
-  return table(
-    ["DIGEST", "SCOPE", "DECLARED AT", "COMMAND", "TRUSTED"],
-    entries.map((e) => [e.digest.slice(0, 12), `${e.scope.kind} ${e.scope.path}`, e.where, e.command, e.trustedAt.slice(0, 19).replace("T", " ")]),
-  );
-}
+/** The store's entries as a listing: a table on a terminal, tab-separated rows (whole digests, ISO times) elsewhere. */
+const ENTRY_COLUMNS: Column<TrustEntry>[] = [
+  { header: "DIGEST", cell: (e) => e.digest.slice(0, 12), tsv: (e) => e.digest, keep: 10 },
+  { header: "SCOPE", cell: (e) => `${e.scope.kind} ${e.scope.path}`, max: 50, min: 12, keep: 8, cutFrom: "start" },
+  { header: "DECLARED AT", cell: (e) => e.where, max: 60, min: 12, keep: 5, cutFrom: "start" },
+  { header: "COMMAND", cell: (e) => e.command, max: 60, min: 12, keep: 9 },
+  { header: "TRUSTED", cell: (e) => {
+      const t = showTime(e.trustedAt, false);
+      return `${t.text} ${t.zone}`;
+    },
+    tsv: (e) => e.trustedAt, keep: 4 },
+];
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
