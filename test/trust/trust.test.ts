@@ -246,15 +246,15 @@ describe("trust: project, local and plugin hooks run only once trusted", functio
     it("writable by every user, or by its group", async () => {
       await setUp();
       chmodSync(store(), 0o666);
-      await refused(/writable by every user \(mode 0666\)/);
+      await refused(/writable by every user \(mode 0666: chmod 600 makes it private\)/);
       chmodSync(store(), 0o620);
-      await refused(/writable by its group \(mode 0620\)/);
+      await refused(/writable by its group \(mode 0620: chmod 600 makes it private\)/);
     });
 
     it("in a folder others can write to", async () => {
       await setUp();
       chmodSync(join(store(), ".."), 0o777);
-      await refused(/which others can write to \(mode 0777\)/);
+      await refused(/which others can write to \(mode 0777: chmod 700 makes it private\)/);
     });
 
     it("not a regular file: a symbolic link, a directory, a FIFO (never blocking on it)", async () => {
