@@ -1,6 +1,10 @@
 import { createHash } from "node:crypto";
+import { realpathSync } from "node:fs";
 import { FileDigests, type FileDigest } from "./fileDigest.js";
-import { namedFiles, type CommandPlace } from "./namedFiles.js";
+import { isInside, namedFiles, type CommandPlace } from "./namedFiles.js";
+
+/** A named file as pinned: its content, or, for a symbolic link that leads out of the project, where it leads. */
+type Part = FileDigest | { readonly state: "elsewhere"; readonly real: string };
 
 /** A hook's content as trust sees it: what its command runs, and the bytes of the project files it names. */
 export type HookPin =
@@ -25,7 +29,7 @@ const MAX_REMEMBERED = 1000;
  */
 export class HookPins {
   private readonly named = new Map<string, readonly string[]>();
-  private readonly last = new Map<string, { readonly parts: readonly FileDigest[]; readonly pin: HookPin }>();
+  private readonly last = new Map<string, { readonly parts: readonly Part[]; readonly pin: HookPin }>();
 
   constructor(private readonly digests: FileDigests = new FileDigests()) {}
 
@@ -36,18 +40,44 @@ export class HookPins {
       if (this.named.size >= MAX_REMEMBERED) this.named.clear();
       this.named.set(key, (files = namedFiles(command, place)));
     }
-    const parts = files.map((path) => this.digests.of(path));
+    const parts = files.map((path) => this.partOf(path, place.roots));
     const last = this.last.get(key);
     // FileDigests hands out the same object for as long as it remembers a file unchanged.
-    if (last !== undefined && last.parts.length === parts.length && last.parts.every((d, i) => d === parts[i])) return last.pin;
+    if (last !== undefined && last.parts.length === parts.length && last.parts.every((d, i) => samePart(d, parts[i]!))) return last.pin;
     const pin = pinOf(command, files, parts);
     if (this.last.size >= MAX_REMEMBERED) this.last.clear();
     this.last.set(key, { parts, pin });
     return pin;
   }
+
+  /**
+   * A path inside the project may be a symbolic link (or lie below one) that leads out of it: `.venv/bin/python` to
+   * the system's Python. What it leads to is not the project's, so the link's destination is pinned rather than the
+   * bytes there (hashing a system binary at every call would cost milliseconds and change with every upgrade).
+   */
+  private partOf(path: string, roots: readonly string[]): Part {
+    let real: string;
+    try {
+      real = realpathSync.native(path);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ELOOP") return { state: "unpinnable", why: "is a loop of symbolic links" };
+      if (code === "ENOENT" || code === "ENOTDIR" || code === "ENAMETOOLONG") return { state: "absent" };
+      return { state: "unpinnable", why: `cannot be examined (${code ?? String(e)})` };
+    }
+    if (real !== path && !roots.some((root) => isInside(real, root))) return { state: "elsewhere", real };
+    return this.digests.of(path);
+  }
 }
 
-function pinOf(command: string, paths: readonly string[], digests: readonly FileDigest[]): HookPin {
+/** Remembered hashes are the same objects; the other parts are compared by value. */
+const samePart = (a: Part, b: Part): boolean =>
+  a === b ||
+  (a.state === "absent" && b.state === "absent") ||
+  (a.state === "elsewhere" && b.state === "elsewhere" && a.real === b.real) ||
+  (a.state === "unpinnable" && b.state === "unpinnable" && a.why === b.why);
+
+function pinOf(command: string, paths: readonly string[], digests: readonly Part[]): HookPin {
   const files: string[] = [];
   const parts: unknown[] = [PIN_FORMAT, command];
   for (let i = 0; i < paths.length; i++) {
@@ -55,7 +85,7 @@ function pinOf(command: string, paths: readonly string[], digests: readonly File
     if (digest.state === "unpinnable") return { state: "unpinnable", why: `it names ${paths[i]}, which ${digest.why}` };
     if (digest.state === "absent") continue;
     files.push(paths[i]!);
-    parts.push(paths[i], digest.sha256);
+    parts.push(paths[i], digest.state === "elsewhere" ? `-> ${digest.real}` : digest.sha256);
   }
   // JSON of an array of strings: unambiguous wherever a part ends, whatever characters it holds.
   return { state: "pinned", digest: createHash("sha256").update(JSON.stringify(parts)).digest("hex"), files };

@@ -40,7 +40,8 @@ export class ProjectTrust {
       homeDir: this.homeDir,
       pluginRoot,
       pluginData: hook.plugin?.dataDir ?? null,
-      roots: pluginRoot === null ? this.roots : [...this.roots, pluginRoot],
+      // Real paths too: a file's real path is what decides whether a symbolic link leads out of the folder.
+      roots: pluginRoot === null ? this.roots : [...this.roots, pluginRoot, this.real(pluginRoot)],
     };
   }
 

@@ -273,6 +273,38 @@ describe("trust: project, local and plugin hooks run only once trusted", functio
     });
   });
 
+  it("a symbolic link that leads out of the project is pinned by where it leads; one that stays inside, by content", async () => {
+    requireTrust();
+    const outside = sb.file("tools/python-ish", `#!/bin/sh\ncat > /dev/null\ntouch '${marker("out")}'\n`, 0o755);
+    const other = sb.file("tools/other", `#!/bin/sh\ncat > /dev/null\ntouch '${marker("other")}'\n`, 0o755);
+    mkdirSync(join(sb.project, ".venv", "bin"), { recursive: true });
+    symlinkSync(outside, join(sb.project, ".venv", "bin", "tool"));
+    const inside = projectScript("scripts/real.sh", "in");
+    symlinkSync(inside, join(sb.project, "scripts", "link.sh"));
+    sb.projectSettings({ hooks: { PreToolUse: [group("Bash", "./.venv/bin/tool", "./scripts/link.sh")] } });
+    const t = await trust();
+    expect(t.stdout).to.contain(`pins:  ${join(sb.project, ".venv", "bin", "tool")}`).and.contain(`pins:  ${join(sb.project, "scripts", "link.sh")}`);
+    await run();
+    expect([ran("out"), ran("in")]).to.deep.equal([true, true]);
+
+    // The system's file behind the link is not the project's: editing it does not untrust the hook.
+    forget("out");
+    appendFileSync(outside, "# upgraded\n");
+    let r = await run();
+    expect(ran("out")).to.equal(true);
+    expect(r.outcome.skipped).to.deep.equal([]);
+
+    // Pointing the link elsewhere does; so does editing a file inside the project through a link.
+    forget("out");
+    forget("in");
+    rmSync(join(sb.project, ".venv", "bin", "tool"));
+    symlinkSync(other, join(sb.project, ".venv", "bin", "tool"));
+    appendFileSync(inside, "echo changed\n");
+    r = await run();
+    expect([ran("out"), ran("other"), ran("in")]).to.deep.equal([false, false, false]);
+    expect(r.outcome.skipped.map((s) => s.command)).to.deep.equal(["./.venv/bin/tool", "./scripts/link.sh"]);
+  });
+
   it("a hook naming a FIFO in the project cannot be trusted, and reading it never blocks", async () => {
     requireTrust();
     execFileSync("mkfifo", [join(sb.project, "pipe.sh")]);
