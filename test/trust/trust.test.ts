@@ -327,6 +327,22 @@ describe("trust: project, local and plugin hooks run only once trusted", functio
     expect((await trust()).stdout).to.contain("Trust is not required now");
   });
 
+  it("replay applies trust like a live call: an untrusted project hook neither runs nor counts", async () => {
+    sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { name: "project-guard", command: `touch '${marker("p")}'; echo no >&2; exit 2` })] } });
+    const live = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"));
+    expect(live.code).to.equal(2); // trust off: the guard ran and blocked
+    forget("p");
+    requireTrust();
+    const replayed = await sb.run(["replay", "--session", "s1", "--json"]);
+    expect(replayed.code, replayed.stderr).to.equal(0);
+    const result = (JSON.parse(replayed.stdout) as { results: { before: { hooks: string[] }; after: { decision: string; hooks: string[] }; changed: boolean }[] }).results[0]!;
+    expect(ran("p")).to.equal(false);
+    expect(result.before.hooks).to.deep.equal(["project-guard"]);
+    expect(result.after).to.include({ decision: "none" });
+    expect(result.after.hooks).to.deep.equal([]);
+    expect(result.changed).to.equal(true);
+  });
+
   describe("the library bus", () => {
     it("honours the same trust, and sees qhooks trust and script edits without a restart", async () => {
       requireTrust();
