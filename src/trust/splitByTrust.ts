@@ -2,6 +2,7 @@ import type { HookSpec } from "../operators/stages.js";
 import type { SkippedHook } from "../schema/outcome.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { TrustCheck } from "./trustPolicy.js";
+import { whereOf } from "./trustScope.js";
 
 /** The hooks selected for an event, split by trust: those that run, and those reported as skipped. */
 export interface TrustSplit {
@@ -27,7 +28,8 @@ export function splitByTrust(hooks: readonly HookSpec[], check: TrustCheck | nul
       continue;
     }
     skipped.push({ name: spec.name, command: spec.command, level: spec.level, matcher: spec.matcher, type: "command", reason: "untrusted", message: verdict.message });
-    const where = spec.kind === "command" && spec.declared?.[0] ? ` (${spec.declared[0].file} ${spec.declared[0].path})` : "";
+    const declared = spec.kind === "command" ? spec.declared?.[0] : undefined;
+    const where = declared ? ` (${whereOf(declared)})` : "";
     if (check.storeProblem() === null) warnings.push(`hook ${oneLineText(spec.name)}${where} did not run: ${verdict.message}`);
   }
   const storeProblem = check.storeProblem();
