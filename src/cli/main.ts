@@ -164,6 +164,35 @@ Examples:
     });
 
   program
+    .command("trust")
+    .description("show the untrusted hooks of the project, its local settings and plugins, and trust them (pinned to their content)")
+    .option("--settings <file>", "the settings files to review instead of the discovered ones, as given to qhooks run (repeatable)", collect)
+    .option("--plugin <dir>", "also review the hooks of this plugin folder, as given to qhooks run (repeatable)", collect)
+    .option("--list", "list every trusted hook in the store")
+    .option("--revoke [digest]", "untrust the hooks of this project and its plugins, or the entries whose digest starts with this")
+    .option("--dry-run", "show what would be trusted or revoked; record nothing")
+    .option("--json", "machine-readable output")
+    .addHelpText(
+      "after",
+      `
+With "qhooks": {"requireTrust": true} in the user-level settings (or QHOOKS_REQUIRE_TRUST=1), hooks from
+<project>/.qoder/settings.json, settings.local.json and plugins run only once trusted here. Trust is pinned to the
+content: the command, and the bytes of each project or plugin file it runs (./scripts/guard.sh, bash x.sh,
+python3 \${CLAUDE_PLUGIN_ROOT}/a.py). Editing either makes the hook untrusted again: it is skipped with a warning.
+The store is ~/.qoder-cn/qhooks/trust.json.
+
+Examples:
+  qhooks trust --dry-run          # what is untrusted here, and what each hook runs
+  qhooks trust                    # trust it
+  qhooks trust --list             # every trusted hook, all projects
+  qhooks trust --revoke           # untrust this project's hooks (and its plugins')`,
+    )
+    .action(async (raw: unknown, command: Command) => {
+      const { trustCommand, TrustFlagsSchema } = await import("./commands/trust.js");
+      setExit(trustCommand(flagsOf(TrustFlagsSchema, raw), cliContext(command)));
+    });
+
+  program
     .command("record")
     .description("a hook that only records: appends the payload on stdin to the log, prints nothing, exits 0 (1 on bad input)")
     .argument("[event]", "the event (default: the payload's hook_event_name)")

@@ -13,6 +13,8 @@ import { dialectOf, planSettings } from "../settings/settingsPlan.js";
 import { DIALECTS } from "../settings/settingsSources.js";
 import type { EventLog } from "../store/eventLog.js";
 import { judgeEvents } from "../streams/pipeline.js";
+import { trustCommandLine } from "../trust/trustCommandLine.js";
+import { createTrustPolicy } from "../trust/trustPolicy.js";
 import { settingsSnapshot$ } from "../streams/settings$.js";
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, TimeoutSecondsSchema } from "../schema/settings.js";
 import { limitsFromEnv } from "./limits.js";
@@ -107,6 +109,14 @@ export function createHookBus(options: HookBusOptions): HookBus {
       snapshot: () => snapshots.value,
       inProcess: () => handlers,
       stopBlockCap: limits.stopBlockCap,
+      // The same trust as the CLI's: the hooks of the project, local settings and plugins run once trusted.
+      trust: createTrustPolicy({
+        homeDir,
+        projectDir,
+        env,
+        dialect,
+        trustCommand: trustCommandLine({ projectDir, dialect, settingsFiles: opts.settingsFiles && sources.map((s) => s.path), plugins: plugins.folders }),
+      }),
     }),
   );
   judgements.subscribe((judgement: Judgement) => {

@@ -58,6 +58,11 @@ export const QhooksSettingsSchema = z.object({
     .int({ error: "expected a whole number >= 0 (0 turns the Stop-loop guard off)" })
     .min(0, { error: "expected a whole number >= 0 (0 turns the Stop-loop guard off)" })
     .optional(),
+  /**
+   * Hooks from the project, its local settings and plugins run only once `qhooks trust` has pinned their content.
+   * Read from the user-level settings file only: a project must not be able to switch its own check off.
+   */
+  requireTrust: z.boolean({ error: "expected true or false" }).optional(),
 });
 export type QhooksSettings = z.infer<typeof QhooksSettingsSchema>;
 export const KNOWN_QHOOKS_KEYS = new Set(Object.keys(QhooksSettingsSchema.shape));

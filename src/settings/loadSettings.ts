@@ -24,6 +24,11 @@ export interface SettingsSnapshot {
   readonly warnings: readonly string[];
   /** `qhooks.stopBlockCap` of the highest-priority file that sets it; null when none does. */
   readonly stopBlockCap: number | null;
+  /**
+   * `qhooks.requireTrust` of the user-level file; null when no user-level file is among the sources (`--settings`
+   * replaced discovery: the trust check then reads the user-level file itself).
+   */
+  readonly requireTrust: boolean | null;
   /** Every file whose change can change this configuration (plugin manifests and folders included), for watchers. */
   readonly watched: readonly string[];
   /** What the log keeps of this configuration: the `hooks` sections only, never other settings. */
@@ -104,6 +109,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   const warnings: string[] = [...pluginWarnings];
   const document: { level: string; file: string; plugin?: string; hooks: unknown }[] = [];
   let stopBlockCap: number | null = null;
+  let requireTrust: boolean | null = parts.some((p) => p.source.level === "user") ? false : null;
   for (const { source, read, parsed, failure } of parts) {
     if (read.state === "unreadable") warnings.push(`${source.display}: ${read.why}; this file is skipped`);
     if (failure !== undefined) warnings.push(failure);
@@ -115,6 +121,11 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     for (const hook of parsed.hooks) hooks.push(hook);
     for (const warning of parsed.warnings) warnings.push(warning);
     if (parsed.qhooks.stopBlockCap !== undefined) stopBlockCap = parsed.qhooks.stopBlockCap;
+    if (parsed.qhooks.requireTrust !== undefined) {
+      // The user's own switch: a project that could set it could switch off the check that guards against it.
+      if (source.level === "user") requireTrust = parsed.qhooks.requireTrust;
+      else warnings.push(`${source.display}: qhooks.requireTrust: read only from the user-level settings file; ignored here`);
+    }
     if (parsed.hooksSection !== undefined) {
       document.push(source.plugin ? { level: source.level, file: source.path, plugin: source.plugin.name, hooks: parsed.hooksSection } : { level: source.level, file: source.path, hooks: parsed.hooksSection });
     }
@@ -126,9 +137,11 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     if (list) list.push(hook);
     else byEvent.set(hook.event, [hook]);
   }
-  // The cap changes decisions, so it is part of what identifies the config (only when set: a config without it
-  // keeps the hash it always had).
-  const hash = sha256Hex(canonicalJson(stopBlockCap === null ? { document, warnings } : { document, warnings, stopBlockCap }));
+  // The cap and the trust switch change decisions, so they are part of what identifies the config (only when set: a
+  // config without them keeps the hash it always had).
+  const hash = sha256Hex(
+    canonicalJson({ document, warnings, ...(stopBlockCap === null ? {} : { stopBlockCap }), ...(requireTrust === true ? { requireTrust } : {}) }),
+  );
   return {
     hash,
     sources: parts.map(({ source, read }) => ({ ...source, state: read.state })),
@@ -136,6 +149,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     byEvent,
     warnings,
     stopBlockCap,
+    requireTrust,
     watched: [...new Set(watched)],
     document,
   };

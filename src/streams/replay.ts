@@ -12,6 +12,8 @@ import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js
 import { planSettings } from "../settings/settingsPlan.js";
 import type { Dialect } from "../settings/settingsSources.js";
 import type { AuditLog, EventLog, LogFilter, StoredEvent } from "../store/eventLog.js";
+import { trustCommandLine } from "../trust/trustCommandLine.js";
+import { createTrustPolicy, type TrustPolicy } from "../trust/trustPolicy.js";
 import { judgeEvents } from "./pipeline.js";
 import { pullInOrder } from "./pullInOrder.js";
 
@@ -74,6 +76,18 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     };
     const explicit = options.settingsFiles?.length ? load(options.cwd ?? process.cwd()) : null;
     const snapshots = new Map<string, SettingsSnapshot>();
+    const policies = new Map<string, TrustPolicy>();
+    // Replays run hooks for real: the hooks that trust keeps from running live do not run here either.
+    const trustFor = (projectDir: string): TrustPolicy => {
+      let policy = policies.get(projectDir);
+      if (!policy) {
+        const { sources, plugins } = plan(projectDir);
+        const settingsFiles = options.settingsFiles?.length ? sources.map((s) => s.path) : undefined;
+        const trustCommand = trustCommandLine({ projectDir, dialect: options.dialect, settingsFiles, plugins: plugins.folders });
+        policies.set(projectDir, (policy = createTrustPolicy({ homeDir: options.homeDir, projectDir, env: options.env, dialect: options.dialect, trustCommand })));
+      }
+      return policy;
+    };
     // Each project's settings are read once per replay: every event of a run is judged by the same config.
     const settingsFor = (projectDir: string): SettingsSnapshot | string => {
       if (explicit) return explicit;
@@ -94,7 +108,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       if (options.matchOnly) {
         return of(arrival).pipe(
           validateEvent({ projectDir, snapshot: () => settings }),
-          unlessRejected(matchHooks()),
+          unlessRejected(matchHooks(undefined, trustFor(projectDir))),
           map((m) => (isRejected(m) ? skipped(record, m.rejection.error) : compare(record, { decision: null, blocked: false, reason: null, hooks: m.hooks.map((h) => h.name) }, null))),
         );
       }
@@ -112,6 +126,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
           replayRun: { runId, of: () => record.seq },
           snapshot: () => settings,
           stopBlockCap: limits.stopBlockCap,
+          trust: trustFor(projectDir),
         }),
         map((judgement) => {
           if (judgement.kind === "outcome") return compare(record, outcomeSide(judgement.outcome), judgement.outcome);

@@ -89,6 +89,8 @@ describe("one hook that cannot run", () => {
         valid: parsed.value,
         snapshot: loadSettings([]),
         hooks: [spec("true\u0000", 5000), spec("true", 0), spec("exit 2", 5000)],
+        skipped: [],
+        selectionWarnings: [],
         seq: null,
         arrivalLogged: "deferred",
         warnings: [],

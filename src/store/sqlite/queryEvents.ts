@@ -103,7 +103,8 @@ export function toLogRecord(row: EventListRow): LogRecord {
     source: row.source as LogRecord["source"],
     replay: row.run_id !== null && row.ref !== null ? { runId: row.run_id, of: row.ref } : null,
   };
-  if (outcome) return { ...outcome, seq: row.seq, ...base };
+  // An outcome logged before `skipped` existed has none.
+  if (outcome) return { ...outcome, skipped: (outcome.skipped as Outcome["skipped"] | undefined) ?? [], seq: row.seq, ...base };
   return {
     event: row.event as LogRecord["event"],
     sessionId: row.session_id,
@@ -120,6 +121,7 @@ export function toLogRecord(row: EventListRow): LogRecord {
     configHash: row.config_hash,
     durationMs: null,
     hooks: [],
+    skipped: [],
     warnings: [],
     ...base,
   };
