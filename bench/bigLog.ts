@@ -78,6 +78,7 @@ export function* generateEntries(count: number, seed = 42): Generator<EventEntry
         configHash: SNAPSHOT.hash,
         durationMs: 0.2 + hooks.reduce((a, h) => a + h.durationMs, 0),
         hooks,
+        skipped: [],
         warnings: [],
       };
       return {

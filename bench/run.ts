@@ -19,9 +19,10 @@ import { projectionCases } from "./cases/projections.js";
 import { replayCases } from "./cases/replay.js";
 import { memoryCases } from "./cases/memory.js";
 import { watchdogCases } from "./cases/watchdog.js";
+import { trustCases } from "./cases/trust.js";
 import type { Peer } from "./peer/peer.js";
 
-const GROUPS = ["1", "2", "4", "W", "5", "6", "7"] as const;
+const GROUPS = ["1", "2", "4", "W", "T", "5", "6", "7"] as const;
 
 function parseArgs(argv: readonly string[]): { config: BenchConfig; peer: string | null; only: Set<string> } {
   let config = FULL;
@@ -34,7 +35,7 @@ function parseArgs(argv: readonly string[]): { config: BenchConfig; peer: string
     else if (arg.startsWith("--peer=")) peer = arg.slice("--peer=".length);
     else if (arg === "--only") only = new Set((argv[++i] ?? "").split(",").map((s) => (s.trim() === "3" ? "2" : s.trim())));
     else if (arg === "--help" || arg === "-h") {
-      process.stdout.write("usage: npm run bench [-- --quick] [-- --peer gemini] [-- --only 1,2,4,W,5,6,7]\n");
+      process.stdout.write("usage: npm run bench [-- --quick] [-- --peer gemini] [-- --only 1,2,4,W,T,5,6,7]\n");
       process.exit(0);
     } else {
       process.stderr.write(`bench: unknown argument ${arg}\n`);
@@ -89,6 +90,7 @@ async function main(): Promise<void> {
     if (only.has("2")) results.push(...(await dispatchHookCases(config, peer)));
     if (only.has("4")) results.push(...(await noMatchCases(config, peer)));
     if (only.has("W")) results.push(...(await watchdogCases(config)));
+    if (only.has("T")) results.push(...(await trustCases(config)));
     if (only.has("5")) results.push(...(await logStoreCases(config, await bigLog())), ...(await projectionCases(config)));
     if (only.has("6")) results.push(...(await replayCases(config)));
     if (only.has("7")) results.push(...(await memoryCases(config, await bigLog())));

@@ -44,9 +44,13 @@ events.forEach((line, i) => {
   for (const m of o.systemMessages) console.log(`     message:  ${m}`);
 });
 
+// The listings print tables on a terminal and tab-separated rows into a pipe (which is what they get here): ask
+// for the table a person running the command would see, as wide as the demo's own terminal.
+const LISTINGS = new Set(["log", "sessions", "stats"]);
+if (process.stdout.columns) env.COLUMNS = String(process.stdout.columns);
 const show = (title, args) => {
   console.log(`\n${bold(`$ qhooks ${args.join(" ")}`)}   # ${title}`);
-  const r = qhooks(args);
+  const r = qhooks(LISTINGS.has(args[0]) ? [...args, "--format", "table"] : args);
   process.stdout.write(r.stdout);
   if (r.status !== 0) {
     process.stderr.write(r.stderr);

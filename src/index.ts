@@ -35,6 +35,7 @@ export * from "./schema/outcome.js";
 export * from "./schema/logRecord.js";
 export * from "./schema/replay.js";
 export * from "./schema/eventDetail.js";
+export * from "./schema/trust.js";
 
 // Settings.
 export { loadSettings, buildSnapshot } from "./settings/loadSettings.js";
@@ -44,6 +45,10 @@ export type { SettingsSource, Dialect, PluginInfo } from "./settings/settingsSou
 export { planSettings } from "./settings/settingsPlan.js";
 export type { SettingsChoice, SettingsPlan } from "./settings/settingsPlan.js";
 export { compileMatcher, matches } from "./settings/compileMatcher.js";
+
+// Trust: which hooks of a project, its local settings and plugins may run (judgeEvents' `trust` option).
+export { createTrustPolicy } from "./trust/trustPolicy.js";
+export type { TrustPolicy, TrustSetup } from "./trust/trustPolicy.js";
 
 // Payloads and the hook protocol.
 export { parsePayload, MAX_PAYLOAD_BYTES } from "./payload/parsePayload.js";

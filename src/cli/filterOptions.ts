@@ -3,16 +3,19 @@ import type { Command } from "commander";
 /** Commander option parser for repeatable flags. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+export const SINCE_HELP = "from this time: 30m, 2h, 7d, \"2 hours ago\", today, yesterday, or an ISO date or time (local, unless it has a zone)";
+
 /** The `qhooks log` filters, shared by `log` and `replay` so that both select events the same way. */
 export function addFilterOptions(command: Command): Command {
   return command
     .option("--event <event>", "only this event (PreToolUse, Stop, ...)")
-    .option("--session <id>", "only this session (repeatable)", collect)
+    .option("--session <id>", "only this session (repeatable); a unique prefix of its id will do, as tables show it", collect)
     .option("--tool <name>", "only events whose match value (tool name, agent type, source...) is exactly this")
     .option("--decision <decision>", "only this decision: allow, deny, ask, block, none, recorded, rejected, unfinished")
     .option("--blocked", "only blocked events")
     .option("--hook <text>", "only events where a hook whose name or command contains this ran")
     .option("--grep <text>", "only events whose payload or reason contains this (case-sensitive)")
-    .option("--since <time>", "from this time: ISO 8601, or a span back from now (30m, 2h, 7d)")
-    .option("--until <time>", "before this time: ISO 8601, or a span back from now");
+    .option("--since <time>", SINCE_HELP)
+    .option("--until <time>", "before this time (same forms as --since)")
+    .option("--utc", "times in UTC: shown, and read from --since/--until without a zone");
 }

@@ -5,12 +5,13 @@ import type { z } from "zod";
 import { EXIT, exitCodeFor, isQhooksError, messageOf, QhooksError } from "../errors.js";
 import { killAllGroupsNow } from "../exec/processGroups.js";
 import { EVENT_NAMES } from "../schema/eventNames.js";
-import type { EventName } from "../schema/events.js";
-import { firstIssueLine } from "../schema/zodIssues.js";
 import { editDistance } from "../settings/editDistance.js";
-import { addFilterOptions, collect } from "./filterOptions.js";
+import { oneLineText } from "../text/oneLine.js";
+import { eventArgument } from "./eventArg.js";
+import { addFilterOptions, collect, SINCE_HELP } from "./filterOptions.js";
+import { flagIssueLine } from "./flagIssues.js";
 import { cliContext } from "./globals.js";
-import { err } from "./io.js";
+import { err, out } from "./io.js";
 
 /** The version in qhooks' package.json, found upwards from this file (it runs from dist/src/cli/ or, bundled, dist/bin/). */
 function version(): string {
@@ -26,23 +27,24 @@ function version(): string {
 }
 
 
-/** Parses a command's flags with its schema: one place where bad flags become one clear line. */
+/** Parses a command's flags with its schema: one place where bad flags become one clear line naming the flag. */
 function flagsOf<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new QhooksError("usage", firstIssueLine(parsed.error));
+  if (!parsed.success) throw new QhooksError("usage", flagIssueLine(parsed.error));
   return parsed.data;
 }
 
-function eventArgument(raw: string): EventName {
-  if ((EVENT_NAMES as readonly string[]).includes(raw)) return raw as EventName;
-  // A wrong case or a typo (as settings keys are checked): `pretooluse`, `PreToolUs`.
-  const close =
-    EVENT_NAMES.find((e) => e.toLowerCase() === raw.toLowerCase()) ?? EVENT_NAMES.find((e) => editDistance(e.toLowerCase(), raw.toLowerCase()) <= 2);
-  throw new QhooksError("usage", `unknown event "${raw}"${close ? ` (did you mean ${close}?)` : ` (one of ${EVENT_NAMES.join(", ")})`}`);
+/** `unknown command "rnu"; did you mean run?`, or the list of commands. */
+function unknownCommand(program: Command, name: string): string {
+  const names = program.commands.map((c) => c.name());
+  const close = names.find((n) => editDistance(n, name.toLowerCase()) <= 2);
+  return `unknown command "${oneLineText(name, 64)}"; ${close ? `did you mean ${close}?` : `the commands are ${names.join(", ")}`} (qhooks --help)`;
 }
 
+const FORMAT_HELP = "table (on a terminal), tsv (when piped), json or jsonl";
+
 function buildProgram(setExit: (code: number) => void): Command {
-  const program = new Command("qhooks")
+  const program: Command = new Command("qhooks")
     .description(
       "The hook engine for AI coding agents: runs the shell hooks of Claude Code / Qoder-style settings on agent " +
         "events, decides one outcome per event, and keeps every event and decision in a local SQLite log.",
@@ -50,6 +52,9 @@ function buildProgram(setExit: (code: number) => void): Command {
     .version(version(), "-V, --version")
     .option("--db <path>", "event log file (default: $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db)")
     .option("--project-dir <dir>", "project directory (default: $QODERCN_PROJECT_DIR, else the working directory)")
+    // Every command's help shows the options above too, which apply to it (given before or after its name).
+    .configureHelp({ showGlobalOptions: true, visibleGlobalOptions: (): Option[] => program.options.filter((o) => !o.hidden && o.long !== "--version") })
+    .helpCommand(false)
     .addOption(
       new Option("--dialect <name>", "whose settings to read: qoder (~/.qoder-cn, .qoder) or claude (~/.claude, .claude, and Claude Code's enabled plugins); default $QHOOKS_DIALECT, else qoder").choices(["qoder", "claude"]),
     )
@@ -58,6 +63,8 @@ function buildProgram(setExit: (code: number) => void): Command {
       `
 Getting started:
   qhooks hooks                                        what is configured, from which file, and what is wrong with it
+  qhooks hooks add PreToolUse --matcher Bash --command ~/.qoder-cn/hooks/block-rm.sh
+                                                      add a hook to your settings, leaving the rest of the file as it is
   echo '{"session_id":"s1","tool_name":"Bash","tool_input":{"command":"ls"}}' | qhooks run PreToolUse
                                                       judge one event with your settings, as an agent would
   qhooks log --blocked                                what was blocked, by which hook, and why
@@ -66,11 +73,32 @@ Getting started:
 Exit status: 0 ok, 1 bad usage or input (one "qhooks: ..." line), 2 blocked (run), 3 log integrity failure (verify).
 Settings: ~/.qoder-cn/settings.json, <project>/.qoder/settings.json, <project>/.qoder/settings.local.json;
 with --dialect claude: ~/.claude/settings.json, <project>/.claude/settings.json, <project>/.claude/settings.local.json
-and the plugins Claude Code has enabled.`,
+and the plugins Claude Code has enabled.
+Times: tables show local time with its offset (--utc for UTC); --since and --until read a time without a zone the same way.`,
     )
-    .showHelpAfterError("(run qhooks --help for usage)")
     .exitOverride()
-    .configureOutput({ writeErr: () => undefined, outputError: () => undefined });
+    .configureOutput({ writeErr: () => undefined, outputError: () => undefined })
+    // Bare `qhooks` prints the help, as git and gh do; a word that is no command says which ones are.
+    .argument("[command]")
+    .usage("[options] [command]")
+    .action((name: string | undefined) => {
+      if (name !== undefined) throw new QhooksError("usage", unknownCommand(program, name));
+      out(program.helpInformation());
+    });
+
+  program
+    .command("help")
+    .description("show the help of qhooks or of one of its commands")
+    .argument("[command...]", "a command, e.g. log, or hooks add")
+    .action((names: string[]) => {
+      let command = program;
+      for (const name of names) {
+        const sub = command.commands.find((c) => c.name() === name);
+        if (sub === undefined) throw new QhooksError("usage", unknownCommand(command, name));
+        command = sub;
+      }
+      out(command.helpInformation());
+    });
 
   program
     .command("run")
@@ -90,21 +118,78 @@ Examples:
   qhooks run PreToolUse --format hook --settings ~/.config/qhooks/guards.json`,
     )
     .action(async (event: string, raw: unknown, command: Command) => {
+      statusIsTheAnswer();
       const { runCommand, RunFlagsSchema } = await import("./commands/run.js");
       setExit(await runCommand(eventArgument(event), flagsOf(RunFlagsSchema, raw), cliContext(command)));
     });
 
-  program
+  const hooks = program
     .command("hooks")
-    .description("show the effective merged hooks, with their level, file and any warnings")
+    .description("show the effective merged hooks, with their level, file and any warnings; hooks add adds one")
     .option("--event <event>", "only this event")
     .option("--settings <file>", "show these settings files instead of the discovered ones (repeatable)", collect)
     .option("--plugin <dir>", "also show the hooks of this plugin folder (repeatable)", collect)
-    .option("--json", "machine-readable output")
-    .action(async (raw: { event?: string }, command: Command) => {
+    .addOption(new Option("--format <format>", "table: the report (the default, piped or not); tsv: one row per hook, warnings on stderr; json").choices(["table", "tsv", "json"]))
+    .option("--json", "same as --format json")
+    .option("--strict", "exit 1 when any settings file has a warning (for CI)")
+    .action(async (raw: unknown, command: Command) => {
       const { hooksCommand, HooksFlagsSchema } = await import("./commands/hooks.js");
-      if (raw.event !== undefined) eventArgument(raw.event);
       setExit(hooksCommand(flagsOf(HooksFlagsSchema, raw), cliContext(command)));
+    });
+
+  hooks
+    .command("add")
+    .description("add a hook to a settings file, changing nothing else in it (its formatting and other settings stay)")
+    .argument("<event>", `one of ${EVENT_NAMES.join(", ")}`)
+    .requiredOption("--command <command>", "the shell command the hook runs (/bin/sh -c, in the project directory)")
+    .option("--matcher <matcher>", "which tools (or sources, agent types...) it applies to: Bash, Write|Edit, mcp__.*; default all")
+    .addOption(new Option("--level <level>", "which settings file: user (~/.qoder-cn/settings.json), project (.qoder/settings.json, shared with the repository) or local (.qoder/settings.local.json); with --dialect claude, those under ~/.claude and .claude").choices(["user", "project", "local"]).default("user"))
+    .option("--file <path>", "add to this settings file instead (e.g. one that qhooks run --settings reads)")
+    .option("--timeout <seconds>", "seconds before the hook is stopped (default 60)")
+    .option("--name <name>", "a name for logs and messages (default: the command)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  qhooks hooks add PreToolUse --matcher Bash --command ~/.qoder-cn/hooks/block-rm.sh
+  qhooks hooks add PostToolUse --matcher 'Write|Edit' --command 'npx prettier --write .' --level project --timeout 30`,
+    )
+    .action(async (event: string, raw: unknown, command: Command) => {
+      // Commander gives the listing's own flags to `qhooks hooks`, even after `add`: one of them here is a mistake
+      // (`--settings f.json` meant as the file to add to would otherwise add to the user's settings).
+      const stray = Object.keys(hooks.opts()).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      if (stray.length) throw new QhooksError("usage", `hooks add: ${stray.join(", ")} belongs to qhooks hooks, not to hooks add (--file FILE adds to a given file)`);
+      const { hooksAddCommand, HooksAddFlagsSchema } = await import("./commands/hooksAdd.js");
+      setExit(hooksAddCommand(eventArgument(event), flagsOf(HooksAddFlagsSchema, raw), cliContext(command)));
+    });
+
+  program
+    .command("trust")
+    .description("show the untrusted hooks of the project, its local settings and plugins, and trust them (pinned to their content)")
+    .option("--settings <file>", "the settings files to review instead of the discovered ones, as given to qhooks run (repeatable)", collect)
+    .option("--plugin <dir>", "also review the hooks of this plugin folder, as given to qhooks run (repeatable)", collect)
+    .option("--list", "list every trusted hook in the store")
+    .option("--revoke [digest]", "untrust the hooks of this project and its plugins, or the entries whose digest starts with this")
+    .option("--dry-run", "show what would be trusted or revoked; record nothing")
+    .option("--json", "machine-readable output")
+    .addHelpText(
+      "after",
+      `
+With "qhooks": {"requireTrust": true} in the user-level settings (or QHOOKS_REQUIRE_TRUST=1), hooks from
+<project>/.qoder/settings.json, settings.local.json and plugins run only once trusted here. Trust is pinned to the
+content: the command, and the bytes of each project or plugin file it runs (./scripts/guard.sh, bash x.sh,
+python3 \${CLAUDE_PLUGIN_ROOT}/a.py). Editing either makes the hook untrusted again: it is skipped with a warning.
+The store is ~/.qoder-cn/qhooks/trust.json.
+
+Examples:
+  qhooks trust --dry-run          # what is untrusted here, and what each hook runs
+  qhooks trust                    # trust it
+  qhooks trust --list             # every trusted hook, all projects
+  qhooks trust --revoke           # untrust this project's hooks (and its plugins')`,
+    )
+    .action(async (raw: unknown, command: Command) => {
+      const { trustCommand, TrustFlagsSchema } = await import("./commands/trust.js");
+      setExit(trustCommand(flagsOf(TrustFlagsSchema, raw), cliContext(command)));
     });
 
   program
@@ -113,6 +198,7 @@ Examples:
     .argument("[event]", "the event (default: the payload's hook_event_name)")
     .option("--print-settings", "print the settings snippet that puts qhooks record on all twelve classic events (every event with --dialect claude)")
     .action(async (event: string | undefined, raw: unknown, command: Command) => {
+      statusIsTheAnswer();
       const { recordCommand, RecordFlagsSchema } = await import("./commands/record.js");
       setExit(await recordCommand(event === undefined ? undefined : eventArgument(event), flagsOf(RecordFlagsSchema, raw), cliContext(command)));
     });
@@ -121,30 +207,33 @@ Examples:
     program
       .command("log")
       .description("audit the log: events with their decisions and hooks, newest first")
-      .option("--limit <n>", "at most this many events", "50")
+      .option("-n, --limit <n>", "at most this many events, newest first (default 50), or all; a cut is said on stderr")
       .option("--replay <runId>", "the events of this replay run instead of live history")
-      .option("--json", "a JSON array of log records")
-      .option("--jsonl", "one JSON log record per line"),
+      .addOption(new Option("--format <format>", FORMAT_HELP).choices(["table", "tsv", "json", "jsonl"]))
+      .option("--json", "same as --format json: a JSON array of log records")
+      .option("--jsonl", "same as --format jsonl: one JSON log record per line"),
   ).action(async (raw: Record<string, unknown>, command: Command) => {
     const { logCommand, LogFlagsSchema } = await import("./commands/log.js");
-    const { limit, replay, json, jsonl, ...filter } = raw;
-    setExit(await logCommand(flagsOf(LogFlagsSchema, { filter, limit, replay, json, jsonl }), cliContext(command)));
+    const { limit, replay, json, jsonl, format, utc, ...filter } = raw;
+    setExit(await logCommand(flagsOf(LogFlagsSchema, { filter: { ...filter, utc }, limit, replay, utc, format: { format, json, jsonl } }), cliContext(command)));
   });
 
-  for (const [name, description] of [
-    ["sessions", "one row per session: first and last event, events, blocked"],
-    ["stats", "counts by event and decision; per hook: runs, blocks, errors, timeouts, p50/p95 time"],
+  for (const [name, description, formats] of [
+    ["sessions", "one row per session: first and last event, events, blocked", ["table", "tsv", "json", "jsonl"]],
+    ["stats", "counts by event and decision; per hook: runs, blocks, errors, timeouts, p50/p95 time", ["table", "tsv", "json"]],
   ] as const) {
     program
       .command(name)
       .description(description)
-      .option("--since <time>", "from this time: ISO 8601, or a span back from now (30m, 2h, 7d)")
-      .option("--until <time>", "before this time")
-      .option("--json", "machine-readable output")
-      .action(async (raw: unknown, command: Command) => {
+      .option("--since <time>", SINCE_HELP)
+      .option("--until <time>", "before this time (same forms as --since)")
+      .option("--utc", "times in UTC: shown, and read from --since/--until without a zone")
+      .addOption(new Option("--format <format>", name === "stats" ? "table (on a terminal), tsv (when piped) or json" : FORMAT_HELP).choices(formats))
+      .option("--json", "same as --format json")
+      .action(async ({ format, json, ...raw }: Record<string, unknown>, command: Command) => {
         const summaries = await import("./commands/summaries.js");
         const run = name === "sessions" ? summaries.sessionsCommand : summaries.statsCommand;
-        setExit(await run(flagsOf(summaries.WindowFlagsSchema, raw), cliContext(command)));
+        setExit(await run(flagsOf(summaries.WindowFlagsSchema, { ...raw, format: { format, json } }), cliContext(command)));
       });
   }
 
@@ -157,18 +246,18 @@ Examples:
       .option("--match-only", "run nothing: only show which hooks would run")
       .option("--concurrency <n>", "events judged at once", "4")
       .option("--json", "{runId, events, changed, results: [...]}")
-      .option("--list", "list past replay runs")
+      .option("--list", "list past replay runs (a table on a terminal, tab-separated when piped, or --json)")
       .addHelpText(
         "after",
         `
 Examples:
-  qhooks replay --session 3f2a... --settings stricter.json     # what would the new rules have decided?
+  qhooks replay --session 3f2a9b1c --settings stricter.json      # what would the new rules have decided?
   qhooks replay --event PreToolUse --since 7d --match-only       # which hooks would fire, without running them`,
       ),
   ).action(async (raw: Record<string, unknown>, command: Command) => {
     const { replayCommand, ReplayFlagsSchema } = await import("./commands/replay.js");
-    const { settings, plugin, matchOnly, concurrency, json, list, ...filter } = raw;
-    setExit(await replayCommand(flagsOf(ReplayFlagsSchema, { filter, settings, plugin, matchOnly, concurrency, json, list }), cliContext(command)));
+    const { settings, plugin, matchOnly, concurrency, json, list, utc, ...filter } = raw;
+    setExit(await replayCommand(flagsOf(ReplayFlagsSchema, { filter: { ...filter, utc }, settings, plugin, matchOnly, concurrency, json, list, utc }), cliContext(command)));
   });
 
   program
@@ -180,6 +269,26 @@ Examples:
       setExit(await verifyCommand(flagsOf(VerifyFlagsSchema, raw), cliContext(command)));
     });
 
+  program
+    .command("schema")
+    .description("print a JSON Schema: settings (for editors: validation and completion), outcome, or payload EVENT")
+    .argument("[what]", "settings (the default), outcome, or payload")
+    .argument("[event]", "for payload: the event whose payload to describe")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  qhooks schema settings > ~/.qoder-cn/settings.schema.json
+  # then, in ~/.qoder-cn/settings.json: { "$schema": "./settings.schema.json", "hooks": { ... } }
+  qhooks schema payload PreToolUse`,
+    )
+    .action(async (what: string | undefined, event: string | undefined) => {
+      const { schemaCommand } = await import("./commands/schema.js");
+      setExit(schemaCommand(what ?? "settings", event === undefined ? undefined : eventArgument(event)));
+    });
+
+  // Only now: subcommands inherit it when they are made, and they must refuse stray words.
+  program.allowExcessArguments();
   return program;
 }
 
@@ -208,11 +317,25 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-// A reader that stops early (`qhooks log | head`) is not an error.
+/**
+ * Whether the command's exit status is its answer (`run`: the decision; `record`: whether it was logged): then a
+ * closed or failing stdout or stderr must not change it, and the command finishes as if it had been read. The other
+ * commands print listings, and a reader that stops early (`qhooks log | head`) has seen all it wanted.
+ */
+let exitStatusIsTheAnswer = false;
+const statusIsTheAnswer = () => {
+  exitStatusIsTheAnswer = true;
+};
+
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (exitStatusIsTheAnswer) return;
   if (e.code === "EPIPE") process.exit(EXIT.ok);
-  throw e;
+  // Anything else (a full disk under `> file`) means the listing was not written.
+  process.stderr.write(`qhooks: cannot write the output: ${e.code ?? messageOf(e)}\n`);
+  process.exit(EXIT.failure);
 });
+// Nowhere is left to report a failing stderr: what was to be said there is lost, the exit status is not.
+process.stderr.on("error", () => undefined);
 // Stopped from outside: the hooks go down with the engine (their arrival stays in the log, as unfinished), then the
 // signal is raised again so that whoever started qhooks sees it die of that signal.
 for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {

@@ -6,6 +6,8 @@ import { planSettings } from "../settings/settingsPlan.js";
 import type { Dialect } from "../settings/settingsSources.js";
 import type { EventLog } from "../store/eventLog.js";
 import { judgeEvents } from "../streams/pipeline.js";
+import { trustCommandLine } from "../trust/trustCommandLine.js";
+import { createTrustPolicy } from "../trust/trustPolicy.js";
 import { limitsFromEnv } from "./limits.js";
 
 export interface JudgeOnceOptions {
@@ -44,6 +46,7 @@ export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceRes
   const { sources, plugins } = planSettings({ ...options, settingsFiles, baseDir: process.cwd() });
   const snapshot = loadSettings(sources, plugins);
   const limits = limitsFromEnv(options.env);
+  const trustCommand = trustCommandLine({ projectDir: options.projectDir, dialect: options.dialect, settingsFiles: settingsFiles && sources.map((s) => s.path), plugins: plugins.folders });
   const judgement = await firstValueFrom(
     of({ input: options.input, event: options.event, receivedAt: new Date(), startedAt: performance.now() }).pipe(
       judgeEvents({
@@ -51,12 +54,14 @@ export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceRes
         homeDir: options.homeDir,
         baseEnv: options.env,
         maxOutputBytes: limits.maxOutputBytes,
+        maxEventOutputBytes: limits.maxEventOutputBytes,
         replay: options.replay ?? false,
         callChain: options.callChain,
         log: options.log,
         source: options.replay ? "replay" : "dispatch",
         snapshot: () => snapshot,
         stopBlockCap: limits.stopBlockCap,
+        trust: createTrustPolicy({ homeDir: options.homeDir, projectDir: options.projectDir, env: options.env, dialect: options.dialect, trustCommand }),
       }),
     ),
   );

@@ -25,13 +25,14 @@ export function aggregateOutcome(now: () => number = () => performance.now()): O
       configHash: ran.snapshot.hash,
       durationMs: Math.round((now() - ran.arrival.startedAt) * 10) / 10,
       hooks: ran.judged.map((j) => j.result),
-      warnings: [...ran.warnings, ...folded.warnings],
+      skipped: [...ran.skipped],
+      warnings: [...ran.selectionWarnings, ...ran.warnings, ...folded.warnings],
     };
     return { ...ran, outcome };
   });
 }
 
-export type FoldedVerdicts = Omit<Outcome, "event" | "sessionId" | "seq" | "configHash" | "durationMs" | "hooks">;
+export type FoldedVerdicts = Omit<Outcome, "event" | "sessionId" | "seq" | "configHash" | "durationMs" | "hooks" | "skipped">;
 
 /**
  * The pure fold behind aggregateOutcome: hooks in selection order in, one decision out. No hook cancels another;

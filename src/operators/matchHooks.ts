@@ -2,14 +2,21 @@ import { map, type OperatorFunction } from "rxjs";
 import { EVENT_TRAITS, type EventName } from "../schema/events.js";
 import { matches } from "../settings/compileMatcher.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
+import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
+import { splitByTrust } from "../trust/splitByTrust.js";
+import type { TrustPolicy } from "../trust/trustPolicy.js";
 import type { HookSpec, InProcessHandler, Matched, Validated } from "./stages.js";
 
-/** Selects, for each event, the hooks that will run (contract 3, "Selection"). */
-export function matchHooks(inProcess: () => readonly InProcessHandler[] = () => []): OperatorFunction<Validated, Matched> {
-  return map((validated) => ({
-    ...validated,
-    hooks: selectHooks(validated.valid.event, validated.valid.matchValue, validated.snapshot, inProcess()),
-  }));
+/**
+ * Selects, for each event, the hooks that will run (contract 3, "Selection"): those that match, less those that
+ * trust does not let run (reported as skipped, with a warning each).
+ */
+export function matchHooks(inProcess: () => readonly InProcessHandler[] = () => [], trust?: TrustPolicy): OperatorFunction<Validated, Matched> {
+  return map((validated) => {
+    const selected = selectHooks(validated.valid.event, validated.valid.matchValue, validated.snapshot, inProcess());
+    const split = splitByTrust(selected, trust?.check(validated.snapshot) ?? null);
+    return { ...validated, hooks: split.runnable, skipped: split.skipped, selectionWarnings: split.warnings };
+  });
 }
 
 /**
@@ -33,22 +40,25 @@ export function selectHooks(
   }
 
   const levels = snapshot.sources.map((s) => s.level);
-  const firstAt = new Map<string, { index: number; rank: number }>();
+  const firstAt = new Map<string, { index: number; rank: number; declared: ConfiguredHook[] }>();
   for (const hook of snapshot.byEvent.get(event) ?? []) {
     if (!applies(hook.matcher)) continue;
     const rank = levels.indexOf(hook.level);
     const env = hook.plugin ? { CLAUDE_PLUGIN_ROOT: hook.plugin.root, CLAUDE_PLUGIN_DATA: hook.plugin.dataDir } : undefined;
-    const spec: HookSpec = { kind: "command", command: hook.command, name: hook.name, level: hook.level, matcher: hook.matcherSource, timeoutMs: hook.timeoutMs, ...(env ? { env } : {}) };
     // A plugin's copy of a command stays separate from the settings files' (it runs with the plugin's variables).
     const key = `${hook.plugin?.root ?? ""}\0${hook.command}`;
     const seen = firstAt.get(key);
+    const declared = seen?.declared ?? [];
+    const spec = (): HookSpec => ({ kind: "command", command: hook.command, name: hook.name, level: hook.level, matcher: hook.matcherSource, timeoutMs: hook.timeoutMs, ...(env ? { env } : {}), declared });
     if (seen === undefined) {
-      firstAt.set(key, { index: selected.length, rank });
-      selected.push(spec);
+      declared.push(hook);
+      firstAt.set(key, { index: selected.length, rank, declared });
+      selected.push(spec());
     } else if (rank > seen.rank) {
-      selected[seen.index] = spec;
+      declared.unshift(hook);
+      selected[seen.index] = spec();
       seen.rank = rank;
-    }
+    } else declared.push(hook);
   }
   return selected;
 }

@@ -4,9 +4,10 @@
  */
 import type { EventName } from "../schema/events.js";
 import type { Verdict } from "../schema/hookOutput.js";
-import type { HookResult, Outcome } from "../schema/outcome.js";
+import type { HookResult, Outcome, SkippedHook } from "../schema/outcome.js";
 import type { RejectedEvent, ValidEvent } from "../payload/parsePayload.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
+import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
 
 /** An event as it enters: the agent's payload, not yet trusted. */
 export interface Arrival {
@@ -41,6 +42,12 @@ export type HookSpec =
       readonly timeoutMs: number;
       /** Variables of this hook's own: a plugin hook's CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA. */
       readonly env?: Readonly<Record<string, string>>;
+      /**
+       * Every settings entry that declares this command and matched the event, the one whose name, level, matcher
+       * and timeout are reported first: trust asks where a command comes from, and a copy in the user's own file is
+       * enough to run it.
+       */
+      readonly declared?: readonly ConfiguredHook[];
     }
   | {
       readonly kind: "in-process";
@@ -60,7 +67,12 @@ export interface Validated {
 }
 
 export interface Matched extends Validated {
+  /** The hooks that run. */
   readonly hooks: readonly HookSpec[];
+  /** Hooks selected for the event that do not run (untrusted), for the outcome's `skipped`. */
+  readonly skipped: readonly SkippedHook[];
+  /** What selection has to say (one line per untrusted hook), for the outcome's warnings. */
+  readonly selectionWarnings: readonly string[];
 }
 
 export interface Recorded extends Matched {
@@ -93,6 +105,8 @@ export type HookRun =
     }
   | { readonly type: "spawn-error"; readonly message: string; readonly durationMs: number }
   | { readonly type: "returned"; readonly value: unknown; readonly durationMs: number }
+  /** An in-process handler returned something that cannot be read as data (a throwing getter, a cycle...). */
+  | { readonly type: "unreadable"; readonly message: string; readonly durationMs: number }
   | { readonly type: "threw"; readonly message: string; readonly durationMs: number };
 
 /** One hook's run, read: its public result, what it said, and what was odd about it. */

@@ -28,6 +28,29 @@ export const HookResultSchema = z.object({
 });
 export type HookResult = z.infer<typeof HookResultSchema>;
 
+/**
+ * Why a hook selected for an event did not run. A fixed set of kinds, one per cause, so that nothing reads a
+ * message to tell them apart; later causes (a once-only hook already run, a handler type qhooks cannot run) add
+ * their own value here.
+ */
+export const SkipReasonSchema = z.enum(["untrusted"]);
+export type SkipReason = z.infer<typeof SkipReasonSchema>;
+
+/** A hook the event selected that did not run: it is reported here, never as a `hooks[]` result. */
+export const SkippedHookSchema = z.object({
+  name: z.string(),
+  command: z.string().nullable(),
+  /** `project`, `local`, `plugin`, or the path of a `--settings` file (as in `hooks[]`). */
+  level: z.string(),
+  matcher: z.string().nullable(),
+  /** The handler's `type` in the settings (`command`). */
+  type: z.string(),
+  reason: SkipReasonSchema,
+  /** Why, in one line, with what to do about it. */
+  message: z.string(),
+});
+export type SkippedHook = z.infer<typeof SkippedHookSchema>;
+
 /** One outcome per event (contract 4): what `qhooks run` prints and `dispatch()` resolves to. */
 export const OutcomeSchema = z.object({
   event: EventNameSchema,
@@ -46,6 +69,8 @@ export const OutcomeSchema = z.object({
   configHash: z.string(),
   durationMs: z.number(),
   hooks: z.array(HookResultSchema),
+  /** Hooks selected for this event that did not run, and why (an outcome logged before this field existed has none). */
+  skipped: z.array(SkippedHookSchema).default([]),
   /** Problems met while judging this event (not settings warnings, which belong to the config snapshot). */
   warnings: z.array(z.string()),
 });

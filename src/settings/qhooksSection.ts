@@ -8,9 +8,10 @@ export interface QhooksSection {
   /** Plugin folders as written (resolved later against the file's directory and the home directory). */
   readonly plugins: readonly { readonly folder: string; readonly path: string }[];
   readonly stopBlockCap: number | undefined;
+  readonly requireTrust: boolean | undefined;
 }
 
-export const EMPTY_QHOOKS_SECTION: QhooksSection = { plugins: [], stopBlockCap: undefined };
+export const EMPTY_QHOOKS_SECTION: QhooksSection = { plugins: [], stopBlockCap: undefined, requireTrust: undefined };
 
 /**
  * Reads the `qhooks` section of a settings file key by key, like the hooks section: a bad value is one warning
@@ -26,6 +27,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
   const section = parsed.data;
   const plugins: { folder: string; path: string }[] = [];
   let stopBlockCap: number | undefined;
+  let requireTrust: boolean | undefined;
   for (const [key, value] of Object.entries(section)) {
     const path = ["qhooks", key];
     if (!KNOWN_QHOOKS_KEYS.has(key)) {
@@ -39,6 +41,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
       continue;
     }
     if (key === "stopBlockCap") stopBlockCap = checked.data as number;
+    if (key === "requireTrust") requireTrust = checked.data as boolean;
     if (key === "plugins") {
       (checked.data as unknown[]).forEach((entry, i) => {
         const folder = PluginFolderSchema.safeParse(entry);
@@ -47,7 +50,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
       });
     }
   }
-  return { plugins, stopBlockCap };
+  return { plugins, stopBlockCap, requireTrust };
 }
 
 function warnIssue(path: PropertyKey[], error: z.ZodError, consequence: string, warn: (path: PropertyKey[], message: string) => void): void {

@@ -11,6 +11,8 @@ import { isRejected, unlessRejected, type Rejected } from "../operators/unlessRe
 import { validateEvent } from "../operators/validateEvent.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { EventLog } from "../store/eventLog.js";
+import { trustCommandLine } from "../trust/trustCommandLine.js";
+import { createTrustPolicy, type TrustPolicy } from "../trust/trustPolicy.js";
 
 export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "log"> {
   readonly log: EventLog;
@@ -19,6 +21,11 @@ export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "l
   readonly inProcess?: () => readonly InProcessHandler[];
   /** QHOOKS_STOP_BLOCK_CAP; null: the event's settings snapshot (qhooks.stopBlockCap), else the default, decide. */
   readonly stopBlockCap: number | null;
+  /**
+   * Which hooks of the project, local settings and plugins may run (`qhooks.requireTrust`, QHOOKS_REQUIRE_TRUST);
+   * by default the user's trust store for `projectDir`.
+   */
+  readonly trust?: TrustPolicy;
 }
 
 /**
@@ -27,14 +34,15 @@ export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "l
  * loops, record the outcome. Exactly one Judgement comes out per Arrival that goes in, whatever goes wrong.
  */
 export function judgeEvents(options: PipelineOptions): OperatorFunction<Arrival, Judgement> {
-  return mergeMap((arrival) => judgeOne(arrival, options));
+  const trust = options.trust ?? createTrustPolicy({ homeDir: options.homeDir, projectDir: options.projectDir, env: options.baseEnv, trustCommand: trustCommandLine(options) });
+  return mergeMap((arrival) => judgeOne(arrival, { ...options, trust }));
 }
 
 function judgeOne(arrival: Arrival, options: PipelineOptions): Observable<Judgement> {
   const record: RecordOptions = options;
   return of(arrival).pipe(
     validateEvent(options),
-    unlessRejected(matchHooks(options.inProcess)),
+    unlessRejected(matchHooks(options.inProcess, options.trust)),
     unlessRejected(refuseRecursion(options.callChain)),
     unlessRejected(
       pipe(

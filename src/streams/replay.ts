@@ -12,6 +12,8 @@ import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js
 import { planSettings } from "../settings/settingsPlan.js";
 import type { Dialect } from "../settings/settingsSources.js";
 import type { AuditLog, EventLog, LogFilter, StoredEvent } from "../store/eventLog.js";
+import { trustCommandLine } from "../trust/trustCommandLine.js";
+import { createTrustPolicy, type TrustPolicy } from "../trust/trustPolicy.js";
 import { judgeEvents } from "./pipeline.js";
 import { pullInOrder } from "./pullInOrder.js";
 
@@ -35,6 +37,11 @@ export interface ReplayOptions {
   readonly dialect?: Dialect;
   /** Plugin folders whose hooks apply as well. */
   readonly plugins?: readonly string[] | undefined;
+  /**
+   * Told each warning `qhooks run` would print for the same settings and environment (a missing or broken settings
+   * file, a bad QHOOKS_* value), once per configuration, and that the selection matched no event.
+   */
+  readonly onWarning?: (warning: string) => void;
 }
 
 export const DEFAULT_REPLAY_CONCURRENCY = 4;
@@ -51,14 +58,36 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
   return defer(() => {
     const runId = options.runId ?? newRunId();
     const limits = limitsFromEnv(options.env);
+    const warn = options.onWarning ?? (() => undefined);
+    for (const w of limits.warnings) warn(w);
+    // A missing or broken file judges as if it had no hooks: without its warning, every "newly allowed" line would
+    // look like the new rules' doing.
+    const warned = new Set<string>();
     const plan = (projectDir: string) =>
       planSettings({ homeDir: options.homeDir, projectDir, dialect: options.dialect, settingsFiles: options.settingsFiles?.length ? options.settingsFiles : undefined, plugins: options.plugins, baseDir: options.cwd ?? process.cwd() });
     const load = (projectDir: string) => {
       const { sources, plugins } = plan(projectDir);
-      return loadSettings(sources, plugins);
+      const snapshot = loadSettings(sources, plugins);
+      if (!warned.has(snapshot.hash)) {
+        warned.add(snapshot.hash);
+        for (const w of snapshot.warnings) warn(w);
+      }
+      return snapshot;
     };
     const explicit = options.settingsFiles?.length ? load(options.cwd ?? process.cwd()) : null;
     const snapshots = new Map<string, SettingsSnapshot>();
+    const policies = new Map<string, TrustPolicy>();
+    // Replays run hooks for real: the hooks that trust keeps from running live do not run here either.
+    const trustFor = (projectDir: string): TrustPolicy => {
+      let policy = policies.get(projectDir);
+      if (!policy) {
+        const { sources, plugins } = plan(projectDir);
+        const settingsFiles = options.settingsFiles?.length ? sources.map((s) => s.path) : undefined;
+        const trustCommand = trustCommandLine({ projectDir, dialect: options.dialect, settingsFiles, plugins: plugins.folders });
+        policies.set(projectDir, (policy = createTrustPolicy({ homeDir: options.homeDir, projectDir, env: options.env, dialect: options.dialect, trustCommand })));
+      }
+      return policy;
+    };
     // Each project's settings are read once per replay: every event of a run is judged by the same config.
     const settingsFor = (projectDir: string): SettingsSnapshot | string => {
       if (explicit) return explicit;
@@ -79,7 +108,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       if (options.matchOnly) {
         return of(arrival).pipe(
           validateEvent({ projectDir, snapshot: () => settings }),
-          unlessRejected(matchHooks()),
+          unlessRejected(matchHooks(undefined, trustFor(projectDir))),
           map((m) => (isRejected(m) ? skipped(record, m.rejection.error) : compare(record, { decision: null, blocked: false, reason: null, hooks: m.hooks.map((h) => h.name) }, null))),
         );
       }
@@ -89,6 +118,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
           homeDir: options.homeDir,
           baseEnv: options.env,
           maxOutputBytes: limits.maxOutputBytes,
+          maxEventOutputBytes: limits.maxEventOutputBytes,
           replay: true,
           callChain: [],
           log: options.log,
@@ -96,6 +126,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
           replayRun: { runId, of: () => record.seq },
           snapshot: () => settings,
           stopBlockCap: limits.stopBlockCap,
+          trust: trustFor(projectDir),
         }),
         map((judgement) => {
           if (judgement.kind === "outcome") return compare(record, outcomeSide(judgement.outcome), judgement.outcome);
@@ -124,6 +155,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
             },
             error: (e: unknown) => subscriber.error(e),
             complete: () => {
+              if (summary.events === 0) warn("no recorded event matches this selection; nothing was replayed");
               const finished: ReplayRun = { ...start, finishedAt: new Date().toISOString(), summary };
               options.log.append([{ kind: "replay-run", ts: new Date(), run: finished }]).then(
                 () => subscriber.complete(),

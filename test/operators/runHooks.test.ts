@@ -28,7 +28,7 @@ describe("runHooks (real runs)", () => {
     const parsed = parsePayload({ session_id: "s1", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } }, { projectDir: dir });
     if (!parsed.ok) throw new Error(parsed.value.error);
     const arrival = { input: "", receivedAt: new Date(), startedAt: performance.now() };
-    return { arrival, valid: parsed.value, snapshot: loadSettings([]), hooks, seq: null, arrivalLogged: "deferred", warnings: [] };
+    return { arrival, valid: parsed.value, snapshot: loadSettings([]), hooks, skipped: [], selectionWarnings: [], seq: null, arrivalLogged: "deferred", warnings: [] };
   }
   const command = (cmd: string, timeoutMs = 10_000): HookSpec => ({ kind: "command", command: cmd, name: cmd, level: "user", matcher: null, timeoutMs });
   const inProcess = (name: string, handle: () => unknown, timeoutMs = 10_000): HookSpec => ({

@@ -205,7 +205,8 @@ describe("qhooks log --limit default and bad values", () => {
     const cases: [string[], RegExp][] = [
       [["--decision", "maybe"], /decision/],
       [["--decision", "BLOCK"], /decision/],
-      [["--since", "yesterday"], /--since/],
+      [["--since", "the day before"], /--since/],
+      [["--since", "99999999999d"], /--since/],
       [["--until", "2x"], /--until/],
       [["--since", "13/01/2026"], /--since/],
       [["--limit", "0"], /limit/],

@@ -113,7 +113,7 @@ describe("log records (contract 8)", function () {
   });
 
   it("the text table has a header with the columns and one row per event", async () => {
-    const r = await sb.run(["log"]);
+    const r = await sb.run(["log", "--format", "table"]);
     expect(r.code).to.equal(0);
     const lines = nonEmptyLines(r.stdout);
     expect(lines).to.have.length(5);

@@ -113,13 +113,13 @@ describe("qhooks sessions and qhooks stats (contract 5)", () => {
   });
 
   it("the text forms show the same numbers", async () => {
-    const sessions = await sb.run(["sessions"]);
+    const sessions = await sb.run(["sessions", "--format", "table"]);
     expect(sessions.code).to.equal(0);
     const lines = nonEmptyLines(sessions.stdout);
     expect(lines).to.have.length(5);
     expect(lines[0]).to.match(/SESSION/).and.match(/EVENTS/).and.match(/BLOCKED/);
     expect(lines.find((l) => l.startsWith("s1 "))!.split(/\s{2,}/)).to.include.members(["6", "1", "/proj/one"]);
-    const stats = await sb.run(["stats"]);
+    const stats = await sb.run(["stats", "--format", "table"]);
     expect(stats.code).to.equal(0);
     expect(stats.stdout).to.match(new RegExp(`^${HISTORY.length} events`, "m"));
     const many = stats.stdout.split("\n").find((l) => l.startsWith("many "))!;

@@ -1,18 +1,43 @@
 import { z } from "zod";
-import { EventNameSchema } from "../../schema/events.js";
+import { EXIT } from "../../errors.js";
 import { loadSettings } from "../../settings/loadSettings.js";
 import { planSettings } from "../../settings/settingsPlan.js";
-import { table } from "../format.js";
-import { out } from "../io.js";
+import { EventFlagSchema } from "../filterFlags.js";
+import { OutputFormatSchema } from "../output/formats.js";
+import { renderTable, renderTsv, type Column } from "../output/table.js";
+import { stdoutTerminal } from "../output/terminal.js";
+import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
+import { err, out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 
-export const HooksFlagsSchema = z.object({
-  event: EventNameSchema.optional(),
-  settings: z.array(z.string()).default([]),
-  plugin: z.array(z.string()).default([]),
-  json: z.boolean().default(false),
-});
+export const HooksFlagsSchema = z
+  .object({
+    event: EventFlagSchema.optional(),
+    settings: z.array(z.string()).default([]),
+    plugin: z.array(z.string()).default([]),
+    // The report is for people, piped or not (its warnings would be lost in bare rows): tsv only when asked.
+    format: OutputFormatSchema.exclude(["jsonl"]).optional(),
+    json: z.boolean().default(false),
+    strict: z.boolean().default(false),
+  })
+  .refine((f) => !(f.json && f.format !== undefined && f.format !== "json"), { error: "--json and --format ask for different formats; give one" });
 export type HooksFlags = z.infer<typeof HooksFlagsSchema>;
+
+interface HookRow {
+  readonly event: string;
+  readonly level: string;
+  /** The plugin the hook comes from (its name and folder); null for a settings file's own hooks. */
+  readonly plugin: { readonly name: string; readonly root: string } | null;
+  readonly file: string;
+  readonly path: string;
+  readonly matcher: string | null;
+  readonly name: string;
+  readonly command: string;
+  /** The command as the file writes it (a plugin's `${CLAUDE_PLUGIN_ROOT}` not yet filled in). */
+  readonly written: string;
+  readonly timeoutSeconds: number;
+  readonly sameCommandAs: string | null;
+}
 
 /** `qhooks hooks`: what is configured, where it comes from, and what is wrong with it. */
 export function hooksCommand(flags: HooksFlags, context: CliContext): number {
@@ -27,64 +52,93 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
   const snapshot = loadSettings(sources, plugins);
   const hooks = snapshot.hooks.filter((h) => flags.event === undefined || h.event === flags.event);
   const seen = new Map<string, string>();
-  const rows = hooks.map((h) => {
+  const rows: HookRow[] = hooks.map((h) => {
     const key = `${h.event}\0${h.plugin?.root ?? ""}\0${h.command}`;
     const first = seen.get(key);
     if (first === undefined) seen.set(key, `${h.file}: ${h.path}`);
     return {
       event: h.event,
       level: h.level,
-      /** The plugin the hook comes from (its name and folder); null for a settings file's own hooks. */
       plugin: h.plugin ? { name: h.plugin.name, root: h.plugin.root } : null,
       file: h.file,
       path: h.path,
       matcher: h.matcherSource,
       name: h.name,
       command: h.command,
-      /** The command as the file writes it (a plugin's `${CLAUDE_PLUGIN_ROOT}` not yet filled in). */
       written: h.written,
       timeoutSeconds: h.timeoutMs / 1000,
       sameCommandAs: first ?? null,
     };
   });
+  // --strict, for CI: a settings file with anything wrong in it fails the check.
+  const verdict = flags.strict && snapshot.warnings.length > 0 ? EXIT.failure : EXIT.ok;
+  const strictLine = () => {
+    if (verdict !== EXIT.ok) err(`qhooks: ${snapshot.warnings.length} settings warning${snapshot.warnings.length === 1 ? "" : "s"} (--strict)`);
+  };
 
-  if (flags.json) {
+  const format = flags.format ?? (flags.json ? "json" : "table");
+  if (format === "json") {
     out(JSON.stringify({ configHash: snapshot.hash, dialect: context.dialect, projectDir: context.projectDir, files: snapshot.sources, hooks: rows, warnings: snapshot.warnings }, null, 2));
-    return 0;
+    strictLine();
+    return verdict;
   }
-  out(`Settings files (lowest priority first), project ${context.projectDir}:`);
-  for (const s of snapshot.sources) out(`  ${(s.plugin ? `plugin ${s.plugin.name}` : s.level).padEnd(8)} ${s.display}  (${s.state})`);
+  if (format === "tsv") {
+    out(renderTsv(TSV_COLUMNS, rows));
+    for (const w of snapshot.warnings) warn(escapeForTerminal(w));
+    strictLine();
+    return verdict;
+  }
+
+  const terminal = stdoutTerminal(context.env);
+  // File names, commands and warnings come from files anyone may have committed to a repository: escaped.
+  const shown = terminal.utf8 ? escapeForTerminal : escapeToAscii;
+  out(`Settings files (lowest priority first), project ${shown(context.projectDir)}:`);
+  for (const s of snapshot.sources) out(`  ${shown((s.plugin ? `plugin ${s.plugin.name}` : s.level).padEnd(8))} ${shown(s.display)}  (${s.state})`);
   out("");
   if (rows.length === 0) out(flags.event ? `No hooks for ${flags.event}.` : "No hooks configured.");
-  else {
-    out(
-      table(
-        ["EVENT", "LEVEL", "MATCHER", "NAME / COMMAND", "TIMEOUT", "DECLARED AT"],
-        rows.map((r) => [
-          r.event,
-          r.plugin ? `plugin ${r.plugin.name}` : r.level.length > 12 ? `…${r.level.slice(-11)}` : r.level,
-          r.matcher ?? "*",
-          // A default name says it all: the command, or for a plugin's hook the plugin and the command as written.
-          r.name === r.command || r.name === `${r.plugin?.name}: ${r.written}` ? r.name : `${r.name}: ${r.command}`,
-          `${r.timeoutSeconds}s`,
-          `${r.file} ${r.path}`,
-        ]),
-      ),
-    );
-  }
-  // Below the table, whose cells are cut at 60 characters: appended to DECLARED AT, this note never showed.
+  else out(renderTable(TABLE_COLUMNS, rows, terminal));
+  // Below the table, whose cells may be cut: appended to DECLARED AT, this note would not show.
   const repeats = rows.filter((r) => r.sameCommandAs !== null);
   if (repeats.length) {
     out("");
     out(`Repeated commands (${repeats.length}): an identical command runs once per event, at its first position:`);
-    for (const r of repeats) out(`  ${r.event} ${r.file} ${r.path}: same command as ${r.sameCommandAs}, runs once`);
+    for (const r of repeats) out(`  ${r.event} ${shown(`${r.file} ${r.path}`)}: same command as ${shown(r.sameCommandAs!)}, runs once`);
   }
   if (snapshot.warnings.length) {
     out("");
     out(`Warnings (${snapshot.warnings.length}): these entries are skipped or read differently than written:`);
-    for (const w of snapshot.warnings) out(`  ${w}`);
+    for (const w of snapshot.warnings) out(`  ${shown(w)}`);
   }
   out("");
   out(`Config hash ${snapshot.hash.slice(0, 12)}; qhooks reads these files at every call, so edits apply at once.`);
-  return 0;
+  strictLine();
+  return verdict;
 }
+
+const TABLE_COLUMNS: Column<HookRow>[] = [
+  { header: "EVENT", cell: (r) => r.event, keep: 10 },
+  // A --settings file's level is its path: its end names it.
+  { header: "LEVEL", cell: (r) => (r.plugin ? `plugin ${r.plugin.name}` : r.level), max: 12, min: 5, keep: 5, cutFrom: "start" },
+  { header: "MATCHER", cell: (r) => r.matcher ?? "*", max: 30, min: 5, keep: 8 },
+  // A default name says it all: the command, or for a plugin's hook the plugin and the command as written.
+  {
+    header: "NAME / COMMAND",
+    cell: (r) => (r.name === r.command || r.name === `${r.plugin?.name}: ${r.written}` ? r.name : `${r.name}: ${r.command}`),
+    max: 60,
+    min: 12,
+    keep: 9,
+  },
+  { header: "TIMEOUT", cell: (r) => `${r.timeoutSeconds}s`, keep: 3, align: "right" },
+  { header: "DECLARED AT", cell: (r) => `${r.file} ${r.path}`, max: 80, min: 16, keep: 4, cutFrom: "start" },
+];
+
+const TSV_COLUMNS: Column<HookRow>[] = [
+  { header: "EVENT", cell: (r) => r.event, keep: 0 },
+  { header: "LEVEL", cell: (r) => (r.plugin ? `plugin ${r.plugin.name}` : r.level), keep: 0 },
+  { header: "MATCHER", cell: (r) => r.matcher ?? "", keep: 0 },
+  { header: "NAME", cell: (r) => r.name, keep: 0 },
+  { header: "COMMAND", cell: (r) => r.command, keep: 0 },
+  { header: "TIMEOUT", cell: (r) => String(r.timeoutSeconds), keep: 0 },
+  { header: "FILE", cell: (r) => r.file, keep: 0 },
+  { header: "PATH", cell: (r) => r.path, keep: 0 },
+];

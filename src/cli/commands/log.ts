@@ -1,18 +1,25 @@
 import { z } from "zod";
 import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
 import type { LogRecord } from "../../schema/logRecord.js";
-import { FilterFlagsSchema, wholeNumberFlag } from "../filterFlags.js";
-import { table } from "../format.js";
-import { out } from "../io.js";
+import { FilterFlagsSchema, limitFlag } from "../filterFlags.js";
+import { FormatFlagsSchema, resolveFormat } from "../output/formats.js";
+import { renderTable, tsvHeader, tsvRow, type Column } from "../output/table.js";
+import { stdoutTerminal } from "../output/terminal.js";
+import { sessionShortener } from "../output/sessionPrefix.js";
+import { showTime, timeCells } from "../output/times.js";
+import { err, out } from "../io.js";
 import type { CliContext } from "../globals.js";
+import { resolveSessions } from "../sessionIds.js";
 import { withYoungGenerationCap } from "../youngGeneration.js";
+
+export const DEFAULT_LOG_LIMIT = 50;
 
 export const LogFlagsSchema = z.object({
   filter: FilterFlagsSchema,
-  limit: wholeNumberFlag("--limit", 1).default(50),
+  limit: limitFlag(DEFAULT_LOG_LIMIT),
   replay: z.string().optional(),
-  json: z.boolean().default(false),
-  jsonl: z.boolean().default(false),
+  format: FormatFlagsSchema,
+  utc: z.boolean().default(false),
 });
 export type LogFlags = z.infer<typeof LogFlagsSchema>;
 
@@ -20,20 +27,41 @@ export type LogFlags = z.infer<typeof LogFlagsSchema>;
 export async function logCommand(flags: LogFlags, context: CliContext): Promise<number> {
   const log = openSqliteLog(context.dbPath, { mustExist: true });
   try {
-    const records = withYoungGenerationCap(log.events({ ...flags.filter, replayRun: flags.replay }, flags.limit));
-    if (flags.jsonl) {
-      for await (const r of records) out(JSON.stringify(r));
-    } else if (flags.json) {
+    const filter = await resolveSessions(log, { ...flags.filter, replayRun: flags.replay });
+    // One more than the limit is read, to tell a cut listing from a complete one.
+    const records = withYoungGenerationCap(log.events(filter, flags.limit === null ? Number.MAX_SAFE_INTEGER : Math.min(flags.limit + 1, Number.MAX_SAFE_INTEGER)));
+    let count = 0;
+    const kept = async function* () {
+      for await (const r of records) if (++count <= (flags.limit ?? Infinity)) yield r;
+    };
+    const terminal = stdoutTerminal(context.env);
+    const format = resolveFormat(flags.format, terminal);
+    if (format === "jsonl") {
+      for await (const r of kept()) out(JSON.stringify(r));
+    } else if (format === "json") {
       // Written once every record has been read, so that a log that fails to read, even halfway (a damaged page
       // or record), prints nothing rather than half an array.
       const parts: string[] = [];
-      for await (const r of records) parts.push(JSON.stringify(r, null, 2));
+      for await (const r of kept()) parts.push(JSON.stringify(r, null, 2));
       out(parts.length === 0 ? "[\n]" : `[\n${parts.join(",\n")}\n]`);
+    } else if (format === "tsv") {
+      // The header waits for the first record: a log that cannot be read prints nothing, as with the others.
+      const columns = logColumns(flags.utc);
+      let header = false;
+      for await (const r of kept()) {
+        if (!header) out(tsvHeader(columns));
+        header = true;
+        out(tsvRow(columns, r));
+      }
+      if (!header) out(tsvHeader(columns));
     } else {
-      const rows: string[][] = [];
-      for await (const r of records) rows.push(tableRow(r));
+      const rows: LogRecord[] = [];
+      for await (const r of kept()) rows.push(r);
       if (rows.length === 0) out("No events match.");
-      else out(table(["TIME", "SEQ", "SESSION", "EVENT", "MATCH", "DECISION", "HOOKS", "MS", "REASON"], rows, 48));
+      else out(renderTable(logColumns(flags.utc, rows), rows, terminal));
+    }
+    if (flags.limit !== null && count > flags.limit) {
+      err(`qhooks: showing the newest ${flags.limit} matching events; there are more (-n N for another number, --limit all for every one)`);
     }
     return 0;
   } finally {
@@ -41,19 +69,31 @@ export async function logCommand(flags: LogFlags, context: CliContext): Promise<
   }
 }
 
-function tableRow(r: LogRecord): string[] {
-  const hooks = r.hooks.map((h) => (h.outcome === "success" ? h.name : `${h.name}:${h.outcome}`)).join(", ");
+/**
+ * The listing's columns. A table (`rows` given) shows what depends on all its rows: the TIME header names the zone
+ * its cells are in, when they share one, and session ids are cut to the prefix that tells its sessions apart.
+ * Tab-separated rows are written as they are read, with whole ids and ISO times.
+ */
+function logColumns(utc: boolean, rows?: readonly LogRecord[]): Column<LogRecord>[] {
+  const times = rows && timeCells(rows.map((r) => r.ts), utc);
+  const timeOf = rows && new Map(rows.map((r, i) => [r, times!.cells[i]!]));
+  const short = rows && sessionShortener(rows.map((r) => r.sessionId));
   return [
-    r.ts.replace("T", " ").slice(0, 19),
-    String(r.seq),
-    shorten(r.sessionId ?? "-", 12),
-    r.event ?? "?",
-    r.matchValue ?? "",
-    r.blocked ? r.decision.toUpperCase() : r.decision,
-    hooks || "-",
-    r.durationMs === null ? "" : String(Math.round(r.durationMs)),
-    r.reason ?? "",
+    {
+      header: times?.zone ? `TIME (${times.zone})` : "TIME",
+      cell: (r) => timeOf?.get(r) ?? showTime(r.ts, utc).text,
+      tsv: (r) => showTime(r.ts, utc).iso,
+      keep: 5,
+    },
+    { header: "SEQ", cell: (r) => String(r.seq), keep: 10, align: "right" },
+    { header: "SESSION", cell: (r) => (short ? short(r.sessionId) : (r.sessionId ?? "-")), min: 6, keep: 6 },
+    { header: "EVENT", cell: (r) => r.event ?? "?", min: 8, keep: 8 },
+    { header: "MATCH", cell: (r) => r.matchValue ?? "", max: 24, min: 6, keep: 4 },
+    { header: "DECISION", cell: (r) => (r.blocked ? r.decision.toUpperCase() : r.decision), keep: 9 },
+    { header: "HOOKS", cell: hookList, max: 40, min: 8, keep: 3 },
+    { header: "MS", cell: (r) => (r.durationMs === null ? "" : String(Math.round(r.durationMs))), keep: 2, align: "right" },
+    { header: "REASON", cell: (r) => r.reason ?? "", max: 60, min: 12, keep: 7 },
   ];
 }
 
-const shorten = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const hookList = (r: LogRecord) => r.hooks.map((h) => (h.outcome === "success" ? h.name : `${h.name}:${h.outcome}`)).join(", ") || "-";

@@ -4,10 +4,16 @@ import { EXIT, QhooksError } from "../../errors.js";
 import type { ReplayResult, ReplaySide } from "../../schema/replay.js";
 import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
 import { addToSummary, DEFAULT_REPLAY_CONCURRENCY, emptySummary, newRunId, replay$ } from "../../streams/replay.js";
+import type { ReplayRun } from "../../schema/replay.js";
 import { FilterFlagsSchema, hasSelector, wholeNumberFlag } from "../filterFlags.js";
-import { table } from "../format.js";
-import { out } from "../io.js";
+import { resolveFormat } from "../output/formats.js";
+import { renderTable, renderTsv, type Column } from "../output/table.js";
+import { stdoutTerminal } from "../output/terminal.js";
+import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
+import { showTime, timeCells } from "../output/times.js";
+import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
+import { resolveSessions } from "../sessionIds.js";
 import { youngGenerationCap } from "../youngGeneration.js";
 
 export const ReplayFlagsSchema = z.object({
@@ -15,9 +21,10 @@ export const ReplayFlagsSchema = z.object({
   settings: z.array(z.string()).default([]),
   plugin: z.array(z.string()).default([]),
   matchOnly: z.boolean().default(false),
-  concurrency: wholeNumberFlag("--concurrency", 1).default(DEFAULT_REPLAY_CONCURRENCY),
+  concurrency: wholeNumberFlag(1).default(DEFAULT_REPLAY_CONCURRENCY),
   json: z.boolean().default(false),
   list: z.boolean().default(false),
+  utc: z.boolean().default(false),
 });
 export type ReplayFlags = z.infer<typeof ReplayFlagsSchema>;
 
@@ -25,11 +32,15 @@ export type ReplayFlags = z.infer<typeof ReplayFlagsSchema>;
 export async function replayCommand(flags: ReplayFlags, context: CliContext): Promise<number> {
   const log = openSqliteLog(context.dbPath, { mustExist: true });
   try {
-    if (flags.list) return await listRuns(log, flags.json);
+    const terminal = stdoutTerminal(context.env);
+    if (flags.list) return await listRuns(log, flags, context);
     if (!hasSelector(flags.filter)) {
       throw new QhooksError("usage", "replay runs hooks for real: select events with --session ID or a log filter (--event, --since 7d, ...)");
     }
-    const total = await log.count(flags.filter);
+    const filter = await resolveSessions(log, flags.filter);
+    // What the log holds is shown escaped: a tool name with a line break must not forge a line of this report.
+    const shown = terminal.utf8 ? escapeForTerminal : escapeToAscii;
+    const total = await log.count(filter);
     const runId = newRunId();
     const summary = emptySummary(runId);
     const progress = process.stderr.isTTY && total > 20 && !flags.json;
@@ -38,12 +49,12 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
     let otherHooks = 0;
     const hooksDiffer = (r: ReplayResult) => r.before.hooks.join("\0") !== r.after.hooks.join("\0");
     if (flags.json) process.stdout.write(`{"runId":${JSON.stringify(runId)},"results":[`);
-    else out(`Replaying ${total} event${total === 1 ? "" : "s"} ${flags.settings.length ? `against ${flags.settings.join(", ")}` : "against the settings on disk now"}${flags.matchOnly ? " (match only: nothing runs)" : ""}, run ${runId}`);
+    else out(`Replaying ${total} event${total === 1 ? "" : "s"} ${flags.settings.length ? `against ${shown(flags.settings.join(", "))}` : "against the settings on disk now"}${flags.matchOnly ? " (match only: nothing runs)" : ""}, run ${runId}`);
 
     await lastValueFrom(
       replay$({
         log,
-        filter: flags.filter,
+        filter,
         settingsFiles: flags.settings,
         plugins: flags.plugin,
         dialect: context.dialect,
@@ -52,6 +63,10 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
         matchOnly: flags.matchOnly,
         concurrency: flags.concurrency,
         runId,
+        onWarning: (w) => {
+          if (progress) process.stderr.write("\r\x1b[K");
+          warn(w);
+        },
       }).pipe(
         tap(youngGenerationCap()),
         tap((r) => {
@@ -62,7 +77,7 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
             first = false;
           } else if (r.changed || r.skipped !== null || (flags.matchOnly && hooksDiffer(r))) {
             if (progress) process.stderr.write("\r\x1b[K");
-            out(describe(r, flags.matchOnly));
+            out(describe(r, flags.matchOnly, shown));
           }
           if (flags.matchOnly && r.skipped === null && hooksDiffer(r)) otherHooks++;
         }),
@@ -89,33 +104,40 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
   }
 }
 
-function describe(r: ReplayResult, matchOnly: boolean): string {
-  const where = `#${r.seq} ${r.event ?? "(unknown event)"}${r.matchValue ? ` ${r.matchValue}` : ""}`;
-  if (r.skipped !== null) return `  ${where}: not replayable: ${r.skipped}`;
-  if (matchOnly) return `  ${where}: ${r.before.hooks.join(", ") || "no hooks"}  ->  ${r.after.hooks.join(", ") || "no hooks"}`;
-  const side = (s: ReplaySide) => `${s.decision}${s.reason ? ` (${s.reason.split("\n")[0]})` : ""}`;
+/** One line per event: everything that comes from the log or a hook goes through `shown` (escaped). */
+function describe(r: ReplayResult, matchOnly: boolean, shown: (text: string) => string): string {
+  const where = `#${r.seq} ${r.event ?? "(unknown event)"}${r.matchValue ? ` ${shown(r.matchValue)}` : ""}`;
+  if (r.skipped !== null) return `  ${where}: not replayable: ${shown(r.skipped)}`;
+  const hooks = (names: readonly string[]) => (names.length ? shown(names.join(", ")) : "no hooks");
+  if (matchOnly) return `  ${where}: ${hooks(r.before.hooks)}  ->  ${hooks(r.after.hooks)}`;
+  // The first line of a reason; the rest of it is in the log.
+  const side = (s: ReplaySide) => `${s.decision}${s.reason ? ` (${shown(s.reason.split("\n")[0]!)})` : ""}`;
   return `  ${where}: ${side(r.before)}  ->  ${side(r.after)}`;
 }
 
-async function listRuns(log: ReturnType<typeof openSqliteLog>, json: boolean): Promise<number> {
+async function listRuns(log: ReturnType<typeof openSqliteLog>, flags: ReplayFlags, context: CliContext): Promise<number> {
   const runs = await log.replayRuns();
-  if (json) out(JSON.stringify(runs, null, 2));
+  const terminal = stdoutTerminal(context.env);
+  const format = resolveFormat(flags.json ? "json" : undefined, terminal);
+  if (format === "json") out(JSON.stringify(runs, null, 2));
+  else if (format === "tsv") out(renderTsv(runColumns(flags.utc), runs));
   else if (runs.length === 0) out("No replay runs yet.");
-  else {
-    out(
-      table(
-        ["RUN", "STARTED", "EVENTS", "CHANGED", "BLOCKED+", "ALLOWED+", "SETTINGS"],
-        runs.map((r) => [
-          r.runId,
-          r.startedAt.replace("T", " ").slice(0, 19),
-          r.summary ? String(r.summary.events) : "(unfinished)",
-          r.summary ? String(r.summary.changed) : "",
-          r.summary ? String(r.summary.newlyBlocked) : "",
-          r.summary ? String(r.summary.newlyAllowed) : "",
-          `${r.matchOnly ? "match only; " : ""}${r.settings?.join(", ") ?? "settings on disk"}`,
-        ]),
-      ),
-    );
-  }
+  else out(renderTable(runColumns(flags.utc, runs), runs, terminal));
   return EXIT.ok;
+}
+
+/** The listing's columns; a table (`rows` given) names the zone of its times in the header, when they share one. */
+function runColumns(utc: boolean, rows?: readonly ReplayRun[]): Column<ReplayRun>[] {
+  const started = rows && timeCells(rows.map((r) => r.startedAt), utc);
+  const index = rows && new Map(rows.map((r, i) => [r, i]));
+  const count = (pick: (s: NonNullable<ReplayRun["summary"]>) => number) => (r: ReplayRun) => (r.summary ? String(pick(r.summary)) : "");
+  return [
+    { header: "RUN", cell: (r) => r.runId, keep: 10 },
+    { header: started?.zone ? `STARTED (${started.zone})` : "STARTED", cell: (r) => started?.cells[index!.get(r)!] ?? showTime(r.startedAt, utc).iso, keep: 5 },
+    { header: "EVENTS", cell: (r) => (r.summary ? String(r.summary.events) : "(unfinished)"), keep: 9, align: "right" },
+    { header: "CHANGED", cell: count((s) => s.changed), keep: 8, align: "right" },
+    { header: "BLOCKED+", cell: count((s) => s.newlyBlocked), keep: 4, align: "right" },
+    { header: "ALLOWED+", cell: count((s) => s.newlyAllowed), keep: 3, align: "right" },
+    { header: "SETTINGS", cell: (r) => `${r.matchOnly ? "match only; " : ""}${r.settings?.join(", ") ?? "settings on disk"}`, max: 60, min: 10, keep: 6 },
+  ];
 }

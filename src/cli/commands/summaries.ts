@@ -1,20 +1,19 @@
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
+import type { SessionRow, Stats } from "../../schema/logRecord.js";
 import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
-import { parseTimeArg } from "../timeArg.js";
-import { table } from "../format.js";
+import { timeWindow } from "../filterFlags.js";
+import { FormatFlagsSchema, resolveFormat } from "../output/formats.js";
+import { renderTable, renderTsv, type Column } from "../output/table.js";
+import { stdoutTerminal } from "../output/terminal.js";
+import { sessionShortener } from "../output/sessionPrefix.js";
+import { showTime, timeCells } from "../output/times.js";
 import { out } from "../io.js";
 import type { CliContext } from "../globals.js";
 
 export const WindowFlagsSchema = z
-  .object({ since: z.string().optional(), until: z.string().optional(), json: z.boolean().default(false) })
-  .transform((raw) => ({
-    json: raw.json,
-    window: {
-      since: raw.since === undefined ? undefined : parseTimeArg("--since", raw.since),
-      until: raw.until === undefined ? undefined : parseTimeArg("--until", raw.until),
-    },
-  }));
+  .object({ since: z.string().optional(), until: z.string().optional(), utc: z.boolean().default(false), format: FormatFlagsSchema })
+  .transform((raw) => ({ format: raw.format, utc: raw.utc, window: timeWindow(raw) }));
 export type WindowFlags = z.infer<typeof WindowFlagsSchema>;
 
 /** `qhooks sessions`: one row per live session. */
@@ -22,20 +21,37 @@ export async function sessionsCommand(flags: WindowFlags, context: CliContext): 
   const log = openSqliteLog(context.dbPath, { mustExist: true });
   try {
     const sessions = await log.sessions(flags.window);
-    if (flags.json) out(JSON.stringify(sessions, null, 2));
+    const terminal = stdoutTerminal(context.env);
+    const format = resolveFormat(flags.format, terminal);
+    if (format === "json") out(JSON.stringify(sessions, null, 2));
+    else if (format === "jsonl") for (const s of sessions) out(JSON.stringify(s));
+    else if (format === "tsv") out(renderTsv(sessionColumns(flags.utc), sessions));
     else if (sessions.length === 0) out("No sessions in the log.");
-    else {
-      out(
-        table(
-          ["SESSION", "FIRST", "LAST", "EVENTS", "BLOCKED", "PROJECT"],
-          sessions.map((s) => [s.sessionId, s.firstTs.replace("T", " ").slice(0, 19), s.lastTs.replace("T", " ").slice(0, 19), String(s.events), String(s.blocked), s.projectDir]),
-        ),
-      );
-    }
+    else out(renderTable(sessionColumns(flags.utc, sessions), sessions, terminal));
     return EXIT.ok;
   } finally {
     await log.close();
   }
+}
+
+/**
+ * The listing's columns. A table (`rows` given) names the zone of its times in their headers, when they share one,
+ * and cuts session ids to the prefix that tells its sessions apart; tab-separated rows have whole ids and ISO times.
+ */
+function sessionColumns(utc: boolean, rows?: readonly SessionRow[]): Column<SessionRow>[] {
+  const first = rows && timeCells(rows.map((s) => s.firstTs), utc);
+  const last = rows && timeCells(rows.map((s) => s.lastTs), utc);
+  const index = rows && new Map(rows.map((s, i) => [s, i]));
+  const short = rows && sessionShortener(rows.map((s) => s.sessionId));
+  const zoned = (name: string, zone: string | null | undefined) => (zone ? `${name} (${zone})` : name);
+  return [
+    { header: "SESSION", cell: (s) => (short ? short(s.sessionId) : s.sessionId), min: 6, keep: 10 },
+    { header: zoned("FIRST", first?.zone), cell: (s) => first?.cells[index!.get(s)!] ?? showTime(s.firstTs, utc).iso, keep: 4 },
+    { header: zoned("LAST", last?.zone), cell: (s) => last?.cells[index!.get(s)!] ?? showTime(s.lastTs, utc).iso, keep: 7 },
+    { header: "EVENTS", cell: (s) => String(s.events), keep: 9, align: "right" },
+    { header: "BLOCKED", cell: (s) => String(s.blocked), keep: 8, align: "right" },
+    { header: "PROJECT", cell: (s) => s.projectDir, max: 50, min: 12, keep: 5, cutFrom: "start" },
+  ];
 }
 
 /** `qhooks stats`: counts by event and decision, and how each hook behaves. */
@@ -43,25 +59,47 @@ export async function statsCommand(flags: WindowFlags, context: CliContext): Pro
   const log = openSqliteLog(context.dbPath, { mustExist: true });
   try {
     const stats = await log.stats(flags.window);
-    if (flags.json) {
+    const terminal = stdoutTerminal(context.env);
+    const format = resolveFormat(flags.format, terminal);
+    // One object: --format jsonl is not offered, and would print the same.
+    if (format === "json" || format === "jsonl") {
       out(JSON.stringify(stats, null, 2));
       return EXIT.ok;
     }
-    out(`${stats.events} events`);
-    if (stats.byEvent.length) out(`\n${table(["EVENT", "DECISION", "COUNT"], stats.byEvent.map((r) => [r.event, r.decision, String(r.count)]))}`);
-    if (stats.hooks.length) {
-      out(
-        `\n${table(
-          ["HOOK", "RUNS", "BLOCKS", "ERRORS", "BAD OUTPUT", "TIMEOUTS", "P50 MS", "P95 MS"],
-          stats.hooks.map((h) => [h.name, String(h.runs), String(h.blocks), String(h.errors), String(h.invalidOutputs), String(h.timeouts), ms(h.p50Ms), ms(h.p95Ms)]),
-        )}`,
-      );
+    // Two listings: tab-separated, each with its header, a blank line between them.
+    if (format === "tsv") {
+      out(renderTsv(BY_EVENT, stats.byEvent));
+      out("");
+      out(renderTsv(BY_HOOK, stats.hooks));
+      return EXIT.ok;
     }
+    out(`${stats.events} events`);
+    if (stats.byEvent.length) out(`\n${renderTable(BY_EVENT, stats.byEvent, terminal)}`);
+    if (stats.hooks.length) out(`\n${renderTable(BY_HOOK, stats.hooks, terminal)}`);
     return EXIT.ok;
   } finally {
     await log.close();
   }
 }
+
+const BY_EVENT: Column<Stats["byEvent"][number]>[] = [
+  { header: "EVENT", cell: (r) => r.event, keep: 3 },
+  { header: "DECISION", cell: (r) => r.decision, keep: 2 },
+  { header: "COUNT", cell: (r) => String(r.count), keep: 1, align: "right" },
+];
+
+const ms = (v: number | null) => (v === null ? "" : String(Math.round(v * 10) / 10));
+
+const BY_HOOK: Column<Stats["hooks"][number]>[] = [
+  { header: "HOOK", cell: (h) => h.name, max: 50, min: 8, keep: 10 },
+  { header: "RUNS", cell: (h) => String(h.runs), keep: 9, align: "right" },
+  { header: "BLOCKS", cell: (h) => String(h.blocks), keep: 8, align: "right" },
+  { header: "ERRORS", cell: (h) => String(h.errors), keep: 7, align: "right" },
+  { header: "BAD OUTPUT", cell: (h) => String(h.invalidOutputs), keep: 4, align: "right" },
+  { header: "TIMEOUTS", cell: (h) => String(h.timeouts), keep: 5, align: "right" },
+  { header: "P50 MS", cell: (h) => ms(h.p50Ms), keep: 3, align: "right" },
+  { header: "P95 MS", cell: (h) => ms(h.p95Ms), keep: 6, align: "right" },
+];
 
 export const VerifyFlagsSchema = z.object({ json: z.boolean().default(false) });
 
@@ -78,5 +116,3 @@ export async function verifyCommand(flags: z.infer<typeof VerifyFlagsSchema>, co
     await log.close();
   }
 }
-
-const ms = (v: number | null) => (v === null ? "" : String(Math.round(v * 10) / 10));

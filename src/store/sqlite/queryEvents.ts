@@ -99,7 +99,8 @@ function toLogRecord(row: EventListRow): LogRecord {
     source: row.source as LogRecord["source"],
     replay: row.run_id !== null && row.ref !== null ? { runId: row.run_id, of: row.ref } : null,
   };
-  if (outcome) return { ...outcome, seq: row.seq, ...base };
+  // An outcome logged before `skipped` existed has none.
+  if (outcome) return { ...outcome, skipped: (outcome.skipped as Outcome["skipped"] | undefined) ?? [], seq: row.seq, ...base };
   return {
     event: row.event as LogRecord["event"],
     sessionId: row.session_id,
@@ -116,6 +117,7 @@ function toLogRecord(row: EventListRow): LogRecord {
     configHash: row.config_hash,
     durationMs: null,
     hooks: [],
+    skipped: [],
     warnings: [],
     ...base,
   };

@@ -1,0 +1,92 @@
+import { createHash } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { FileDigests, type FileDigest } from "./fileDigest.js";
+import { isInside, namedFiles, type CommandPlace } from "./namedFiles.js";
+
+/** A named file as pinned: its content, or, for a symbolic link that leads out of the project, where it leads. */
+type Part = FileDigest | { readonly state: "elsewhere"; readonly real: string };
+
+/** A hook's content as trust sees it: what its command runs, and the bytes of the project files it names. */
+export type HookPin =
+  | {
+      readonly state: "pinned";
+      /** sha256 over the command and each named file's path and sha256: what `qhooks trust` records. */
+      readonly digest: string;
+      /** The named files that exist, absolute. */
+      readonly files: readonly string[];
+    }
+  | { readonly state: "unpinnable"; readonly why: string };
+
+/** Bumped if what the digest covers ever changes, so that an old pin can never match new content by accident. */
+const PIN_FORMAT = "qhooks-trust-1";
+
+/** Commands remembered per engine; a settings file edited for days cannot grow this past it. */
+const MAX_REMEMBERED = 1000;
+
+/**
+ * Pins of hook commands. In a long-lived engine each command's named files are worked out once (the rule depends on
+ * the command and where it runs only), and its pin is computed again only when a file's hash changed.
+ */
+export class HookPins {
+  private readonly named = new Map<string, readonly string[]>();
+  private readonly last = new Map<string, { readonly parts: readonly Part[]; readonly pin: HookPin }>();
+
+  constructor(private readonly digests: FileDigests = new FileDigests()) {}
+
+  of(command: string, place: CommandPlace): HookPin {
+    const key = `${place.pluginRoot ?? ""}\0${command}`;
+    let files = this.named.get(key);
+    if (files === undefined) {
+      if (this.named.size >= MAX_REMEMBERED) this.named.clear();
+      this.named.set(key, (files = namedFiles(command, place)));
+    }
+    const parts = files.map((path) => this.partOf(path, place.roots));
+    const last = this.last.get(key);
+    // FileDigests hands out the same object for as long as it remembers a file unchanged.
+    if (last !== undefined && last.parts.length === parts.length && last.parts.every((d, i) => samePart(d, parts[i]!))) return last.pin;
+    const pin = pinOf(command, files, parts);
+    if (this.last.size >= MAX_REMEMBERED) this.last.clear();
+    this.last.set(key, { parts, pin });
+    return pin;
+  }
+
+  /**
+   * A path inside the project may be a symbolic link (or lie below one) that leads out of it: `.venv/bin/python` to
+   * the system's Python. What it leads to is not the project's, so the link's destination is pinned rather than the
+   * bytes there (hashing a system binary at every call would cost milliseconds and change with every upgrade).
+   */
+  private partOf(path: string, roots: readonly string[]): Part {
+    let real: string;
+    try {
+      real = realpathSync.native(path);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ELOOP") return { state: "unpinnable", why: "is a loop of symbolic links" };
+      if (code === "ENOENT" || code === "ENOTDIR" || code === "ENAMETOOLONG") return { state: "absent" };
+      return { state: "unpinnable", why: `cannot be examined (${code ?? String(e)})` };
+    }
+    if (real !== path && !roots.some((root) => isInside(real, root))) return { state: "elsewhere", real };
+    return this.digests.of(path);
+  }
+}
+
+/** Remembered hashes are the same objects; the other parts are compared by value. */
+const samePart = (a: Part, b: Part): boolean =>
+  a === b ||
+  (a.state === "absent" && b.state === "absent") ||
+  (a.state === "elsewhere" && b.state === "elsewhere" && a.real === b.real) ||
+  (a.state === "unpinnable" && b.state === "unpinnable" && a.why === b.why);
+
+function pinOf(command: string, paths: readonly string[], digests: readonly Part[]): HookPin {
+  const files: string[] = [];
+  const parts: unknown[] = [PIN_FORMAT, command];
+  for (let i = 0; i < paths.length; i++) {
+    const digest = digests[i]!;
+    if (digest.state === "unpinnable") return { state: "unpinnable", why: `it names ${paths[i]}, which ${digest.why}` };
+    if (digest.state === "absent") continue;
+    files.push(paths[i]!);
+    parts.push(paths[i], digest.state === "elsewhere" ? `-> ${digest.real}` : digest.sha256);
+  }
+  // JSON of an array of strings: unambiguous wherever a part ends, whatever characters it holds.
+  return { state: "pinned", digest: createHash("sha256").update(JSON.stringify(parts)).digest("hex"), files };
+}

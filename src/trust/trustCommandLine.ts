@@ -1,0 +1,25 @@
+import type { Dialect } from "../settings/settingsSources.js";
+import { oneLineText } from "../text/oneLine.js";
+
+/** What a run was configured with, to name the `qhooks trust` call that sees the same hooks. */
+export interface TrustCommandParts {
+  readonly projectDir: string;
+  readonly dialect?: Dialect | undefined;
+  /** `--settings` files, absolute; undefined when the levels were discovered. */
+  readonly settingsFiles?: readonly string[] | undefined;
+  /** `--plugin` folders, absolute. */
+  readonly plugins?: readonly string[] | undefined;
+}
+
+/** `qhooks trust --project-dir /p [--dialect claude] [--settings F]... [--plugin D]...`, quoted for a POSIX shell. */
+export function trustCommandLine(parts: TrustCommandParts): string {
+  const args = ["qhooks", "trust", "--project-dir", parts.projectDir];
+  if (parts.dialect === "claude") args.push("--dialect", "claude");
+  for (const file of parts.settingsFiles ?? []) args.push("--settings", file);
+  for (const folder of parts.plugins ?? []) args.push("--plugin", folder);
+  return oneLineText(args.map(shellQuote).join(" "), 1000);
+}
+
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_/.,:@%+=-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}

@@ -1,0 +1,74 @@
+import { expect } from "chai";
+import { nonEmptyLines } from "../store/storeHelpers.js";
+import { Sandbox } from "../support/sandbox.js";
+
+const COMMANDS = ["run", "hooks", "record", "log", "sessions", "stats", "replay", "verify", "schema"];
+
+/** A usage error: exit 1, nothing on stdout, one `qhooks: ` line that is no internal error. */
+function usageLine(r: { code: number | null; stdout: string; stderr: string }, what: string): string {
+  expect(r.code, `${what}: ${r.stderr}`).to.equal(1);
+  expect(r.stdout, what).to.equal("");
+  const lines = nonEmptyLines(r.stderr);
+  expect(lines, `${what}: ${r.stderr}`).to.have.length(1);
+  expect(lines[0], what).to.match(/^qhooks: /).and.not.include("internal error").and.not.include("(outputHelp)");
+  return lines[0]!;
+}
+
+describe("cli: help and usage errors", () => {
+  let sb: Sandbox;
+  before(() => (sb = new Sandbox()));
+  after(() => sb.cleanup());
+
+  it("bare qhooks prints the help on stdout, exit 0, as git and gh do", async () => {
+    const r = await sb.run([]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.equal("");
+    expect(r.stdout).to.match(/^Usage: qhooks \[options\] \[command\]/);
+    for (const command of COMMANDS) expect(r.stdout).to.match(new RegExp(`^  ${command}\\b`, "m"));
+    const help = await sb.run(["help"]);
+    expect(help.stdout).to.equal(r.stdout);
+  });
+
+  it("qhooks help COMMAND shows that command's help; an unknown one says which exist", async () => {
+    const log = await sb.run(["help", "log"]);
+    expect(log.code).to.equal(0);
+    expect(log.stdout).to.match(/^Usage: qhooks log/);
+    const add = await sb.run(["help", "hooks", "add"]);
+    expect(add.stdout).to.match(/^Usage: qhooks hooks add/);
+    const line = usageLine(await sb.run(["help", "nosuch"]), "help nosuch");
+    expect(line).to.include('unknown command "nosuch"');
+    for (const command of COMMANDS) expect(line).to.include(command);
+    expect(usageLine(await sb.run(["help", "lgo"]), "help lgo")).to.include("did you mean log?");
+    expect(usageLine(await sb.run(["nosuch"]), "nosuch")).to.include('unknown command "nosuch"');
+  });
+
+  it("every command's help shows the options that apply to it from qhooks itself (--db, --project-dir)", async () => {
+    for (const command of ["run", "log", "sessions", "stats", "replay", "verify", "hooks", "record"]) {
+      const r = await sb.run([command, "--help"]);
+      expect(r.code, command).to.equal(0);
+      expect(r.stdout, command).to.include("Global Options:").and.include("--db <path>").and.include("--project-dir <dir>");
+    }
+    const add = await sb.run(["hooks", "add", "--help"]);
+    const global = add.stdout.slice(add.stdout.indexOf("Global Options:"));
+    expect(global).to.include("--db").and.not.include("--strict");
+  });
+
+  it("a bad filter reads like every other error, naming the flag and never an internal path", async () => {
+    const cases: [string[], string][] = [
+      [["log", "--event", "PreTool"], 'qhooks: --event: unknown event "PreTool"; did you mean PreToolUse?'],
+      [["log", "--event", "pretooluse"], 'qhooks: --event: unknown event "pretooluse"; did you mean PreToolUse?'],
+      [["replay", "--event", "PreTool", "--match-only"], 'qhooks: --event: unknown event "PreTool"; did you mean PreToolUse?'],
+      [["hooks", "--event", "Stpo"], 'qhooks: --event: unknown event "Stpo"; did you mean Stop?'],
+      [["log", "--limit", "ten"], "qhooks: --limit: expected a whole number of at least 1, or all"],
+      [["log", "-n", "0"], "qhooks: --limit: expected a whole number of at least 1, or all"],
+      [["replay", "--session", "s", "--concurrency", "0"], "qhooks: --concurrency: expected a whole number of at least 1"],
+    ];
+    for (const [args, expected] of cases) {
+      const line = usageLine(await sb.run(args), args.join(" "));
+      expect(line, args.join(" ")).to.equal(expected);
+      expect(line).not.to.match(/filter\.|\bsession\[/);
+    }
+    const decision = usageLine(await sb.run(["log", "--decision", "maybe"]), "--decision maybe");
+    expect(decision).to.match(/^qhooks: --decision: /);
+  });
+});
