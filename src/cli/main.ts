@@ -191,6 +191,50 @@ Examples:
       setExit(trustCommand(flagsOf(TrustFlagsSchema, raw), cliContext(command)));
     });
 
+  const test = program
+    .command("test")
+    .description("run the project's hook tests: each saved event judged with the settings in force (hooks run, with QHOOKS_TEST=1); exit 1 on a failure")
+    .option("--settings <file>", "judge with exactly this settings file instead of the user/project/local ones (repeatable)", collect)
+    .option("--plugin <dir>", "also run the hooks of this plugin folder (repeatable)", collect)
+    .option("--file <path>", "the test file (default: <project>/.qoder/hook-tests.jsonl; .claude/hook-tests.jsonl with --dialect claude)")
+    .option("--junit <file>", "also write the results as JUnit XML, for CI")
+    .addHelpText(
+      "after",
+      `
+A test file has one case per line (JSON): the event, its payload, and what to expect of the outcome: the decision,
+and optionally a substring of the reason, hooks that must have run and hooks that must not. Nothing is logged.
+
+Examples:
+  qhooks log --blocked                         # find the event to keep, by its SEQ
+  qhooks test add 41 --name "rm -rf is denied" --ran block-rm
+  qhooks test                                  # ok    rm -rf is denied (line 1): deny ... 1 passed, 0 failed
+  qhooks test --settings new-guards.json --junit reports/hooks.xml`,
+    )
+    .action(async (raw: unknown, command: Command) => {
+      const { testCommand, TestFlagsSchema } = await import("./commands/test.js");
+      setExit(await testCommand(flagsOf(TestFlagsSchema, raw), cliContext(command)));
+    });
+
+  test
+    .command("add")
+    .description("save a logged event as a hook test: its event, its payload and the decision to expect (the logged one unless --expect)")
+    .argument("<seq>", "the event's SEQ, as qhooks log shows it")
+    .addOption(new Option("--expect <decision>", "the decision to expect instead of the logged one").choices(["allow", "deny", "ask", "block", "none"]))
+    .option("--name <name>", "the case's name (default: the seq, event and tool)")
+    .option("--reason <text>", "also expect the outcome's reason to contain this text")
+    .option("--ran <hook>", "also expect this hook (by name) to run (repeatable)", collect)
+    .option("--not-ran <hook>", "also expect this hook not to run (repeatable)", collect)
+    .option("--file <path>", "the test file to add to (default: the one qhooks test reads)")
+    .action(async (seq: string, raw: Record<string, unknown>, command: Command) => {
+      // Commander gives `qhooks test`'s own flags to it, even after `add`: its --file is the same file here; the
+      // others mean nothing to add.
+      const { file, ...stray } = test.opts();
+      const names = Object.keys(stray).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      if (names.length) throw new QhooksError("usage", `test add: ${names.join(", ")} belongs to qhooks test, not to test add`);
+      const { testAddCommand, TestAddFlagsSchema } = await import("./commands/test.js");
+      setExit(await testAddCommand(seq, flagsOf(TestAddFlagsSchema, { ...raw, file: raw.file ?? file }), cliContext(command)));
+    });
+
   program
     .command("record")
     .description("a hook that only records: appends the payload on stdin to the log, prints nothing, exits 0 (1 on bad input)")
@@ -269,8 +313,8 @@ Examples:
 
   program
     .command("schema")
-    .description("print a JSON Schema: settings (for editors: validation and completion), outcome, or payload EVENT")
-    .argument("[what]", "settings (the default), outcome, or payload")
+    .description("print a JSON Schema: settings (for editors: validation and completion), outcome, payload EVENT, or hook-test")
+    .argument("[what]", "settings (the default), outcome, payload, or hook-test (a line of a hook test file)")
     .argument("[event]", "for payload: the event whose payload to describe")
     .addHelpText(
       "after",
