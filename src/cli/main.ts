@@ -70,7 +70,8 @@ Getting started:
   qhooks log --blocked                                what was blocked, by which hook, and why
   qhooks replay --session ID --settings new.json      what would new rules have decided in a past session?
 
-Exit status: 0 ok, 1 bad usage or input (one "qhooks: ..." line), 2 blocked (run), 3 log integrity failure (verify).
+Exit status: 0 ok, 1 bad usage or input (one "qhooks: ..." line) or a failed hook test (test), 2 blocked (run),
+3 log integrity failure (verify).
 Settings: ~/.qoder-cn/settings.json, <project>/.qoder/settings.json, <project>/.qoder/settings.local.json;
 with --dialect claude: ~/.claude/settings.json, <project>/.claude/settings.json, <project>/.claude/settings.local.json
 and the plugins Claude Code has enabled.
