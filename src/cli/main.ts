@@ -41,6 +41,9 @@ function unknownCommand(program: Command, name: string): string {
   return `unknown command "${oneLineText(name, 64)}"; ${close ? `did you mean ${close}?` : `the commands are ${names.join(", ")}`} (qhooks --help)`;
 }
 
+/** The flags a command's parsed options hold, as they are typed (`{ dryRun: true }` -> `--dry-run`). */
+const flagsGiven = (opts: Record<string, unknown>): string[] => Object.keys(opts).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+
 const FORMAT_HELP = "table (on a terminal), tsv (when piped), json or jsonl";
 
 function buildProgram(setExit: (code: number) => void): Command {
@@ -157,7 +160,7 @@ Examples:
     .action(async (event: string, raw: unknown, command: Command) => {
       // Commander gives the listing's own flags to `qhooks hooks`, even after `add`: one of them here is a mistake
       // (`--settings f.json` meant as the file to add to would otherwise add to the user's settings).
-      const stray = Object.keys(hooks.opts()).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      const stray = flagsGiven(hooks.opts());
       if (stray.length) throw new QhooksError("usage", `hooks add: ${stray.join(", ")} belongs to qhooks hooks, not to hooks add (--file FILE adds to a given file)`);
       const { hooksAddCommand, HooksAddFlagsSchema } = await import("./commands/hooksAdd.js");
       setExit(hooksAddCommand(eventArgument(event), flagsOf(HooksAddFlagsSchema, raw), cliContext(command)));
@@ -230,7 +233,7 @@ Examples:
       // Commander gives `qhooks test`'s own flags to it, even after `add`: its --file is the same file here; the
       // others mean nothing to add.
       const { file, ...stray } = test.opts();
-      const names = Object.keys(stray).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      const names = flagsGiven(stray);
       if (names.length) throw new QhooksError("usage", `test add: ${names.join(", ")} belongs to qhooks test, not to test add`);
       const { testAddCommand, TestAddFlagsSchema } = await import("./commands/test.js");
       setExit(await testAddCommand(seq, flagsOf(TestAddFlagsSchema, { ...raw, file: raw.file ?? file }), cliContext(command)));
