@@ -111,6 +111,19 @@ describe("qhooks test: hook tests made from the log", () => {
     expect(qhooksLines(run.stderr)[0]).to.match(/^qhooks: warning: .*settings\.json: .*timout/);
   });
 
+  it("a guard that trust skips fails its case, and the line says it was skipped", async () => {
+    guardProject();
+    const seq = await logged(RM);
+    expect((await sb.run(["test", "add", String(seq), "--name", "guarded", "--ran", "block-rm"])).code).to.equal(0);
+    const run = await sb.run(["test"], { env: { QHOOKS_REQUIRE_TRUST: "1" } });
+    expect(run.code).to.equal(1);
+    const [line] = nonEmptyLines(run.stdout);
+    expect(line).to.match(/^FAIL {2}guarded \(line 1\): expected deny, got none; block-rm skipped \(untrusted\); hook "block-rm" did not run \(skipped: .*qhooks trust.*\)$/);
+    // Trusted, it runs under test as it would live.
+    expect((await sb.run(["trust"], { env: { QHOOKS_REQUIRE_TRUST: "1" } })).code).to.equal(0);
+    expect((await sb.run(["test"], { env: { QHOOKS_REQUIRE_TRUST: "1" } })).stdout).to.equal("ok    guarded (line 1): deny\n1 passed, 0 failed\n");
+  });
+
   it("hooks see QHOOKS_TEST=1; nothing reaches the live log, not even from a qhooks record or run that a hook starts", async () => {
     const seen = join(sb.root, "seen.txt");
     const qhooks = `"${process.execPath}" "${CLI}"`;
@@ -258,6 +271,7 @@ describe("qhooks test: hook tests made from the log", () => {
       [["test", "--file", "elsewhere.jsonl"], /^qhooks: no hook tests at elsewhere\.jsonl /],
       [["test", "--file", "."], /^qhooks: \/.* is not a file$/],
       [["test", "add", String(rm), "--db", join(sb.root, "none.db")], /^qhooks: no event log at .*none\.db yet/],
+      [["test", "add", String(rm), "--project-dir", join(sb.root, "typo")], /^qhooks: project directory .*typo does not exist /],
     ];
     for (const [args, line] of cases) {
       const r = await sb.run(args);
@@ -266,6 +280,7 @@ describe("qhooks test: hook tests made from the log", () => {
       expect(r.stderr.trimEnd(), args.join(" ")).to.match(line).and.not.include("\n");
     }
     expect(existsSync(testFile)).to.equal(false);
+    expect(existsSync(join(sb.root, "typo"))).to.equal(false);
 
     // A recorded event is judgeable once told what to expect.
     const ok = await sb.run(["test", "add", String(recorded!.seq), "--expect", "none"]);

@@ -130,7 +130,8 @@ async function notInLog(log: AuditLog, seq: number): Promise<string> {
 
 /** The test file: `--file`, else the project's; with the path to show (relative to here when it is below). */
 function testFile(flag: string | undefined, context: CliContext): { file: string; shown: string } {
-  const file = flag === undefined ? defaultTestFile(context.projectDir, context.dialect) : resolve(flag);
+  // The project's file: in a project that exists (a mistyped --project-dir must not be created by `test add`).
+  const file = flag === undefined ? defaultTestFile(requireProjectDir(context), context.dialect) : resolve(flag);
   const rel = relative(process.cwd(), file);
   return { file, shown: rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file };
 }
