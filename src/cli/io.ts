@@ -1,18 +1,20 @@
 import { QhooksError } from "../errors.js";
 
 /**
- * Reads stdin as UTF-8, keeping at most `limit + 1` bytes: enough for the payload check to see that it is too
- * large. The rest is drained, so that the writer is never blocked on a full pipe, and dropped.
+ * Reads stdin as UTF-8, keeping at most `limit + 1` bytes: enough for the payload check to see that it is too large.
+ * Reading stops there, whether or not the writer ever ends (`cat /dev/zero | qhooks run ...`, stdin redirected from
+ * a device): the payload is refused at once, with its documented error, instead of being read forever.
  */
 export async function readStdin(limit: number, hint: string): Promise<string> {
   if (process.stdin.isTTY) throw new QhooksError("usage", `${hint} reads the event payload on stdin; pipe it in`);
   const chunks: Buffer[] = [];
   let kept = 0;
   for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
-    if (kept > limit) continue;
     const piece = chunk.subarray(0, limit + 1 - kept);
     chunks.push(piece);
     kept += piece.length;
+    // Leaving the loop destroys stdin: the writer gets EPIPE (or stays blocked on its full pipe), never an answer.
+    if (kept > limit) break;
   }
   return Buffer.concat(chunks, kept).toString("utf8");
 }
@@ -20,5 +22,13 @@ export async function readStdin(limit: number, hint: string): Promise<string> {
 /** One line (or block) on stdout; `out("")` is a blank line. */
 export const out = (text: string): void => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
 export const err = (line: string): void => void process.stderr.write(`${line}\n`);
+
+/** `out()`, resolving to whether the text reached stdout's reader (false: the pipe is closed, the disk is full...). */
+export function delivered(text: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (process.stdout.destroyed || !process.stdout.writable) return resolve(false);
+    process.stdout.write(text.endsWith("\n") ? text : `${text}\n`, (e) => resolve(!e));
+  });
+}
 /** Settings and runtime warnings: one line each, prefixed as contract 1.2 says. */
 export const warn = (line: string): void => err(`qhooks: warning: ${line}`);

@@ -122,6 +122,7 @@ Examples:
   qhooks run PreToolUse --format hook --settings ~/.config/qhooks/guards.json`,
     )
     .action(async (event: string, raw: unknown, command: Command) => {
+      statusIsTheAnswer();
       const { runCommand, RunFlagsSchema } = await import("./commands/run.js");
       setExit(await runCommand(eventArgument(event), flagsOf(RunFlagsSchema, raw), cliContext(command)));
     });
@@ -245,6 +246,7 @@ Examples:
     .argument("[event]", "the event (default: the payload's hook_event_name)")
     .option("--print-settings", "print the settings snippet that puts qhooks record on all twelve classic events (every event with --dialect claude)")
     .action(async (event: string | undefined, raw: unknown, command: Command) => {
+      statusIsTheAnswer();
       const { recordCommand, RecordFlagsSchema } = await import("./commands/record.js");
       setExit(await recordCommand(event === undefined ? undefined : eventArgument(event), flagsOf(RecordFlagsSchema, raw), cliContext(command)));
     });
@@ -363,11 +365,25 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-// A reader that stops early (`qhooks log | head`) is not an error.
+/**
+ * Whether the command's exit status is its answer (`run`: the decision; `record`: whether it was logged): then a
+ * closed or failing stdout or stderr must not change it, and the command finishes as if it had been read. The other
+ * commands print listings, and a reader that stops early (`qhooks log | head`) has seen all it wanted.
+ */
+let exitStatusIsTheAnswer = false;
+const statusIsTheAnswer = () => {
+  exitStatusIsTheAnswer = true;
+};
+
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (exitStatusIsTheAnswer) return;
   if (e.code === "EPIPE") process.exit(EXIT.ok);
-  throw e;
+  // Anything else (a full disk under `> file`) means the listing was not written.
+  process.stderr.write(`qhooks: cannot write the output: ${e.code ?? messageOf(e)}\n`);
+  process.exit(EXIT.failure);
 });
+// Nowhere is left to report a failing stderr: what was to be said there is lost, the exit status is not.
+process.stderr.on("error", () => undefined);
 // Stopped from outside: the hooks go down with the engine (their arrival stays in the log, as unfinished), then the
 // signal is raised again so that whoever started qhooks sees it die of that signal.
 for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {

@@ -16,9 +16,9 @@ import { judgeEvents } from "../streams/pipeline.js";
 import { trustCommandLine } from "../trust/trustCommandLine.js";
 import { createTrustPolicy } from "../trust/trustPolicy.js";
 import { settingsSnapshot$ } from "../streams/settings$.js";
-import { DEFAULT_TIMEOUT_SECONDS } from "../schema/settings.js";
+import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, TimeoutSecondsSchema } from "../schema/settings.js";
 import { limitsFromEnv } from "./limits.js";
-import { openEventLog } from "./openEventLog.js";
+import { openEventLogWithWarnings } from "./openEventLog.js";
 
 /** Options of `createHookBus` (contract 6). */
 export const HookBusOptionsSchema = z.object({
@@ -47,7 +47,8 @@ export type HookBusOptions = z.infer<typeof HookBusOptionsSchema>;
 export const UseOptionsSchema = z.object({
   name: z.string().min(1).optional(),
   /** Seconds, like a command hook's `timeout`. */
-  timeout: z.number().positive().optional(),
+  // Timers cannot wait longer than about 24.8 days: a longer limit would fire at once. Settings warn past a day.
+  timeout: TimeoutSecondsSchema.max(MAX_TIMEOUT_SECONDS, { error: `expected at most ${MAX_TIMEOUT_SECONDS} seconds (a day)` }).optional(),
 });
 export type UseOptions = z.infer<typeof UseOptionsSchema>;
 
@@ -78,7 +79,7 @@ export function createHookBus(options: HookBusOptions): HookBus {
   const limits = limitsFromEnv(env);
   const dialect = dialectOf(opts.dialect, env);
   const { sources, plugins } = planSettings({ homeDir, projectDir, dialect, settingsFiles: opts.settingsFiles, plugins: opts.plugins, baseDir: projectDir });
-  const log: EventLog = openEventLog({ db: opts.db, env, homeDir });
+  const { log, warnings: logWarnings }: { log: EventLog; warnings: string[] } = openEventLogWithWarnings({ db: opts.db, env, homeDir });
 
   const snapshots = new BehaviorSubject<SettingsSnapshot>(loadSettings(sources, plugins));
   const watching: Subscription | null =
@@ -92,6 +93,7 @@ export function createHookBus(options: HookBusOptions): HookBus {
   /** Dispatches under way, until their judgement comes out. */
   const pending = new Map<Arrival, { resolve: (o: Outcome) => void; reject: (e: Error) => void; settled: Promise<unknown> }>();
   let closed = false;
+  let closing: Promise<void> | null = null;
 
   const judgements = arrivals.pipe(
     judgeEvents({
@@ -99,6 +101,7 @@ export function createHookBus(options: HookBusOptions): HookBus {
       homeDir,
       baseEnv: env,
       maxOutputBytes: limits.maxOutputBytes,
+      maxEventOutputBytes: limits.maxEventOutputBytes,
       replay: false,
       callChain: [],
       log,
@@ -124,7 +127,7 @@ export function createHookBus(options: HookBusOptions): HookBus {
       outcomes.next(judgement.outcome);
       waiter?.resolve(judgement.outcome);
     } else if (judgement.kind === "rejected") {
-      waiter?.reject(new QhooksError(judgement.rejection.error.startsWith("recursion") ? "recursion" : "invalid-payload", judgement.rejection.error));
+      waiter?.reject(new QhooksError(judgement.rejection.kind, judgement.rejection.error));
     } else {
       waiter?.reject(new Error(judgement.error, { cause: judgement.cause }));
     }
@@ -169,22 +172,27 @@ export function createHookBus(options: HookBusOptions): HookBus {
     outcomes$: outcomes.asObservable(),
     warnings$: merge(
       from(limits.warnings),
+      from(logWarnings),
       snapshots.pipe(switchMap((s) => from(s.warnings))),
       runtimeWarnings,
     ),
 
     settings: () => snapshots.value,
 
-    async close() {
-      if (closed) return;
-      closed = true;
-      await Promise.all([...pending.values()].map((p) => p.settled));
-      watching?.unsubscribe();
-      arrivals.complete();
-      outcomes.complete();
-      runtimeWarnings.complete();
-      snapshots.complete();
-      await log.close();
+    close() {
+      // Every call, the first or a later one, resolves when the bus is really closed: a second close() that
+      // resolved at once let its caller exit while dispatches still ran and the log was still open.
+      closing ??= (async () => {
+        closed = true;
+        await Promise.all([...pending.values()].map((p) => p.settled));
+        watching?.unsubscribe();
+        arrivals.complete();
+        outcomes.complete();
+        runtimeWarnings.complete();
+        snapshots.complete();
+        await log.close();
+      })();
+      return closing;
     },
   };
 }

@@ -54,6 +54,7 @@ export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceRes
         homeDir: options.homeDir,
         baseEnv: options.env,
         maxOutputBytes: limits.maxOutputBytes,
+        maxEventOutputBytes: limits.maxEventOutputBytes,
         replay: options.replay ?? false,
         callChain: options.callChain,
         log: options.log,

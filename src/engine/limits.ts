@@ -1,9 +1,10 @@
-import { DEFAULT_MAX_OUTPUT_BYTES } from "../exec/cappedOutput.js";
+import { DEFAULT_MAX_EVENT_OUTPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES } from "../exec/cappedOutput.js";
 import { DEFAULT_STOP_BLOCK_CAP } from "../operators/guardStopLoop.js";
 
 /** Limits that users tune through the environment (contract 8), read once per engine. */
 export interface Limits {
   readonly maxOutputBytes: number;
+  readonly maxEventOutputBytes: number;
   /** QHOOKS_STOP_BLOCK_CAP; null when unset, so that the settings (qhooks.stopBlockCap), then the default, decide. */
   readonly stopBlockCap: number | null;
   /** What was wrong with the environment's values (the defaults then apply). */
@@ -22,6 +23,7 @@ export function limitsFromEnv(env: Readonly<Record<string, string | undefined>>)
   };
   return {
     maxOutputBytes: read("QHOOKS_MAX_OUTPUT", DEFAULT_MAX_OUTPUT_BYTES, 0, `using ${DEFAULT_MAX_OUTPUT_BYTES}`),
+    maxEventOutputBytes: read("QHOOKS_MAX_EVENT_OUTPUT", DEFAULT_MAX_EVENT_OUTPUT_BYTES, 0, `using ${DEFAULT_MAX_EVENT_OUTPUT_BYTES}`),
     // 0 turns the Stop-loop guard off, as CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=0 does Claude Code's.
     stopBlockCap: read("QHOOKS_STOP_BLOCK_CAP", null, 0, `using the settings' qhooks.stopBlockCap, else ${DEFAULT_STOP_BLOCK_CAP}`),
     warnings,

@@ -3,6 +3,7 @@ import { defaultLogPath } from "../store/logPath.js";
 
 export { defaultLogPath };
 import { nullEventLog, type EventLog } from "../store/eventLog.js";
+import { logDirectoryWarnings } from "../store/sqlite/logFile.js";
 import { openSqliteLog } from "../store/sqlite/sqliteEventLog.js";
 
 export interface OpenEventLogOptions {
@@ -14,6 +15,13 @@ export interface OpenEventLogOptions {
 
 /** The log the options ask for; throws a QhooksError("log") when the file cannot be opened or used. */
 export function openEventLog(options: OpenEventLogOptions): EventLog {
-  if (options.db === false) return nullEventLog;
-  return openSqliteLog(options.db === undefined ? defaultLogPath(options.env, options.homeDir) : resolve(options.db));
+  return openEventLogWithWarnings(options).log;
+}
+
+/** The same, with what is wrong with the place the log lives (a directory others can write to...), as warnings. */
+export function openEventLogWithWarnings(options: OpenEventLogOptions): { log: EventLog; warnings: string[] } {
+  if (options.db === false) return { log: nullEventLog, warnings: [] };
+  const path = options.db === undefined ? defaultLogPath(options.env, options.homeDir) : resolve(options.db);
+  const log = openSqliteLog(path);
+  return { log, warnings: logDirectoryWarnings(path) };
 }

@@ -1,6 +1,9 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
-import { execa } from "execa";
+import { getSystemErrorMap } from "node:util";
 import { Observable } from "rxjs";
+import { messageOf } from "../errors.js";
+import { oneLineText } from "../text/oneLine.js";
 import { CappedOutput } from "./cappedOutput.js";
 import { attachWatcher, registerGroup, releaseGroup, terminateGroup } from "./processGroups.js";
 import { watchdog } from "./watchdog.js";
@@ -32,7 +35,7 @@ export const PIPE_DRAIN_MS = 25;
 /**
  * The first line of every hook's script: wait for one line on stdin, which the engine writes only once the hook's
  * process group is registered with the watchdog, then run the configured command in the same shell. Starting a
- * process and registering it cannot be one step, and execa takes milliseconds in between: a SIGKILL of the engine
+ * process and registering it cannot be one step, and there is time in between: a SIGKILL of the engine
  * landing there used to leave the hook running forever, unknown to the watchdog. Now the engine's death closes stdin
  * first and the hook exits without running its command.
  *
@@ -43,101 +46,160 @@ export const PIPE_DRAIN_MS = 25;
 const GATE = "IFS= read -r _ || exit 125\n";
 
 /**
+ * Failures to start a process that say the system is short of something right now (file descriptors, processes,
+ * memory): siblings of the same event finishing, or the rest of the machine, free it again. Such a start is retried
+ * until it works or the hook's timeout ends it, so that a flood of hooks cannot turn a guard into an error.
+ */
+const TRANSIENT_SPAWN_ERRORS = new Set(["EMFILE", "ENFILE", "EAGAIN", "ENOMEM"]);
+const RETRY_FIRST_MS = 5;
+const RETRY_MOST_MS = 100;
+
+/**
  * Runs one hook command as `/bin/sh -c <gate line + command>` in a process group of its own. Emits once, when the
  * main process has exited and its output has been read, then completes. Unsubscribing before that kills the whole group
  * (SIGTERM, then SIGKILL after a grace period): this is how a timeout or a cancelled dispatch stops a hook.
+ *
+ * Whatever starting the process throws or reports (a NUL in the command, E2BIG, a working directory that is gone,
+ * file descriptors exhausted) ends as a `spawn-error` value of this hook: never an exception, never an unhandled
+ * 'error' event that would take the engine down with every other hook's decision.
  *
  * This is the only place qhooks starts a hook.
  */
 export function spawnHook(request: HookProcessRequest): Observable<HookProcessEnd> {
   return new Observable<HookProcessEnd>((subscriber) => {
-    const subprocess = execa("/bin/sh", ["-c", GATE + request.command], {
-      cwd: request.cwd,
-      env: request.env,
-      extendEnv: false,
-      // A new session and process group (pgid = pid), so that the whole tree can be signalled at once.
-      detached: true,
-      // We read the pipes ourselves: execa's buffering waits for EOF, which a grandchild can hold back forever,
-      // and its maxBuffer kills the hook instead of just cutting its output.
-      buffer: false,
-      encoding: "buffer",
-      stripFinalNewline: false,
-      reject: false,
-      cleanup: false,
-    });
-    // execa settles its promise when the pipes close; we never wait for that, but must not leave it unhandled.
-    subprocess.then(
-      () => undefined,
-      () => undefined,
-    );
-
-    const pid = subprocess.pid;
-    if (pid === undefined) {
-      subprocess.then((result) => {
-        const reason = result.failed ? (result.originalMessage ?? result.shortMessage) : "no process id";
-        // execa's messages span several lines (e.g. an invalid cwd, then the ENOENT behind it); results keep one.
-        // ENOENT with /bin/sh present nearly always means the working directory is gone: say that.
-        const oneLine = !existsSync(request.cwd)
-          ? `its working directory ${request.cwd} does not exist`
-          : (reason ?? "unknown error")
-              .split("\n")
-              .map((l) => l.trim())
-              .filter((l) => l !== "")
-              .join(" ");
-        subscriber.next({ type: "spawn-error", message: `could not start the hook: ${oneLine}` });
+    let attempt: (() => void) | null = null;
+    let retryTimer: NodeJS.Timeout | undefined;
+    let delay = RETRY_FIRST_MS;
+    const start = () => {
+      const started = startProcess(request, (end) => {
+        if (end.type === "start-failed" && end.code !== undefined && TRANSIENT_SPAWN_ERRORS.has(end.code)) {
+          attempt = null;
+          retryTimer = setTimeout(start, delay);
+          delay = Math.min(delay * 2, RETRY_MOST_MS);
+          return;
+        }
+        subscriber.next(end.type === "start-failed" ? { type: "spawn-error", message: end.message } : end);
         subscriber.complete();
       });
-      return;
-    }
-    registerGroup(pid);
-
-    const { stdin, stdout, stderr } = subprocess;
-    stdout.on("data", request.stdout.push);
-    stderr.on("data", request.stderr.push);
-    // A hook may exit, or close stdin, without reading its payload: EPIPE is expected, not a failure.
-    stdin.on("error", () => undefined);
-    // Registered (and the watchdog told): open the gate, then the payload.
-    stdin.end(`go\n${request.input}`);
-
-    let exited = false;
-    let terminating = false;
-    let drainTimer: NodeJS.Timeout | undefined;
-    const streamsClosed = () => stdout.readableEnded && stderr.readableEnded;
-    const finish = (end: HookProcessEnd) => {
-      if (subscriber.closed) return;
-      clearTimeout(drainTimer);
-      stdout.destroy();
-      stderr.destroy();
-      subscriber.next(end);
-      subscriber.complete();
+      attempt = started;
     };
-
-    subprocess.once("exit", (exitCode, signal) => {
-      exited = true;
-      // The main process is done: whatever it left running is its own business, not the watchdog's, unless we are
-      // killing the group, in which case it stays listed until SIGKILL has gone out.
-      if (!terminating) releaseGroup(pid);
-      const end: HookProcessEnd = { type: "exited", exitCode, signal };
-      if (streamsClosed()) return finish(end);
-      let pending = 2;
-      const onClosed = () => --pending === 0 && finish(end);
-      stdout.once("close", onClosed);
-      stderr.once("close", onClosed);
-      // The window ends only after the event loop has polled for I/O once more: the exit may have been reaped
-      // (libuv reaps every exited child at once) before the readiness of its last output was even polled, and a
-      // loop busy for longer than the window would otherwise run this timer before reading that output.
-      drainTimer = setTimeout(() => setImmediate(() => finish(end)), PIPE_DRAIN_MS);
-    });
-
+    start();
     return () => {
-      clearTimeout(drainTimer);
-      if (!exited) {
-        terminating = true;
-        terminateGroup(pid);
-      }
-      stdin.destroy();
-      stdout.destroy();
-      stderr.destroy();
+      clearTimeout(retryTimer);
+      attempt?.();
     };
   });
+}
+
+type Attempt =
+  | Extract<HookProcessEnd, { type: "exited" }>
+  | { readonly type: "start-failed"; readonly message: string; readonly code: string | undefined };
+
+/**
+ * Starts the process once; calls `done` exactly once, unless the returned teardown (kill and stop listening) runs
+ * first.
+ */
+function startProcess(request: HookProcessRequest, done: (end: Attempt) => void): () => void {
+  let settled = false;
+  const settle = (end: Attempt) => {
+    if (settled) return;
+    settled = true;
+    done(end);
+  };
+  const spawnFailed = (e: unknown) => {
+    const error = e as NodeJS.ErrnoException;
+    // ENOENT with /bin/sh present nearly always means the working directory is gone: say that.
+    const message =
+      error.code === "ENOENT" && !existsSync(request.cwd)
+        ? `its working directory ${request.cwd} does not exist`
+        : describeSpawnError(error);
+    settle({ type: "start-failed", message: `could not start the hook: ${message}`, code: error.code });
+  };
+
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn("/bin/sh", ["-c", GATE + request.command], {
+      cwd: request.cwd,
+      env: request.env,
+      // A new session and process group (pgid = pid), so that the whole tree can be signalled at once.
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+  } catch (e) {
+    // Thrown before any process exists: arguments Node refuses, E2BIG, and the like.
+    spawnFailed(e);
+    return () => undefined;
+  }
+  // Reported asynchronously (a missing working directory, EMFILE, EAGAIN): the process never started. After a start,
+  // 'error' can only come from signalling it, which qhooks does by process group, not through this object.
+  child.on("error", (e) => {
+    if (child.pid === undefined) spawnFailed(e);
+  });
+  const pid = child.pid;
+  // When the descriptors ran out, Node gives back an object without pipes (and the 'error' above follows).
+  if (pid === undefined || !child.stdin || !child.stdout || !child.stderr) {
+    return () => {
+      settled = true;
+    };
+  }
+  registerGroup(pid);
+
+  const { stdin, stdout, stderr } = child;
+  stdout.on("data", request.stdout.push);
+  stderr.on("data", request.stderr.push);
+  // The pipes' errors (a reset connection) end them like EOF; the exit still decides.
+  stdout.on("error", () => undefined);
+  stderr.on("error", () => undefined);
+  // A hook may exit, or close stdin, without reading its payload: EPIPE is expected, not a failure.
+  stdin.on("error", () => undefined);
+  // Registered (and the watchdog told): open the gate, then the payload.
+  stdin.end(`go\n${request.input}`);
+
+  let exited = false;
+  let terminating = false;
+  let drainTimer: NodeJS.Timeout | undefined;
+  const streamsClosed = () => stdout.readableEnded && stderr.readableEnded;
+  const finish = (end: Attempt) => {
+    clearTimeout(drainTimer);
+    stdout.destroy();
+    stderr.destroy();
+    settle(end);
+  };
+
+  child.once("exit", (exitCode, signal) => {
+    exited = true;
+    // The main process is done: whatever it left running is its own business, not the watchdog's, unless we are
+    // killing the group, in which case it stays listed until SIGKILL has gone out.
+    if (!terminating) releaseGroup(pid);
+    if (settled) return;
+    const end: Attempt = { type: "exited", exitCode, signal };
+    if (streamsClosed()) return finish(end);
+    let pending = 2;
+    const onClosed = () => --pending === 0 && finish(end);
+    stdout.once("close", onClosed);
+    stderr.once("close", onClosed);
+    // The window ends only after the event loop has polled for I/O once more: the exit may have been reaped
+    // (libuv reaps every exited child at once) before the readiness of its last output was even polled, and a
+    // loop busy for longer than the window would otherwise run this timer before reading that output.
+    drainTimer = setTimeout(() => setImmediate(() => finish(end)), PIPE_DRAIN_MS);
+  });
+
+  return () => {
+    settled = true;
+    clearTimeout(drainTimer);
+    if (!exited) {
+      terminating = true;
+      terminateGroup(pid);
+    }
+    stdin.destroy();
+    stdout.destroy();
+    stderr.destroy();
+  };
+}
+
+/** `E2BIG (argument list too long)`; Node's own errors (invalid arguments) by their first line, cut. */
+function describeSpawnError(error: NodeJS.ErrnoException): string {
+  const system = typeof error.errno === "number" ? getSystemErrorMap().get(error.errno) : undefined;
+  if (system) return `${system[0]} (${system[1]})`;
+  return oneLineText(messageOf(error));
 }

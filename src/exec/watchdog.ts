@@ -45,7 +45,14 @@ class Watchdog {
 
   /** Starts a watchdog and tells it every group being watched. */
   private start(): void {
-    const child = spawn("/bin/sh", ["-c", SCRIPT], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
+    let child: ChildProcess;
+    try {
+      child = spawn("/bin/sh", ["-c", SCRIPT], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
+    } catch {
+      // No watchdog (the system is out of processes or memory): the engine still kills its hooks on every exit it
+      // lives to see, and the next hook tries again.
+      return;
+    }
     child.on("error", () => {
       // Without a watchdog the engine still kills its hooks on every exit it lives to see.
       if (this.child === child) this.child = null;

@@ -15,7 +15,8 @@ export function describeJsonError(text: string, error: unknown): string {
 
 /**
  * Offset of the first character at which `text` stops being JSON. Only called after JSON.parse has failed, so it
- * need not be fast; it follows RFC 8259 closely enough to point at the mistake a person made.
+ * need not be fast; it follows RFC 8259 closely enough to point at the mistake a person made. It walks the text
+ * with an explicit stack of open arrays and objects, never recursion: the text may nest a million levels deep.
  */
 export function jsonErrorOffset(text: string): number {
   let i = 0;
@@ -45,57 +46,70 @@ export function jsonErrorOffset(text: string): number {
     }
     fail();
   };
+  const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
   const number = () => {
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
+    NUMBER.lastIndex = i;
+    const m = NUMBER.exec(text);
     if (!m || m[0] === "" || m[0] === "-") fail();
     i += m![0].length;
   };
-  const value = (): void => {
+  /** The open containers, innermost last: `{` or `[`. */
+  const open: string[] = [];
+  /** Reads one scalar, or opens a container; false when a container was opened (its members come next). */
+  const valueStart = (): boolean => {
     ws();
     const c = text[i];
-    if (c === "{") {
+    if (c === "{" || c === "[") {
       i++;
-      ws();
-      if (text[i] === "}") return void i++;
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail();
-        string();
-        ws();
-        if (text[i] !== ":") fail();
-        i++;
-        value();
-        ws();
-        if (text[i] === ",") i++;
-        else if (text[i] === "}") return void i++;
-        else fail();
-      }
+      open.push(c);
+      return false;
     }
-    if (c === "[") {
-      i++;
-      ws();
-      if (text[i] === "]") return void i++;
-      for (;;) {
-        value();
-        ws();
-        if (text[i] === ",") i++;
-        else if (text[i] === "]") return void i++;
-        else fail();
-      }
-    }
-    if (c === '"') return string();
-    if (c === "t") return literal("true");
-    if (c === "f") return literal("false");
-    if (c === "n") return literal("null");
-    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return number();
-    fail();
+    if (c === '"') string();
+    else if (c === "t") literal("true");
+    else if (c === "f") literal("false");
+    else if (c === "n") literal("null");
+    else if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) number();
+    else fail();
+    return true;
+  };
+  const key = () => {
+    ws();
+    if (text[i] !== '"') fail();
+    string();
+    ws();
+    if (text[i] !== ":") fail();
+    i++;
   };
   try {
-    value();
+    // After a value (or at a container's start), close what ends and open the next member, until the top value ends.
+    let done = valueStart();
+    let justOpened = !done;
+    for (;;) {
+      if (open.length === 0) break;
+      ws();
+      const top = open[open.length - 1]!;
+      const closer = top === "{" ? "}" : "]";
+      if (justOpened && text[i] === closer) {
+        i++;
+        open.pop();
+        justOpened = false;
+        continue;
+      }
+      if (!justOpened) {
+        if (text[i] === ",") i++;
+        else if (text[i] === closer) {
+          i++;
+          open.pop();
+          continue;
+        } else fail();
+      }
+      if (top === "{") key();
+      done = valueStart();
+      justOpened = !done;
+    }
     ws();
     return i < text.length ? i : text.length;
   } catch (offset) {
-    // A RangeError here means nesting too deep to follow; point at the start rather than guess.
     return typeof offset === "number" ? Math.min(offset, text.length) : 0;
   }
 }

@@ -71,6 +71,8 @@ export function interpretRun(event: EventName, spec: HookSpec, run: HookRun): Ju
       const output = { stdout: run.stdout, stderr: run.stderr, truncated: run.truncated, timedOut: true };
       return failed("timeout", `timed out after ${run.limitMs / 1000} s`, output);
     }
+    case "unreadable":
+      return failed("invalid-output", `returned ${run.message}`);
     case "returned": {
       const parsed = InProcessResultSchema.safeParse(run.value);
       if (!parsed.success) return failed("invalid-output", `returned ${firstIssueLine(parsed.error)}`);

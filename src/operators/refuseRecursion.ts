@@ -18,7 +18,7 @@ export function refuseRecursion(callChain: readonly string[]): OperatorFunction<
     const reject = (error: string): Rejected => ({
       kind: "rejected",
       arrival: matched.arrival,
-      rejection: { event, sessionId, error, raw: matched.valid.json },
+      rejection: { kind: "recursion", event, sessionId, error, raw: matched.valid.json },
       seq: null,
       warnings: [],
     });

@@ -105,6 +105,8 @@ export type HookRun =
     }
   | { readonly type: "spawn-error"; readonly message: string; readonly durationMs: number }
   | { readonly type: "returned"; readonly value: unknown; readonly durationMs: number }
+  /** An in-process handler returned something that cannot be read as data (a throwing getter, a cycle...). */
+  | { readonly type: "unreadable"; readonly message: string; readonly durationMs: number }
   | { readonly type: "threw"; readonly message: string; readonly durationMs: number };
 
 /** One hook's run, read: its public result, what it said, and what was odd about it. */

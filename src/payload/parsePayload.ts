@@ -20,6 +20,8 @@ export interface ValidEvent {
 
 /** A payload that failed validation: no hook runs; the rejection is logged. */
 export interface RejectedEvent {
+  /** Why it was refused: its payload, or a `qhooks run` nested in its own hooks (the recursion guard). */
+  readonly kind: "invalid-payload" | "recursion";
   readonly event: EventName | null;
   readonly sessionId: string | null;
   /** One line, e.g. `invalid PreToolUse payload: tool_input: expected an object`. */
@@ -115,5 +117,5 @@ function insertFields(text: string, fields: Record<string, unknown>): string {
 }
 
 function reject(event: EventName | null, sessionId: string | null, error: string, raw: string): ParsedPayload {
-  return { ok: false, value: { event, sessionId, error, raw: raw.slice(0, MAX_PAYLOAD_BYTES) } };
+  return { ok: false, value: { kind: "invalid-payload", event, sessionId, error, raw: raw.slice(0, MAX_PAYLOAD_BYTES) } };
 }

@@ -6,6 +6,15 @@ export const DEFAULT_TIMEOUT_SECONDS = 60;
 export const MAX_TIMEOUT_SECONDS = 86_400;
 
 /**
+ * A hook's time limit in seconds. Timeouts are counted in whole milliseconds, so a positive value that rounds to 0 ms
+ * (`0.0001`) would be no limit at all: it is refused like 0.
+ */
+export const TimeoutSecondsSchema = z
+  .number({ error: "expected a positive number of seconds" })
+  .positive({ error: "expected a positive number of seconds" })
+  .refine((t) => Math.round(t * 1000) >= 1, { error: "expected a positive number of seconds (at least 0.001, one millisecond)" });
+
+/**
  * One handler of a matcher group, as written in a settings file. Strict about what qhooks reads; unknown keys are
  * reported separately (a warning, the handler still applies), so that `"timout": 5` does not pass unnoticed.
  */
@@ -13,11 +22,10 @@ export const HandlerSettingSchema = z.object({
   type: z.literal("command", { error: 'expected "command" (the only handler type qhooks runs)' }),
   command: z
     .string({ error: "expected a non-empty command string" })
-    .refine((c) => c.trim() !== "", { error: "expected a non-empty command string" }),
-  timeout: z
-    .number({ error: "expected a positive number of seconds" })
-    .positive({ error: "expected a positive number of seconds" })
-    .optional(),
+    .refine((c) => c.trim() !== "", { error: "expected a non-empty command string" })
+    // No process can be started with a NUL in its arguments: the hook could never run.
+    .refine((c) => !c.includes("\0"), { error: "a command cannot hold a NUL character" }),
+  timeout: TimeoutSecondsSchema.optional(),
   name: z.string({ error: "expected a string" }).min(1, { error: "expected a non-empty string" }).optional(),
 });
 export type HandlerSetting = z.infer<typeof HandlerSettingSchema>;

@@ -1,17 +1,14 @@
-import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { EventName } from "../schema/events.js";
+import { messageOf } from "../errors.js";
 import { canonicalJson, sha256Hex } from "../json/canonicalHash.js";
 import { parseSettingsFile, type ConfiguredHook, type ParsedSettingsFile } from "./parseSettingsFile.js";
 import { claudePluginRequests, loadPlugins, type EnabledEntry, type PluginRequest } from "./plugins.js";
+import { readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 import type { SettingsSource } from "./settingsSources.js";
 
-/** What reading one settings file gave: its text, nothing (missing), or why it could not be read. */
-export type SettingsRead =
-  | { readonly state: "loaded"; readonly text: string; readonly worldWritable: boolean; readonly replaceable?: boolean }
-  | { readonly state: "missing" }
-  | { readonly state: "unreadable"; readonly why: string };
+export { MAX_SETTINGS_BYTES, readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 
 /**
  * One immutable view of the hook configuration. A dispatch judges its event with exactly one snapshot, and the
@@ -36,24 +33,6 @@ export interface SettingsSnapshot {
   readonly watched: readonly string[];
   /** What the log keeps of this configuration: the `hooks` sections only, never other settings. */
   readonly document: ReadonlyArray<{ readonly level: string; readonly file: string; readonly plugin?: string; readonly hooks: unknown }>;
-}
-
-export function readSettingsSource(source: SettingsSource): SettingsRead {
-  try {
-    const text = readFileSync(source.path, "utf8");
-    // Hooks run commands: a settings file that anyone can edit hands out code execution.
-    const worldWritable = (statSync(source.path).mode & 0o002) !== 0;
-    // So does one in a directory that anyone can write to, unless the sticky bit (as on /tmp) keeps others from
-    // removing or renaming what is not theirs.
-    const dir = statSync(dirname(source.path)).mode;
-    const replaceable = (dir & 0o002) !== 0 && (dir & 0o1000) === 0;
-    return { state: "loaded", text, worldWritable, replaceable };
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return { state: "missing" };
-    if (code === "ENOTDIR") return { state: "missing" };
-    return { state: "unreadable", why: code === "EISDIR" ? "is a directory" : (code ?? String(e)) };
-  }
 }
 
 /** Where plugins come from, besides the `qhooks.plugins` lists of the settings files. */
@@ -81,12 +60,13 @@ export function loadSettings(sources: readonly SettingsSource[], plugins: Plugin
     const enabled = new Map<string, EnabledEntry>();
     for (const { source, parsed } of files) for (const [id, on] of parsed?.enabledPlugins ?? []) enabled.set(id, { enabled: on, file: source.display });
     const claude = claudePluginRequests(enabled, plugins.homeDir, plugins.claude.projectDir);
-    requests.push(...claude.requests);
-    warnings.push(...claude.warnings);
-    watched.push(...claude.watched);
+    // Loops, never push(...list): a spread passes each element on the stack (about 125,000 overflow it).
+    for (const r of claude.requests) requests.push(r);
+    for (const w of claude.warnings) warnings.push(w);
+    for (const w of claude.watched) watched.push(w);
   }
   const loaded = loadPlugins(requests, plugins.homeDir, readSettingsSource);
-  watched.push(...loaded.watched);
+  for (const w of loaded.watched) watched.push(w);
   // Plugins first: the lowest priority, so that the user's own files keep the last word on `updatedInput`.
   const parts = [...loaded.sources.map((source, i) => parseRead(source, loaded.reads[i]!)), ...files];
   return assemble(parts, [...warnings, ...loaded.warnings], watched);
@@ -105,10 +85,17 @@ interface Part {
   readonly source: SettingsSource;
   readonly read: SettingsRead;
   readonly parsed: ParsedSettingsFile | null;
+  /** A bug met while parsing this file: it costs this file, never the other levels' guards. */
+  readonly failure?: string;
 }
 
 function parseRead(source: SettingsSource, read: SettingsRead): Part {
-  return { source, read, parsed: read.state === "loaded" ? parseSettingsFile(source, read.text) : null };
+  if (read.state !== "loaded") return { source, read, parsed: null };
+  try {
+    return { source, read, parsed: parseSettingsFile(source, read.text) };
+  } catch (e) {
+    return { source, read, parsed: null, failure: `${source.display}: internal error while reading it (${messageOf(e)}); this file is skipped` };
+  }
 }
 
 /** `~/x`, an absolute path, or a path relative to the directory of the settings file that names it. */
@@ -123,15 +110,16 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   const document: { level: string; file: string; plugin?: string; hooks: unknown }[] = [];
   let stopBlockCap: number | null = null;
   let requireTrust: boolean | null = parts.some((p) => p.source.level === "user") ? false : null;
-  for (const { source, read, parsed } of parts) {
-    if (read.state === "unreadable") warnings.push(`${source.display}: cannot be read (${read.why}); this file is skipped`);
+  for (const { source, read, parsed, failure } of parts) {
+    if (read.state === "unreadable") warnings.push(`${source.display}: ${read.why}; this file is skipped`);
+    if (failure !== undefined) warnings.push(failure);
     // A mistyped --settings path would otherwise turn every guard in it off without a word.
     if (read.state === "missing" && source.explicit) warnings.push(`${source.display}: does not exist; no hooks from it`);
     if (read.state !== "loaded" || parsed === null) continue;
     if (read.worldWritable) warnings.push(`${source.display}: writable by every user; anyone here can change these hooks`);
     else if (read.replaceable) warnings.push(`${source.display}: in a directory writable by every user; anyone here can replace these hooks`);
-    hooks.push(...parsed.hooks);
-    warnings.push(...parsed.warnings);
+    for (const hook of parsed.hooks) hooks.push(hook);
+    for (const warning of parsed.warnings) warnings.push(warning);
     if (parsed.qhooks.stopBlockCap !== undefined) stopBlockCap = parsed.qhooks.stopBlockCap;
     if (parsed.qhooks.requireTrust !== undefined) {
       // The user's own switch: a project that could set it could switch off the check that guards against it.

@@ -57,8 +57,25 @@ export interface ParsedSettingsFile {
  */
 export function parseSettingsFile(source: SettingsSource, text: string): ParsedSettingsFile {
   const warnings: string[] = [];
-  const warn = (path: ReadonlyArray<PropertyKey>, message: string) =>
+  let unshown = 0;
+  const warn = (path: ReadonlyArray<PropertyKey>, message: string) => {
+    if (warnings.length >= MAX_WARNINGS_PER_FILE) return void unshown++;
     warnings.push(path.length ? `${source.display}: ${formatPath(path)}: ${message}` : `${source.display}: ${message}`);
+  };
+  const parsed = parseDocument(source, text, warn);
+  if (unshown > 0) warnings.push(`${source.display}: ${unshown} more warning${unshown === 1 ? "" : "s"} about this file not shown (at most ${MAX_WARNINGS_PER_FILE} are)`);
+  return { ...parsed, warnings };
+}
+
+/**
+ * Most warnings one file gives; the rest are counted in one last line. A broken or hostile file of a megabyte can
+ * hold a hundred thousand bad entries, and each `qhooks run` prints its file's warnings.
+ */
+export const MAX_WARNINGS_PER_FILE = 100;
+
+type Warn = (path: ReadonlyArray<PropertyKey>, message: string) => void;
+
+function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<ParsedSettingsFile, "warnings"> {
   // The issue's own path continues the entry's (`hooks.PreToolUse[1].hooks[0].timeout: …`, as contract 1.2 writes it).
   const warnIssue = (path: ReadonlyArray<PropertyKey>, error: z.ZodError, consequence: string) => {
     const issue = error.issues[0]!;
@@ -70,17 +87,17 @@ export function parseSettingsFile(source: SettingsSource, text: string): ParsedS
     document = JSON.parse(text);
   } catch (e) {
     warn([], `not valid JSON (${describeJsonError(text, e)}); this file is skipped`);
-    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], warnings, hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], hooksSection: undefined };
   }
   // Its hooks section is hashed and logged: a document too deep to serialise again is skipped like broken JSON.
   if (nestsDeeperThan(text)) {
     warn([], `nests deeper than ${MAX_JSON_DEPTH} levels; this file is skipped`);
-    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], warnings, hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], hooksSection: undefined };
   }
   const file = SettingsFileSchema.safeParse(document);
   if (!file.success) {
     warnIssue([], file.error, "this file is skipped");
-    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], warnings, hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], hooksSection: undefined };
   }
   const qhooks = parseQhooksSection(file.data.qhooks, warn);
   const enabled = file.data.enabledPlugins;
@@ -89,7 +106,7 @@ export function parseSettingsFile(source: SettingsSource, text: string): ParsedS
       ? Object.entries(enabled).flatMap(([id, on]) => (typeof on === "boolean" ? [[id, on] as const] : []))
       : [];
   const section = file.data.hooks;
-  if (section === undefined) return { hooks: [], qhooks, enabledPlugins, warnings, hooksSection: undefined };
+  if (section === undefined) return { hooks: [], qhooks, enabledPlugins, hooksSection: undefined };
 
   const hooks: ConfiguredHook[] = [];
   for (const [key, groups] of Object.entries(section)) {
@@ -149,14 +166,14 @@ export function parseSettingsFile(source: SettingsSource, text: string): ParsedS
       });
     });
   }
-  return { hooks, qhooks, enabledPlugins, warnings, hooksSection: section };
+  return { hooks, qhooks, enabledPlugins, hooksSection: section };
 }
 
 function warnUnknownKeys(
   raw: unknown,
   known: ReadonlySet<string>,
   path: PropertyKey[],
-  warn: (path: PropertyKey[], message: string) => void,
+  warn: Warn,
 ): void {
   for (const key of Object.keys(raw as object)) {
     if (known.has(key)) continue;

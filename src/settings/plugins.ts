@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { describeJsonError } from "../json/describeJsonError.js";
@@ -6,6 +6,7 @@ import { firstIssueLine } from "../schema/zodIssues.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { SettingsRead } from "./loadSettings.js";
 import type { PluginInfo, SettingsSource } from "./settingsSources.js";
+import { readRegularFile } from "./readSettingsSource.js";
 
 /** A plugin someone asked for: a folder, and who named it (for messages). */
 export interface PluginRequest {
@@ -135,15 +136,12 @@ const MAX_METADATA_BYTES = 4 * 1024 * 1024;
 
 /** A plugin manifest or Claude Code's installed-plugins file: only a regular file of sane size (a FIFO would block). */
 function readText(path: string): string | { error: string } {
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile()) return { error: "not a regular file" };
-    if (stat.size > MAX_METADATA_BYTES) return { error: `larger than ${MAX_METADATA_BYTES} bytes` };
-    return readFileSync(path, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    return { error: code === "ENOENT" || code === "ENOTDIR" ? "missing" : (code ?? String(e)) };
-  }
+  const read = readRegularFile(path, MAX_METADATA_BYTES);
+  if (read.state === "read") return read.bytes.toString("utf8");
+  if (read.state === "missing") return { error: "missing" };
+  if (read.state === "not-regular") return { error: "not a regular file" };
+  if (read.state === "too-large") return { error: `larger than ${MAX_METADATA_BYTES} bytes` };
+  return { error: read.code };
 }
 
 // ---- Claude Code's installed and enabled plugins (the claude dialect) ----

@@ -37,6 +37,11 @@ export interface ReplayOptions {
   readonly dialect?: Dialect;
   /** Plugin folders whose hooks apply as well. */
   readonly plugins?: readonly string[] | undefined;
+  /**
+   * Told each warning `qhooks run` would print for the same settings and environment (a missing or broken settings
+   * file, a bad QHOOKS_* value), once per configuration, and that the selection matched no event.
+   */
+  readonly onWarning?: (warning: string) => void;
 }
 
 export const DEFAULT_REPLAY_CONCURRENCY = 4;
@@ -53,11 +58,21 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
   return defer(() => {
     const runId = options.runId ?? newRunId();
     const limits = limitsFromEnv(options.env);
+    const warn = options.onWarning ?? (() => undefined);
+    for (const w of limits.warnings) warn(w);
+    // A missing or broken file judges as if it had no hooks: without its warning, every "newly allowed" line would
+    // look like the new rules' doing.
+    const warned = new Set<string>();
     const plan = (projectDir: string) =>
       planSettings({ homeDir: options.homeDir, projectDir, dialect: options.dialect, settingsFiles: options.settingsFiles?.length ? options.settingsFiles : undefined, plugins: options.plugins, baseDir: options.cwd ?? process.cwd() });
     const load = (projectDir: string) => {
       const { sources, plugins } = plan(projectDir);
-      return loadSettings(sources, plugins);
+      const snapshot = loadSettings(sources, plugins);
+      if (!warned.has(snapshot.hash)) {
+        warned.add(snapshot.hash);
+        for (const w of snapshot.warnings) warn(w);
+      }
+      return snapshot;
     };
     const explicit = options.settingsFiles?.length ? load(options.cwd ?? process.cwd()) : null;
     const snapshots = new Map<string, SettingsSnapshot>();
@@ -103,6 +118,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
           homeDir: options.homeDir,
           baseEnv: options.env,
           maxOutputBytes: limits.maxOutputBytes,
+          maxEventOutputBytes: limits.maxEventOutputBytes,
           replay: true,
           callChain: [],
           log: options.log,
@@ -139,6 +155,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
             },
             error: (e: unknown) => subscriber.error(e),
             complete: () => {
+              if (summary.events === 0) warn("no recorded event matches this selection; nothing was replayed");
               const finished: ReplayRun = { ...start, finishedAt: new Date().toISOString(), summary };
               options.log.append([{ kind: "replay-run", ts: new Date(), run: finished }]).then(
                 () => subscriber.complete(),

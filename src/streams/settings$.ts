@@ -57,7 +57,16 @@ export function settingsSnapshot$(
       const now = paths.map(stampOf);
       if (now.every((s, i) => s === seen[i])) return;
       // Stamped before reading: an edit that lands during or after this read changes a stamp again.
-      subscriber.next(stampAndLoad());
+      let snapshot: SettingsSnapshot;
+      try {
+        snapshot = stampAndLoad();
+      } catch {
+        // loadSettings never throws for what a file holds; should a bug make it throw, the configuration in force
+        // stays (its guards included) rather than the host process dying of an exception thrown in a timer.
+        seen = now;
+        return;
+      }
+      subscriber.next(snapshot);
     }, pollMs);
     timer.unref();
     return () => clearInterval(timer);

@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
 import fc from "fast-check";
-import { CLI, REPO_ROOT, type CliResult, type Sandbox } from "../support/sandbox.js";
+import { runHostile } from "../support/hostileCli.js";
+import { REPO_ROOT, type CliResult, type Sandbox } from "../support/sandbox.js";
 import { childrenOf } from "../exec/processes.js";
 
 /**
@@ -156,29 +157,10 @@ export async function eachLimit<T>(items: readonly T[], limit: number, fn: (item
  * Runs the real CLI and SIGKILLs it if it has not exited after `deadlineMs` (a stalled engine must not stall the
  * suite); `hung` says whether that happened.
  */
-export async function cliWithDeadline(
+export function cliWithDeadline(
   sb: Sandbox,
   args: readonly string[],
   options: { input?: string | Buffer; env?: Record<string, string | undefined>; deadlineMs: number },
 ): Promise<CliResult & { hung: boolean }> {
-  const start = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: sb.project, env: sb.env(options.env), stdio: ["pipe", "pipe", "pipe"] });
-  const stdout: Buffer[] = [];
-  const stderr: Buffer[] = [];
-  child.stdout.on("data", (c: Buffer) => stdout.push(c));
-  child.stderr.on("data", (c: Buffer) => stderr.push(c));
-  child.stdin.on("error", () => undefined);
-  child.stdin.end(options.input ?? "");
-  let hung = false;
-  const timer = setTimeout(() => {
-    hung = true;
-    child.kill("SIGKILL");
-  }, options.deadlineMs);
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, hung, stdout: Buffer.concat(stdout).toString("utf8"), stderr: Buffer.concat(stderr).toString("utf8"), ms: performance.now() - start });
-    });
-  });
+  return runHostile(sb, args, { stdin: options.input ?? "", deadlineMs: options.deadlineMs, ...(options.env ? { env: options.env } : {}) });
 }

@@ -1,4 +1,5 @@
-import { closeSync, constants, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fsyncSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { MAX_SETTINGS_BYTES, readRegularFile } from "../../settings/readSettingsSource.js";
 import { basename, dirname, join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
@@ -36,7 +37,7 @@ export function hooksAddCommand(event: EventName, flags: HooksAddFlags, context:
   const shownPath = oneLineText(source.display);
 
   const realPath = existingRealPath(source.path);
-  const before = realPath === null ? "" : readFileSync(realPath, "utf8");
+  const before = realPath === null ? "" : readSettingsText(realPath, source.path);
   const plan = planEdit(before, event, matcher, handler, source);
   if (plan.kind === "present") {
     out(`Already in ${shownPath}: ${plan.path} runs the same command for ${event}${matcher ? ` ${oneLineText(matcher)}` : ""}; nothing changed.`);
@@ -129,6 +130,16 @@ function planEdit(text: string, event: EventName, matcher: string | undefined, h
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The real file behind a path (a settings file is often a symlink into a dotfiles repository); null if none yet. */
+/** The text of an existing settings file, read as qhooks reads settings: a regular file of at most 1 MiB. */
+function readSettingsText(realPath: string, shown: string): string {
+  const read = readRegularFile(realPath, MAX_SETTINGS_BYTES);
+  if (read.state === "read") return read.bytes.toString("utf8");
+  if (read.state === "missing") return "";
+  if (read.state === "not-regular") throw new QhooksError("usage", `${shown} is not a regular file; nothing was changed`);
+  if (read.state === "too-large") throw new QhooksError("usage", `${shown} is more than the ${MAX_SETTINGS_BYTES} bytes a settings file may have (qhooks skips it); nothing was changed`);
+  throw new QhooksError("io", `cannot read ${shown}: ${read.code}`);
+}
+
 function existingRealPath(path: string): string | null {
   try {
     const real = realpathSync(path);
@@ -165,12 +176,9 @@ function writeAtomically(path: string, text: string, expected: string): void {
     } finally {
       closeSync(fd);
     }
-    let now = "";
-    try {
-      now = readFileSync(path, "utf8");
-    } catch {
-      // still absent, as expected for a new file
-    }
+    // Read as the settings are (bounded, never blocking): what is there now must be what was read before.
+    const current = readRegularFile(path, MAX_SETTINGS_BYTES);
+    const now = current.state === "read" ? current.bytes.toString("utf8") : current.state === "missing" ? "" : null;
     if (now !== expected) throw new QhooksError("io", `${path} changed while qhooks was editing it; nothing was changed, try again`);
     renameSync(temp, path);
   } catch (e) {

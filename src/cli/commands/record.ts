@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { openEventLog } from "../../engine/openEventLog.js";
+import { openEventLogWithWarnings } from "../../engine/openEventLog.js";
 import { recordEvent } from "../../engine/recordEvent.js";
 import { EXIT, QhooksError } from "../../errors.js";
 import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
 import type { EventName } from "../../schema/events.js";
 import { CLASSIC_EVENT_NAMES, EVENT_NAMES } from "../../schema/eventNames.js";
-import { err, out, readStdin } from "../io.js";
+import { err, out, readStdin, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 
 export const RecordFlagsSchema = z.object({ printSettings: z.boolean().default(false) });
@@ -25,7 +25,8 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
   // add it to live history, which a replay never changes (contract 5); the replay keeps its own record of it.
   // Started as a hook of `qhooks test`: a test's payload is no live event either.
   if (context.env.QHOOKS_REPLAY === "1" || context.env.QHOOKS_TEST === "1") return EXIT.ok;
-  const log = openEventLog({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
+  const { log, warnings } = openEventLogWithWarnings({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
+  for (const w of warnings) warn(w);
   try {
     const result = await recordEvent({ input, event, projectDir: context.projectDir, log });
     if (!result.ok) {

@@ -11,7 +11,7 @@ import { renderTable, renderTsv, type Column } from "../output/table.js";
 import { stdoutTerminal } from "../output/terminal.js";
 import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
 import { showTime, timeCells } from "../output/times.js";
-import { out } from "../io.js";
+import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { resolveSessions } from "../sessionIds.js";
 import { youngGenerationCap } from "../youngGeneration.js";
@@ -63,6 +63,10 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
         matchOnly: flags.matchOnly,
         concurrency: flags.concurrency,
         runId,
+        onWarning: (w) => {
+          if (progress) process.stderr.write("\r\x1b[K");
+          warn(w);
+        },
       }).pipe(
         tap(youngGenerationCap()),
         tap((r) => {

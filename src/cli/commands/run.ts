@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { openEventLog } from "../../engine/openEventLog.js";
+import { openEventLogWithWarnings } from "../../engine/openEventLog.js";
 import { judgeOnce } from "../../engine/judgeOnce.js";
 import { EXIT, QhooksError, messageOf } from "../../errors.js";
 import { nullEventLog, type EventLog } from "../../store/eventLog.js";
@@ -7,7 +7,7 @@ import { CALL_CHAIN_VAR, parseCallChain } from "../../exec/hookEnvironment.js";
 import { toHookProtocol } from "../../output/hookProtocol.js";
 import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
 import type { EventName } from "../../schema/events.js";
-import { err, out, readStdin, warn } from "../io.js";
+import { delivered, err, out, readStdin, warn } from "../io.js";
 import { requireProjectDir, type CliContext } from "../globals.js";
 
 export const RunFlagsSchema = z.object({
@@ -44,7 +44,9 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
   const logWarnings: string[] = [];
   if (flags.log && !replaying && !testing) {
     try {
-      log = openEventLog({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
+      const opened = openEventLogWithWarnings({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
+      log = opened.log;
+      for (const w of opened.warnings) logWarnings.push(w);
     } catch (e) {
       logWarnings.push(`${messageOf(e)}; this event is not logged`);
     }
@@ -71,7 +73,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
 
     if (judgement.kind === "failed") return cannotJudge(judgement.error);
     if (judgement.kind === "rejected") {
-      if (judgement.rejection.error.startsWith("recursion")) {
+      if (judgement.rejection.kind === "recursion") {
         warn(judgement.rejection.error);
         return EXIT.failure;
       }
@@ -80,7 +82,12 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
 
     const { outcome } = judgement;
     if (hookReply) {
-      if (hookReply.stdout) out(hookReply.stdout);
+      // A block carried in the JSON reply (exit 0) that no one can read would let the tool call go ahead: say it the
+      // one way that needs no stdout, exit 2 with the reason.
+      if (hookReply.stdout && !(await delivered(hookReply.stdout)) && (outcome.blocked || !outcome.continue)) {
+        err(outcome.reason ?? outcome.stopReason ?? `blocked by qhooks (${outcome.event})`);
+        return EXIT.blocked;
+      }
       if (hookReply.stderr) err(hookReply.stderr);
       return hookReply.exitCode;
     }

@@ -1,9 +1,10 @@
-import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { accessSync, constants } from "node:fs";
 import { dirname } from "node:path";
 import Database, { type Database as Db, type Statement } from "better-sqlite3";
 import { QhooksError, messageOf } from "../../errors.js";
 import type { AppendOptions, AuditLog, EventLog, LogEntry } from "../eventLog.js";
 import { eventRow, hashRow, JOURNAL_COLUMNS, journalValues, outcomeRows, placedRow, replayRunRow, snapshotRow, type PendingRow } from "./journalRow.js";
+import { makeLogPrivate, prepareLogFile } from "./logFile.js";
 import { migrate } from "./migrations.js";
 import { betterSqliteAddon } from "./nativeBinding.js";
 import { oneLineText } from "../../text/oneLine.js";
@@ -37,11 +38,7 @@ export type SqliteEventLog = EventLog & AuditLog & { readonly path: string; read
 export function openSqliteLog(path: string, options: SqliteLogOptions = {}): SqliteEventLog {
   let db: Db;
   try {
-    if (options.mustExist && !existsSync(path)) {
-      throw new QhooksError("log", `no event log at ${path} yet (qhooks run and qhooks record create it; --db or $QHOOKS_DB choose another)`);
-    }
-    refuseSpecialFile(path);
-    if (!options.mustExist) createPrivately(path);
+    prepareLogFile(path, options.mustExist ?? false);
     // The typings say string; better-sqlite3 also takes the loaded addon object (its docs, "nativeBinding").
     const nativeBinding = betterSqliteAddon() as string | undefined;
     db = new Database(path, { timeout: BUSY_TIMEOUT_MS, fileMustExist: options.mustExist ?? false, nativeBinding });
@@ -58,6 +55,7 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
     db.pragma("synchronous = NORMAL");
     migrate(db);
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    if (!options.mustExist) makeLogPrivate(path);
   } catch (e) {
     db.close();
     if (e instanceof QhooksError) throw e;
@@ -249,23 +247,6 @@ function switchToWal(db: Db): void {
 }
 
 /**
- * Only a regular file (or nothing yet) can hold the log. Anything else is refused before it is opened: a FIFO would
- * block the open forever, and a device would be chmod-ed to 0600 below (as root, `--db /dev/null` would take
- * /dev/null away from every other user). A directory is left to the open, which names it.
- */
-function refuseSpecialFile(path: string): void {
-  let stat;
-  try {
-    stat = statSync(path);
-  } catch {
-    return; // missing (created below), or a path below a regular file (the open says so)
-  }
-  if (stat.isFile() || stat.isDirectory()) return;
-  const what = stat.isFIFO() ? "a FIFO" : stat.isSocket() ? "a socket" : stat.isCharacterDevice() || stat.isBlockDevice() ? "a device" : "not a regular file";
-  throw new QhooksError("log", `cannot open the event log ${path}: it is ${what}, not a regular file`);
-}
-
-/**
  * SQLite writes next to a WAL log even to read it (its -shm file): on a read-only file system it can only say that
  * it cannot open the file. Say why instead.
  */
@@ -275,18 +256,6 @@ function readOnlyDirectory(path: string): string | null {
     return null;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EROFS" ? "the file system is read-only (SQLite needs to write next to the log, even to read it)" : null;
-  }
-}
-
-/** Creates the file (and its directory) private to its owner before SQLite touches it. */
-function createPrivately(path: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const fd = openSync(path, "a", 0o600);
-  closeSync(fd);
-  try {
-    chmodSync(path, 0o600);
-  } catch {
-    // A file we may append to but not chmod (someone else's): SQLite will say what it thinks of it.
   }
 }
 
