@@ -3,7 +3,7 @@
 // the sample hooks of demo/settings.json, and each decision is shown. It uses only these bundled files, a log in
 // demo/.demo/ (reset at every run) and a throwaway HOME there: never your own settings or log.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -66,3 +66,20 @@ show("the hash chain is intact", ["verify"]);
 
 console.log(`\n${bold("Would a stricter config have decided differently?")} demo/stricter.json denies force pushes and edits of src/checkout.ts.`);
 show("re-judge the session with the new hooks (they run for real, with QHOOKS_REPLAY=1)", ["replay", "--session", "demo-7f3a", "--settings", "demo/stricter.json"]);
+
+// A blocked decision kept as a test of a project: the demo's own project in demo/.demo/project, whose
+// .qoder/settings.json holds the sample hooks (named by their path here: the project is elsewhere).
+const project = join(work, "project");
+mkdirSync(join(project, ".qoder"), { recursive: true });
+const sampleHooks = readFileSync(join(repo, "demo", "settings.json"), "utf8").replaceAll("$QODERCN_PROJECT_DIR/demo/hooks", join(repo, "demo", "hooks"));
+writeFileSync(join(project, ".qoder", "settings.json"), sampleHooks);
+const inProject = (title, args) => {
+  console.log(`\n${bold(`$ qhooks ${args.map((a) => (/\s/.test(a) ? `"${a}"` : a)).join(" ")}`)}   # ${title}`);
+  const r = spawnSync(process.execPath, [cli, ...args], { env: { ...env, QODERCN_PROJECT_DIR: project }, encoding: "utf8", cwd: project });
+  process.stdout.write(r.stdout + r.stderr);
+  if (r.status !== 0) process.exitCode = 1;
+};
+const rm = JSON.parse(qhooks(["log", "--blocked", "--grep", "rm -rf", "--json", "-n", "1"]).stdout)[0];
+console.log(`\n${bold("Keep a decision as a test.")} The blocked rm -rf (#${rm.seq}), in a project whose settings hold the sample hooks (demo/.demo/project):`);
+inProject("save the event and its decision to .qoder/hook-tests.jsonl (one JSON line per case)", ["test", "add", String(rm.seq), "--name", "rm -rf is denied", "--ran", "block-rm"]);
+inProject("judge every case with the settings in force (hooks run for real, with QHOOKS_TEST=1; nothing is logged)", ["test"]);

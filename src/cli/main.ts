@@ -41,6 +41,9 @@ function unknownCommand(program: Command, name: string): string {
   return `unknown command "${oneLineText(name, 64)}"; ${close ? `did you mean ${close}?` : `the commands are ${names.join(", ")}`} (qhooks --help)`;
 }
 
+/** The flags a command's parsed options hold, as they are typed (`{ dryRun: true }` -> `--dry-run`). */
+const flagsGiven = (opts: Record<string, unknown>): string[] => Object.keys(opts).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+
 const FORMAT_HELP = "table (on a terminal), tsv (when piped), json or jsonl";
 
 function buildProgram(setExit: (code: number) => void): Command {
@@ -70,7 +73,8 @@ Getting started:
   qhooks log --blocked                                what was blocked, by which hook, and why
   qhooks replay --session ID --settings new.json      what would new rules have decided in a past session?
 
-Exit status: 0 ok, 1 bad usage or input (one "qhooks: ..." line), 2 blocked (run), 3 log integrity failure (verify).
+Exit status: 0 ok, 1 bad usage or input (one "qhooks: ..." line) or a failed hook test (test), 2 blocked (run),
+3 log integrity failure (verify).
 Settings: ~/.qoder-cn/settings.json, <project>/.qoder/settings.json, <project>/.qoder/settings.local.json;
 with --dialect claude: ~/.claude/settings.json, <project>/.claude/settings.json, <project>/.claude/settings.local.json
 and the plugins Claude Code has enabled.
@@ -157,7 +161,7 @@ Examples:
     .action(async (event: string, raw: unknown, command: Command) => {
       // Commander gives the listing's own flags to `qhooks hooks`, even after `add`: one of them here is a mistake
       // (`--settings f.json` meant as the file to add to would otherwise add to the user's settings).
-      const stray = Object.keys(hooks.opts()).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      const stray = flagsGiven(hooks.opts());
       if (stray.length) throw new QhooksError("usage", `hooks add: ${stray.join(", ")} belongs to qhooks hooks, not to hooks add (--file FILE adds to a given file)`);
       const { hooksAddCommand, HooksAddFlagsSchema } = await import("./commands/hooksAdd.js");
       setExit(hooksAddCommand(eventArgument(event), flagsOf(HooksAddFlagsSchema, raw), cliContext(command)));
@@ -190,6 +194,50 @@ Examples:
     .action(async (raw: unknown, command: Command) => {
       const { trustCommand, TrustFlagsSchema } = await import("./commands/trust.js");
       setExit(trustCommand(flagsOf(TrustFlagsSchema, raw), cliContext(command)));
+    });
+
+  const test = program
+    .command("test")
+    .description("run the project's hook tests: each saved event judged with the settings in force (hooks run, with QHOOKS_TEST=1); exit 1 on a failure")
+    .option("--settings <file>", "judge with exactly this settings file instead of the user/project/local ones (repeatable)", collect)
+    .option("--plugin <dir>", "also run the hooks of this plugin folder (repeatable)", collect)
+    .option("--file <path>", "the test file (default: <project>/.qoder/hook-tests.jsonl; .claude/hook-tests.jsonl with --dialect claude)")
+    .option("--junit <file>", "also write the results as JUnit XML, for CI")
+    .addHelpText(
+      "after",
+      `
+A test file has one case per line (JSON): the event, its payload, and what to expect of the outcome: the decision,
+and optionally a substring of the reason, hooks that must have run and hooks that must not. Nothing is logged.
+
+Examples:
+  qhooks log --blocked                         # find the event to keep, by its SEQ
+  qhooks test add 41 --name "rm -rf is denied" --ran block-rm
+  qhooks test                                  # ok    rm -rf is denied (line 1): deny ... 1 passed, 0 failed
+  qhooks test --settings new-guards.json --junit reports/hooks.xml`,
+    )
+    .action(async (raw: unknown, command: Command) => {
+      const { testCommand, TestFlagsSchema } = await import("./commands/test.js");
+      setExit(await testCommand(flagsOf(TestFlagsSchema, raw), cliContext(command)));
+    });
+
+  test
+    .command("add")
+    .description("save a logged event as a hook test: its event, its payload and the decision to expect (the logged one unless --expect)")
+    .argument("<seq>", "the event's SEQ, as qhooks log shows it")
+    .addOption(new Option("--expect <decision>", "the decision to expect instead of the logged one").choices(["allow", "deny", "ask", "block", "none"]))
+    .option("--name <name>", "the case's name (default: the seq, event and tool)")
+    .option("--reason <text>", "also expect the outcome's reason to contain this text")
+    .option("--ran <hook>", "also expect this hook (by name) to run (repeatable)", collect)
+    .option("--not-ran <hook>", "also expect this hook not to run (repeatable)", collect)
+    .option("--file <path>", "the test file to add to (default: the one qhooks test reads)")
+    .action(async (seq: string, raw: Record<string, unknown>, command: Command) => {
+      // Commander gives `qhooks test`'s own flags to it, even after `add`: its --file is the same file here; the
+      // others mean nothing to add.
+      const { file, ...stray } = test.opts();
+      const names = flagsGiven(stray);
+      if (names.length) throw new QhooksError("usage", `test add: ${names.join(", ")} belongs to qhooks test, not to test add`);
+      const { testAddCommand, TestAddFlagsSchema } = await import("./commands/test.js");
+      setExit(await testAddCommand(seq, flagsOf(TestAddFlagsSchema, { ...raw, file: raw.file ?? file }), cliContext(command)));
     });
 
   program
@@ -271,8 +319,8 @@ Examples:
 
   program
     .command("schema")
-    .description("print a JSON Schema: settings (for editors: validation and completion), outcome, or payload EVENT")
-    .argument("[what]", "settings (the default), outcome, or payload")
+    .description("print a JSON Schema: settings (for editors: validation and completion), outcome, payload EVENT, or hook-test")
+    .argument("[what]", "settings (the default), outcome, payload, or hook-test (a line of a hook test file)")
     .argument("[event]", "for payload: the event whose payload to describe")
     .addHelpText(
       "after",

@@ -37,10 +37,12 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
   // Started by a hook of a replay: judged as part of the replay, which records the outcome through that hook's
   // run; logging it here would add a live event, and a replay never changes live history (contract 5).
   const replaying = context.env.QHOOKS_REPLAY === "1";
+  // Started by a hook that `qhooks test` runs: a hook test never adds to the live log either.
+  const testing = context.env.QHOOKS_TEST === "1";
   // Fail-open for logging: a log that cannot be opened costs the record, never the decision.
   let log: EventLog = nullEventLog;
   const logWarnings: string[] = [];
-  if (flags.log && !replaying) {
+  if (flags.log && !replaying && !testing) {
     try {
       const opened = openEventLogWithWarnings({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
       log = opened.log;

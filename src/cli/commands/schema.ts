@@ -1,17 +1,18 @@
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import { PAYLOAD_SCHEMAS, type EventName } from "../../schema/events.js";
+import { HookTestCaseSchema } from "../../schema/hookTest.js";
 import { OutcomeSchema } from "../../schema/outcome.js";
 import { SettingsDocumentSchema } from "../../schema/settingsDocument.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { out } from "../io.js";
 
-const WHAT = ["settings", "outcome", "payload"] as const;
+const WHAT = ["settings", "outcome", "payload", "hook-test"] as const;
 
 /**
- * `qhooks schema [settings|outcome|payload EVENT]`: JSON Schema made by zod's own converter from the schemas qhooks
- * itself validates with, so that it cannot drift from what qhooks does. Settings and payloads are described as
- * they are written (input), the outcome as qhooks prints it (output).
+ * `qhooks schema [settings|outcome|payload EVENT|hook-test]`: JSON Schema made by zod's own converter from the schemas qhooks
+ * itself validates with, so that it cannot drift from what qhooks does. Settings, payloads and hook tests are
+ * described as they are written (input), the outcome as qhooks prints it (output).
  */
 export function schemaCommand(what: string, event: EventName | undefined): number {
   if (!(WHAT as readonly string[]).includes(what)) {
@@ -24,7 +25,9 @@ export function schemaCommand(what: string, event: EventName | undefined): numbe
       ? z.toJSONSchema(SettingsDocumentSchema, { io: "input" })
       : what === "outcome"
         ? z.toJSONSchema(OutcomeSchema.meta({ title: "qhooks outcome", description: "What qhooks run prints and dispatch() resolves to." }), { io: "output" })
-        : z.toJSONSchema(PAYLOAD_SCHEMAS[event!].meta({ title: `qhooks ${event} payload`, description: `What an agent sends for ${event}, and what its hooks read on stdin.` }), { io: "input" });
+        : what === "hook-test"
+          ? z.toJSONSchema(HookTestCaseSchema.meta({ title: "qhooks hook test", description: "One line of a hook test file (.qoder/hook-tests.jsonl): what qhooks test judges." }), { io: "input" })
+          : z.toJSONSchema(PAYLOAD_SCHEMAS[event!].meta({ title: `qhooks ${event} payload`, description: `What an agent sends for ${event}, and what its hooks read on stdin.` }), { io: "input" });
   out(JSON.stringify(schema, null, 2));
   return EXIT.ok;
 }

@@ -1,0 +1,151 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
+import { z } from "zod";
+import { EXIT, QhooksError } from "../../errors.js";
+import { CALL_CHAIN_VAR, parseCallChain } from "../../exec/hookEnvironment.js";
+import { caseFromEvent } from "../../hooktest/caseFromEvent.js";
+import { toJunit } from "../../hooktest/junit.js";
+import { readLoggedEvent } from "../../hooktest/loggedEvent.js";
+import { casePassed, runCases, type CaseResult } from "../../hooktest/runCases.js";
+import { appendCase, defaultTestFile, parseTestFile, readTestFile } from "../../hooktest/testFile.js";
+import { DecisionSchema } from "../../schema/events.js";
+import type { AuditLog } from "../../store/eventLog.js";
+import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import { oneLineText } from "../../text/oneLine.js";
+import { requireProjectDir, type CliContext } from "../globals.js";
+import { out, warn } from "../io.js";
+import { stdoutTerminal } from "../output/terminal.js";
+import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
+
+const nonEmpty = z.string().min(1);
+
+export const TestFlagsSchema = z.object({
+  settings: z.array(z.string()).default([]),
+  plugin: z.array(z.string()).default([]),
+  file: nonEmpty.optional(),
+  junit: nonEmpty.optional(),
+});
+export type TestFlags = z.infer<typeof TestFlagsSchema>;
+
+export const TestAddFlagsSchema = z.object({
+  expect: z.enum(DecisionSchema.options, { error: `must be one of ${DecisionSchema.options.join(", ")}` }).optional(),
+  name: nonEmpty.optional(),
+  reason: nonEmpty.optional(),
+  ran: z.array(nonEmpty).default([]),
+  notRan: z.array(nonEmpty).default([]),
+  file: nonEmpty.optional(),
+});
+export type TestAddFlags = z.infer<typeof TestAddFlagsSchema>;
+
+/** `qhooks test add <seq>`: a logged event, saved as a case of the project's test file. */
+export async function testAddCommand(seqArg: string, flags: TestAddFlags, context: CliContext): Promise<number> {
+  const seq = seqArgument(seqArg);
+  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  try {
+    const logged = await readLoggedEvent(log, seq);
+    if (logged === null) throw new QhooksError("usage", await notInLog(log, seq));
+    const made = caseFromEvent(logged, flags);
+    if (!made.ok) throw new QhooksError("usage", made.problem.message);
+    const { file, shown } = testFile(flags.file, context);
+    const line = appendCase(file, made.testCase, shown);
+    const text = stdoutText(context);
+    const { name, event, expect } = made.testCase;
+    out(`Added "${text(name)}" to ${text(shown)}, line ${line}: ${event}${logged.matchValue ? ` ${text(logged.matchValue)}` : ""} expects ${expect.decision}`);
+    return EXIT.ok;
+  } finally {
+    await log.close();
+  }
+}
+
+/** `qhooks test`: every case of the test file judged with the settings in force; exit 1 when one fails. */
+export async function testCommand(flags: TestFlags, context: CliContext): Promise<number> {
+  const projectDir = requireProjectDir(context);
+  // A test run judges with exactly the files named: a mistyped one would otherwise judge with no hooks at all.
+  for (const f of flags.settings) if (!existsSync(resolve(f))) throw new QhooksError("usage", `--settings ${oneLineText(f)}: no such file`);
+  const { file, shown } = testFile(flags.file, context);
+  const entries = parseTestFile(readTestFile(file, shown));
+  const text = stdoutText(context);
+  if (entries.length === 0) warn(`no test cases in ${oneLineText(shown)}`);
+
+  const startedAt = new Date();
+  const started = performance.now();
+  const results: CaseResult[] = [];
+  const warned = new Set<string>();
+  const cases = runCases(entries, {
+    projectDir,
+    homeDir: context.homeDir,
+    settingsFiles: flags.settings,
+    plugins: flags.plugin,
+    dialect: context.dialect,
+    env: context.env,
+    callChain: parseCallChain(context.env[CALL_CHAIN_VAR]),
+  });
+  for await (const { result, warnings } of cases) {
+    // The same settings warning would come with every case: once is enough.
+    for (const w of warnings) {
+      if (warned.has(w)) continue;
+      warned.add(w);
+      warn(w);
+    }
+    results.push(result);
+    out(caseLine(result, text));
+  }
+  const failed = results.filter((r) => !casePassed(r)).length;
+  out(`${results.length - failed} passed, ${failed} failed`);
+
+  if (flags.junit !== undefined) {
+    const xml = toJunit(results, { file: shown, classname: basename(file).replace(/\.jsonl$/, "").replace(/\./g, "_"), startedAt, durationMs: performance.now() - started });
+    writeReport(resolve(flags.junit), xml, flags.junit);
+  }
+  return failed === 0 ? EXIT.ok : EXIT.failure;
+}
+
+/** `ok    name (line 3): deny`, or `FAIL  name (line 4): expected deny, got none; ...`. */
+function caseLine(r: CaseResult, text: (s: string) => string): string {
+  const where = r.name === null ? `line ${r.line}` : `${text(oneLineText(r.name, 100))} (line ${r.line})`;
+  if (casePassed(r)) return `ok    ${where}: ${r.outcome?.decision ?? ""}`;
+  return `FAIL  ${where}: ${text(r.problems.map((p) => p.message).join("; "))}`;
+}
+
+/** `4`, or `#4` as qhooks prints it: a whole number from 1. */
+function seqArgument(raw: string): number {
+  const digits = raw.startsWith("#") ? raw.slice(1) : raw;
+  const seq = /^\d+$/.test(digits) ? Number(digits) : NaN;
+  if (!Number.isSafeInteger(seq) || seq < 1) throw new QhooksError("usage", `seq must be a whole number from 1 (the SEQ column of qhooks log), not "${oneLineText(raw, 40)}"`);
+  return seq;
+}
+
+/**
+ * Why no event has this seq: the log numbers all its records (settings, outcomes, hook runs), so a seq below the
+ * newest event's may be one of those; above it, there is nothing yet.
+ */
+async function notInLog(log: AuditLog, seq: number): Promise<string> {
+  let newest: number | null = null;
+  for await (const r of log.events({}, 1)) newest = r.seq;
+  const hint = "qhooks log shows each event's SEQ";
+  if (newest === null) return `no event #${seq}: the log has no events yet`;
+  if (seq < newest) return `#${seq} is not an event but another record of the log (settings, an outcome, a hook's run); ${hint}`;
+  return `no event #${seq}: the newest event in the log is #${newest}; ${hint}`;
+}
+
+/** The test file: `--file`, else the project's; with the path to show (relative to here when it is below). */
+function testFile(flag: string | undefined, context: CliContext): { file: string; shown: string } {
+  // The project's file: in a project that exists (a mistyped --project-dir must not be created by `test add`).
+  const file = flag === undefined ? defaultTestFile(requireProjectDir(context), context.dialect) : resolve(flag);
+  const rel = relative(process.cwd(), file);
+  return { file, shown: rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file };
+}
+
+/** Human output shows what comes from files and hooks escaped, as the listings do. */
+function stdoutText(context: CliContext): (s: string) => string {
+  return stdoutTerminal(context.env).utf8 ? escapeForTerminal : escapeToAscii;
+}
+
+function writeReport(path: string, xml: string, shown: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, xml);
+  } catch (e) {
+    throw new QhooksError("io", `cannot write the JUnit report ${oneLineText(shown)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+}

@@ -1,0 +1,80 @@
+import { judgeOnce } from "../engine/judgeOnce.js";
+import type { EventName } from "../schema/events.js";
+import type { Outcome } from "../schema/outcome.js";
+import type { Dialect } from "../settings/settingsSources.js";
+import { nullEventLog } from "../store/eventLog.js";
+import { oneLineText } from "../text/oneLine.js";
+import { checkOutcome, type Problem } from "./checkOutcome.js";
+import type { TestFileEntry } from "./testFile.js";
+
+/** How one case went. */
+export interface CaseResult {
+  /** Its line in the test file. */
+  readonly line: number;
+  /** Null for a broken line that names nothing. */
+  readonly name: string | null;
+  readonly event: EventName | null;
+  /** Empty: it passed. */
+  readonly problems: readonly Problem[];
+  /** What the pipeline decided; null when it did not come to an outcome. */
+  readonly outcome: Outcome | null;
+  readonly durationMs: number;
+}
+
+export const casePassed = (result: CaseResult): boolean => result.problems.length === 0;
+
+export interface RunCasesOptions {
+  readonly projectDir: string;
+  readonly homeDir: string;
+  /** `--settings` files; the settings levels of the project when empty. */
+  readonly settingsFiles: readonly string[];
+  readonly plugins: readonly string[];
+  readonly dialect: Dialect;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly callChain: readonly string[];
+}
+
+/** The environment variable hooks see set to 1 when they run for a hook test. */
+export const TEST_VAR = "QHOOKS_TEST";
+
+/**
+ * Judges each case, in file order, through the same pipeline as `qhooks run`, with the settings read fresh as a
+ * live call would: hooks run for real, with QHOOKS_TEST=1 in their environment, and nothing is logged (the live log
+ * stays as it is; the Stop-loop guard, which reads the log, stays out of it). Yields each result as it comes, with
+ * the warnings met on the way.
+ */
+export async function* runCases(entries: readonly TestFileEntry[], options: RunCasesOptions): AsyncGenerator<{ result: CaseResult; warnings: readonly string[] }> {
+  for (const entry of entries) yield await judgeCase(entry, options);
+}
+
+async function judgeCase(entry: TestFileEntry, options: RunCasesOptions): Promise<{ result: CaseResult; warnings: readonly string[] }> {
+  if (!entry.ok) {
+    return { result: { line: entry.line, name: entry.name, event: null, problems: [{ kind: "broken-line", message: entry.message }], outcome: null, durationMs: 0 }, warnings: [] };
+  }
+  const { testCase } = entry;
+  const base = { line: entry.line, name: testCase.name, event: testCase.event };
+  const started = performance.now();
+  const { judgement, configWarnings } = await judgeOnce({
+    input: JSON.stringify(testCase.payload),
+    event: testCase.event,
+    projectDir: options.projectDir,
+    homeDir: options.homeDir,
+    settingsFiles: options.settingsFiles,
+    plugins: options.plugins,
+    dialect: options.dialect,
+    log: nullEventLog,
+    env: { ...options.env, [TEST_VAR]: "1" },
+    callChain: options.callChain,
+  });
+  const durationMs = performance.now() - started;
+  if (judgement.kind === "failed") {
+    return { result: { ...base, problems: [{ kind: "internal", message: judgement.error }], outcome: null, durationMs }, warnings: configWarnings };
+  }
+  if (judgement.kind === "rejected") {
+    const problem: Problem = { kind: "rejected", message: `the payload was rejected: ${oneLineText(judgement.rejection.error, 200)}` };
+    return { result: { ...base, problems: [problem], outcome: null, durationMs }, warnings: [...configWarnings, ...judgement.warnings] };
+  }
+  const { outcome } = judgement;
+  return { result: { ...base, problems: checkOutcome(testCase.expect, outcome), outcome, durationMs }, warnings: [...configWarnings, ...outcome.warnings] };
+}
+
