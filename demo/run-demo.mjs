@@ -80,6 +80,8 @@ const inProject = (title, args) => {
   if (r.status !== 0) process.exitCode = 1;
 };
 const rm = JSON.parse(qhooks(["log", "--blocked", "--grep", "rm -rf", "--json", "-n", "1"]).stdout)[0];
+console.log(`\n${bold("Why was it blocked?")} Every hook of the configuration logged with the event, and what became of each:`);
+show("which hook decided, and why the others did not", ["explain", String(rm.seq)]);
 console.log(`\n${bold("Keep a decision as a test.")} The blocked rm -rf (#${rm.seq}), in a project whose settings hold the sample hooks (demo/.demo/project):`);
 inProject("save the event and its decision to .qoder/hook-tests.jsonl (one JSON line per case)", ["test", "add", String(rm.seq), "--name", "rm -rf is denied", "--ran", "block-rm"]);
 inProject("judge every case with the settings in force (hooks run for real, with QHOOKS_TEST=1; nothing is logged)", ["test"]);

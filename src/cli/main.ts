@@ -241,6 +241,33 @@ Examples:
     });
 
   program
+    .command("explain")
+    .description("why a logged event got its outcome: every hook of the configuration logged with it, with what became of it, and which hook decided")
+    .argument("<seq|event>", "the event's SEQ (qhooks log shows it), or an event name with --payload")
+    .option("--payload <file>", "explain this payload (a file, or - for stdin) as the given event, with the settings as they are now; no hook runs")
+    .option("--settings <file>", "with --payload: exactly this settings file instead of the user/project/local ones (repeatable)", collect)
+    .option("--plugin <dir>", "with --payload: also the hooks of this plugin folder (repeatable)", collect)
+    .option("--json", "the explanation as JSON (qhooks schema explanation describes it)")
+    .option("--utc", "show the time in UTC")
+    .addHelpText(
+      "after",
+      `
+Each hook gets one verdict: ran (its outcome and time), other event, no match (the matcher and the value it was
+tested against), invalid (the warning), deduplicated (with which), skipped (and why), not run. A logged event is
+explained from the configuration snapshot logged with it, never from today's files.
+
+Examples:
+  qhooks log --blocked                           # find the event, by its SEQ
+  qhooks explain 41
+  qhooks explain PreToolUse --payload call.json  # which hooks would run, and why the others would not
+  qhooks explain 41 --json | jq '.hooks[] | select(.verdict.kind == "no-match")'`,
+    )
+    .action(async (target: string, raw: unknown, command: Command) => {
+      const { explainCommand, ExplainFlagsSchema } = await import("./commands/explain.js");
+      setExit(await explainCommand(target, flagsOf(ExplainFlagsSchema, raw), cliContext(command)));
+    });
+
+  program
     .command("record")
     .description("a hook that only records: appends the payload on stdin to the log, prints nothing, exits 0 (1 on bad input)")
     .argument("[event]", "the event (default: the payload's hook_event_name)")
@@ -319,8 +346,8 @@ Examples:
 
   program
     .command("schema")
-    .description("print a JSON Schema: settings (for editors: validation and completion), outcome, payload EVENT, or hook-test")
-    .argument("[what]", "settings (the default), outcome, payload, or hook-test (a line of a hook test file)")
+    .description("print a JSON Schema: settings (for editors: validation and completion), outcome, payload EVENT, hook-test, or explanation")
+    .argument("[what]", "settings (the default), outcome, payload, hook-test (a line of a hook test file), or explanation (qhooks explain --json)")
     .argument("[event]", "for payload: the event whose payload to describe")
     .addHelpText(
       "after",

@@ -8,7 +8,11 @@ import type { Judged, JudgedHook, Ran } from "./stages.js";
 /** Folds the hooks' results of each event into its one outcome (contract 3.3). */
 export function aggregateOutcome(now: () => number = () => performance.now()): OperatorFunction<Ran, Judged> {
   return map((ran) => {
-    const folded = foldVerdicts(ran.valid.event, ran.judged);
+    // Shadow hooks never count: the outcome is folded from the others; folded with them too, it says what enforcing
+    // them would change.
+    const enforced = ran.judged.filter((j) => j.result.shadow !== true);
+    const folded = foldVerdicts(ran.valid.event, enforced);
+    const shadow = enforced.length === ran.judged.length ? undefined : shadowOutcome(ran.valid.event, ran.judged, folded);
     const outcome: Outcome = {
       event: ran.valid.event,
       sessionId: ran.valid.sessionId,
@@ -26,13 +30,31 @@ export function aggregateOutcome(now: () => number = () => performance.now()): O
       durationMs: Math.round((now() - ran.arrival.startedAt) * 10) / 10,
       hooks: ran.judged.map((j) => j.result),
       skipped: [...ran.skipped],
+      ...(shadow ? { shadow } : {}),
       warnings: [...ran.selectionWarnings, ...ran.warnings, ...folded.warnings],
     };
     return { ...ran, outcome };
   });
 }
 
-export type FoldedVerdicts = Omit<Outcome, "event" | "sessionId" | "seq" | "configHash" | "durationMs" | "hooks" | "skipped">;
+/** What the outcome would have been with the shadow hooks enforced, and whether that differs from the real one. */
+function shadowOutcome(event: EventName, all: readonly JudgedHook[], folded: FoldedVerdicts): NonNullable<Outcome["shadow"]> {
+  const enforced = foldVerdicts(event, all);
+  const changed =
+    enforced.decision !== folded.decision ||
+    enforced.continue !== folded.continue ||
+    canonicalJson(enforced.updatedInput) !== canonicalJson(folded.updatedInput);
+  return {
+    hooks: all.filter((j) => j.result.shadow === true).map((j) => j.result.name),
+    decision: enforced.decision,
+    blocked: enforced.blocked,
+    reason: enforced.reason,
+    continue: enforced.continue,
+    changed,
+  };
+}
+
+export type FoldedVerdicts = Omit<Outcome, "event" | "sessionId" | "seq" | "configHash" | "durationMs" | "hooks" | "skipped" | "shadow">;
 
 /**
  * The pure fold behind aggregateOutcome: hooks in selection order in, one decision out. No hook cancels another;

@@ -46,6 +46,7 @@ export function interpretRun(event: EventName, spec: HookSpec, run: HookRun): Ju
     stdout: "",
     stderr: "",
     truncated: false,
+    ...(spec.kind === "command" && spec.shadow ? { shadow: true as const } : {}),
   };
   const failed = (outcome: HookOutcomeKind, error: string, extra: Partial<HookResult> = {}): JudgedHook => ({
     result: { ...base, ...extra, outcome, error },

@@ -49,7 +49,7 @@ export function selectHooks(
     const key = `${hook.plugin?.root ?? ""}\0${hook.command}`;
     const seen = firstAt.get(key);
     const declared = seen?.declared ?? [];
-    const spec = (): HookSpec => ({ kind: "command", command: hook.command, name: hook.name, level: hook.level, matcher: hook.matcherSource, timeoutMs: hook.timeoutMs, ...(env ? { env } : {}), declared });
+    const spec = (): HookSpec => ({ kind: "command", command: hook.command, name: hook.name, level: hook.level, matcher: hook.matcherSource, timeoutMs: hook.timeoutMs, ...(hook.shadow ? { shadow: true } : {}), ...(env ? { env } : {}), declared });
     if (seen === undefined) {
       declared.push(hook);
       firstAt.set(key, { index: selected.length, rank, declared });

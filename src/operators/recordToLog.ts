@@ -1,6 +1,6 @@
 import { concatMap, type OperatorFunction } from "rxjs";
 import { messageOf } from "../errors.js";
-import type { EventEntry, EventLog, EventSource, LogWarning } from "../store/eventLog.js";
+import type { EventEntry, EventLog, EventSource, LogWarning, SnapshotSource } from "../store/eventLog.js";
 import type { Judged, Matched, Recorded } from "./stages.js";
 import type { Rejected } from "./unlessRejected.js";
 
@@ -91,6 +91,23 @@ const arrivalNotRecorded = (event: string) => `event log: arrival of this ${even
 /** What the log said about itself while appending (it was reopened, its projector stopped...). */
 const logWarningText = (warning: LogWarning): string => `event log: ${warning.message}`;
 
+/** The files a configuration was read from, as the log keeps them with its snapshot. */
+function snapshotSources(snapshot: Matched["snapshot"]): readonly SnapshotSource[] {
+  // Made once per snapshot: every event judged by it carries the same list.
+  const known = sourcesOf.get(snapshot);
+  if (known) return known;
+  const sources = snapshot.sources.map((s) => ({
+    level: s.level,
+    file: s.path,
+    display: s.display,
+    state: s.state,
+    ...(s.plugin ? { plugin: { name: s.plugin.name, root: s.plugin.root, dataDir: s.plugin.dataDir } } : {}),
+  }));
+  sourcesOf.set(snapshot, sources);
+  return sources;
+}
+const sourcesOf = new WeakMap<Matched["snapshot"], readonly SnapshotSource[]>();
+
 function eventEntry(matched: Matched, options: RecordOptions): EventEntry {
   const { valid, snapshot, arrival } = matched;
   return {
@@ -102,7 +119,7 @@ function eventEntry(matched: Matched, options: RecordOptions): EventEntry {
     matchValue: valid.matchValue,
     projectDir: options.projectDir,
     payload: valid.json,
-    snapshot: { hash: snapshot.hash, document: snapshot.document, warnings: snapshot.warnings },
+    snapshot: { hash: snapshot.hash, document: snapshot.document, warnings: snapshot.warnings, sources: snapshotSources(snapshot) },
     rejection: null,
     replay: options.replayRun ? { runId: options.replayRun.runId, of: options.replayRun.of(matched) } : null,
     outcome: null,

@@ -40,6 +40,8 @@ export type HookSpec =
       readonly level: string;
       readonly matcher: string | null;
       readonly timeoutMs: number;
+      /** Shadow mode: it runs, and its result is logged, but its verdict never counts. */
+      readonly shadow?: boolean;
       /** Variables of this hook's own: a plugin hook's CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA. */
       readonly env?: Readonly<Record<string, string>>;
       /**

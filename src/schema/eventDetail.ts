@@ -13,6 +13,21 @@ export const ChainRecordSchema = z.object({
 });
 export type ChainRecord = z.infer<typeof ChainRecordSchema>;
 
+/** One settings file a configuration was read from (or looked for), as the log keeps it with the snapshot. */
+export const SnapshotSourceSchema = z.object({
+  /** `user`, `project`, `local`, `plugin`, or the path of a `--settings` file. */
+  level: z.string(),
+  /** Its path. */
+  file: z.string(),
+  /** How warnings name it (`.qoder/settings.json`). */
+  display: z.string(),
+  /** `loaded`, `missing` or `unreadable`. */
+  state: z.string(),
+  /** For a plugin's hooks file: the plugin's name and folders (CLAUDE_PLUGIN_ROOT, CLAUDE_PLUGIN_DATA). */
+  plugin: z.object({ name: z.string(), root: z.string(), dataDir: z.string() }).optional(),
+});
+export type SnapshotSource = z.infer<typeof SnapshotSourceSchema>;
+
 /** One event in full, as the log holds it: what `qhooks show` and `qhooks explain` read. */
 export const EventDetailSchema = z.object({
   seq: z.number().int(),
@@ -31,7 +46,15 @@ export const EventDetailSchema = z.object({
   /** The outcome with every hook result and its output; null when the event was never judged. */
   outcome: OutcomeSchema.nullable(),
   /** The configuration it was judged by (the hooks sections and their warnings); null for recorded and rejected events. */
-  snapshot: z.object({ hash: z.string(), document: z.unknown(), warnings: z.array(z.string()) }).nullable(),
+  snapshot: z
+    .object({
+      hash: z.string(),
+      document: z.unknown(),
+      warnings: z.array(z.string()),
+      /** Every settings file consulted; absent from snapshots logged before it was kept. */
+      sources: z.array(SnapshotSourceSchema).optional(),
+    })
+    .nullable(),
   /** For replayed events: the replay run and the live event re-judged. */
   replay: z.object({ runId: z.string(), of: z.number().int() }).nullable(),
   /** Its records (the event, then its outcome when recorded apart) and the log whose chain holds them. */

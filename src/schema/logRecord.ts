@@ -58,10 +58,18 @@ export const StatsSchema = z.object({
       timeouts: z.number().int(),
       p50Ms: z.number().nullable(),
       p95Ms: z.number().nullable(),
+      p99Ms: z.number().nullable(),
+      maxMs: z.number().nullable(),
+      /** When its latest run's event arrived. */
+      lastTs: z.string().nullable(),
     }),
   ),
 });
 export type Stats = z.infer<typeof StatsSchema>;
+
+/** How many live events of each event had each match value (the tool name...): what tells a hook that never fires. */
+export const MatchCountSchema = z.object({ event: z.string(), matchValue: z.string().nullable(), count: z.number().int() });
+export type MatchCount = z.infer<typeof MatchCountSchema>;
 
 /** `qhooks verify`: the chain is whole, or the first record where it breaks. */
 export const VerifyResultSchema = z.discriminatedUnion("ok", [

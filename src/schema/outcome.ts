@@ -25,6 +25,8 @@ export const HookResultSchema = z.object({
   stdout: z.string(),
   stderr: z.string(),
   truncated: z.boolean(),
+  /** Set on a shadow hook's result: it ran and said this, but it did not count. */
+  shadow: z.literal(true).optional(),
 });
 export type HookResult = z.infer<typeof HookResultSchema>;
 
@@ -71,6 +73,20 @@ export const OutcomeSchema = z.object({
   hooks: z.array(HookResultSchema),
   /** Hooks selected for this event that did not run, and why (an outcome logged before this field existed has none). */
   skipped: z.array(SkippedHookSchema).default([]),
+  /**
+   * Present when shadow hooks ran: what the outcome would have been with them enforced, and whether that differs
+   * from the outcome (its decision, whether the agent goes on, or the tool input).
+   */
+  shadow: z
+    .object({
+      hooks: z.array(z.string()),
+      decision: DecisionSchema,
+      blocked: z.boolean(),
+      reason: z.string().nullable(),
+      continue: z.boolean(),
+      changed: z.boolean(),
+    })
+    .optional(),
   /** Problems met while judging this event (not settings warnings, which belong to the config snapshot). */
   warnings: z.array(z.string()),
 });

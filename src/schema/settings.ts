@@ -27,6 +27,8 @@ export const HandlerSettingSchema = z.object({
     .refine((c) => !c.includes("\0"), { error: "a command cannot hold a NUL character" }),
   timeout: TimeoutSecondsSchema.optional(),
   name: z.string({ error: "expected a string" }).min(1, { error: "expected a non-empty string" }).optional(),
+  /** `shadow`: the hook runs and is logged with the verdict it would give, but never changes the outcome. */
+  mode: z.enum(["enforce", "shadow"], { error: 'expected "enforce" or "shadow"' }).optional(),
 });
 export type HandlerSetting = z.infer<typeof HandlerSettingSchema>;
 

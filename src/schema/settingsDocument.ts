@@ -15,6 +15,9 @@ const HandlerDocumentSchema = z.strictObject({
   ),
   timeout: HandlerSettingSchema.shape.timeout.describe("Seconds before the hook's process group is stopped (default 60)."),
   name: HandlerSettingSchema.shape.name.describe("A label for logs and messages (default: the command)."),
+  mode: HandlerSettingSchema.shape.mode.describe(
+    'shadow: the hook runs and its verdict is logged, but it never changes the outcome (no block, stop or input rewrite); enforce (the default): it counts.',
+  ),
 });
 
 const GroupDocumentSchema = z.strictObject({

@@ -34,6 +34,8 @@ export interface ConfiguredHook {
   readonly timeoutMs: number;
   /** The plugin the hook comes from; null for a settings file's own hooks. */
   readonly plugin: PluginInfo | null;
+  /** `"mode": "shadow"`: it runs, and its verdict is logged, but never counts. */
+  readonly shadow: boolean;
 }
 
 export interface ParsedSettingsFile {
@@ -162,6 +164,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           name: handler.data.name ?? (plugin ? `${plugin.name}: ${written}` : written),
           timeoutMs: Math.round(timeout * 1000),
           plugin,
+          shadow: handler.data.mode === "shadow",
         });
       });
     });

@@ -1,8 +1,8 @@
 // Types only: a dispatch that logs loads this module, and none of the log's read-side schemas.
 import type { EventName } from "../schema/events.js";
-import type { EventDetail } from "../schema/eventDetail.js";
+import type { EventDetail, SnapshotSource } from "../schema/eventDetail.js";
 import type { LogFilter } from "../schema/logFilter.js";
-import type { LogDecision, LogRecord, SessionRow, Stats, VerifyResult } from "../schema/logRecord.js";
+import type { LogDecision, LogRecord, MatchCount, SessionRow, Stats, VerifyResult } from "../schema/logRecord.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { ReplayRun } from "../schema/replay.js";
 
@@ -61,7 +61,15 @@ export interface SnapshotRecord {
   readonly hash: string;
   readonly document: unknown;
   readonly warnings: readonly string[];
+  /**
+   * Every settings file consulted, loaded or not, in priority order (lowest first), with a plugin's folders: what
+   * `qhooks explain` needs to tell which file a hook came from and what ran. Kept in the record, not in the hash (a
+   * snapshot written before this field existed has none).
+   */
+  readonly sources?: readonly SnapshotSource[];
 }
+
+export type { SnapshotSource };
 
 /** Where an event came from. */
 export type EventSource = "dispatch" | "record" | "replay";
@@ -146,6 +154,8 @@ export interface AuditLog {
   replayRuns(): Promise<ReplayRun[]>;
   sessions(filter: Pick<LogFilter, "since" | "until">): Promise<SessionRow[]>;
   stats(filter: Pick<LogFilter, "since" | "until">): Promise<Stats>;
+  /** Live events by event and match value: which values each event's matchers were tested against. */
+  matchCounts(filter: Pick<LogFilter, "since" | "until">): Promise<MatchCount[]>;
   verify(): Promise<VerifyResult>;
   close(): Promise<void>;
 }

@@ -35,7 +35,7 @@ export function snapshotRow(ts: string, snapshot: SnapshotRecord): PendingRow {
     blocked: null,
     duration_ms: null,
     reason: null,
-    body: JSON.stringify({ document: snapshot.document, warnings: snapshot.warnings }),
+    body: JSON.stringify({ document: snapshot.document, warnings: snapshot.warnings, ...(snapshot.sources ? { sources: snapshot.sources } : {}) }),
     format: CURRENT_FORMAT,
     outcome: null,
   };

@@ -1,5 +1,5 @@
 import type { Database } from "better-sqlite3";
-import type { LogDecision, SessionRow, Stats } from "../../schema/logRecord.js";
+import type { LogDecision, MatchCount, SessionRow, Stats } from "../../schema/logRecord.js";
 import type { LogFilter } from "../eventLog.js";
 
 type Window = Pick<LogFilter, "since" | "until">;
@@ -60,15 +60,14 @@ export function queryStats(db: Database, filter: Window): Stats {
 
   // Ordered by name, then duration: each hook's durations arrive sorted, ready for percentiles. A window selects
   // hook runs by their event's arrival.
-  const perHook = new Map<string, { durations: number[]; blocks: number; errors: number; invalidOutputs: number; timeouts: number }>();
-  const hookRuns = time.sql
-    ? `SELECT h.name, h.status, h.duration_ms AS ms FROM proj_hooks h JOIN proj_events v ON v.seq = h.event_seq
-       WHERE h.live = 1${time.sql.replaceAll("ts", "v.ts")} ORDER BY h.name, h.duration_ms`
-    : "SELECT name, status, duration_ms AS ms FROM proj_hooks WHERE live = 1 ORDER BY name, duration_ms";
-  for (const r of db.prepare(hookRuns).iterate(time.params) as IterableIterator<{ name: string; status: string; ms: number }>) {
+  const perHook = new Map<string, { durations: number[]; blocks: number; errors: number; invalidOutputs: number; timeouts: number; lastTs: string | null }>();
+  const hookRuns = `SELECT h.name, h.status, h.duration_ms AS ms, v.ts FROM proj_hooks h JOIN proj_events v ON v.seq = h.event_seq
+       WHERE h.live = 1${time.sql.replaceAll("ts", "v.ts")} ORDER BY h.name, h.duration_ms`;
+  for (const r of db.prepare(hookRuns).iterate(time.params) as IterableIterator<{ name: string; status: string; ms: number; ts: string }>) {
     let acc = perHook.get(r.name);
-    if (!acc) perHook.set(r.name, (acc = { durations: [], blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0 }));
+    if (!acc) perHook.set(r.name, (acc = { durations: [], blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, lastTs: null }));
     acc.durations.push(r.ms);
+    if (acc.lastTs === null || r.ts > acc.lastTs) acc.lastTs = r.ts;
     if (r.status === "block") acc.blocks++;
     else if (r.status === "error") acc.errors++;
     else if (r.status === "invalid-output") acc.invalidOutputs++;
@@ -77,7 +76,18 @@ export function queryStats(db: Database, filter: Window): Stats {
   const hooks: Stats["hooks"] = [...perHook].map(([name, { durations: d, ...counts }]) => {
     // Nearest-rank percentiles.
     const pct = (p: number) => (d.length ? d[Math.min(d.length - 1, Math.ceil((p / 100) * d.length) - 1)]! : null);
-    return { name, runs: d.length, ...counts, p50Ms: pct(50), p95Ms: pct(95) };
+    return { name, runs: d.length, ...counts, p50Ms: pct(50), p95Ms: pct(95), p99Ms: pct(99), maxMs: d.length ? d[d.length - 1]! : null };
   });
   return { events, byEvent, hooks };
+}
+
+/** Live events by event and match value, most frequent first. */
+export function queryMatchCounts(db: Database, filter: Window): MatchCount[] {
+  const time = timeTerms(filter);
+  return db
+    .prepare(
+      `SELECT event, match_value AS matchValue, count(*) AS count FROM proj_events
+       WHERE run_id IS NULL AND event IS NOT NULL${time.sql} GROUP BY event, match_value ORDER BY event, count DESC, match_value`,
+    )
+    .all(time.params) as MatchCount[];
 }

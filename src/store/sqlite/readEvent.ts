@@ -1,5 +1,5 @@
 import type { Database } from "better-sqlite3";
-import type { EventDetail } from "../../schema/eventDetail.js";
+import type { EventDetail, SnapshotSource } from "../../schema/eventDetail.js";
 import type { Outcome } from "../../schema/outcome.js";
 import type { JournalRow } from "../journal/record.js";
 
@@ -17,7 +17,7 @@ export function readEvent(db: Database, seq: number): EventDetail | null {
   const outcome = outcomeJson === null ? null : ({ ...(JSON.parse(outcomeJson) as Outcome), seq } satisfies Outcome);
   const snapshotRecord =
     event.config_hash === null ? undefined : (db.prepare("SELECT body FROM journal WHERE kind = 'snapshot' AND config_hash = ? ORDER BY seq LIMIT 1").get(event.config_hash) as { body: string } | undefined);
-  const snapshot = snapshotRecord ? (JSON.parse(snapshotRecord.body) as { document: unknown; warnings: string[] }) : null;
+  const snapshot = snapshotRecord ? (JSON.parse(snapshotRecord.body) as { document: unknown; warnings: string[]; sources?: SnapshotSource[] }) : null;
   const logId = (db.prepare("SELECT value FROM log_meta WHERE key = 'log_id'").get() as { value: string } | undefined)?.value ?? null;
   const decision = outcome?.decision ?? (event.decision === "recorded" || event.decision === "rejected" ? event.decision : "unfinished");
   return {
@@ -32,7 +32,7 @@ export function readEvent(db: Database, seq: number): EventDetail | null {
     rejection: event.decision === "rejected" ? event.reason : null,
     decision,
     outcome,
-    snapshot: snapshot && event.config_hash !== null ? { hash: event.config_hash, document: snapshot.document, warnings: snapshot.warnings } : null,
+    snapshot: snapshot && event.config_hash !== null ? { hash: event.config_hash, document: snapshot.document, warnings: snapshot.warnings, ...(snapshot.sources ? { sources: snapshot.sources } : {}) } : null,
     replay: event.run_id !== null && event.ref !== null ? { runId: event.run_id, of: event.ref } : null,
     chain: {
       logId,

@@ -17,7 +17,7 @@ import { catchUpStep, projectionLag } from "./projections.js";
 import { countEvents, queryEvents, readEvents } from "./queryEvents.js";
 import { readEvent } from "./readEvent.js";
 import type { ReplayRun } from "../../schema/replay.js";
-import { querySessions, queryStats } from "./querySummaries.js";
+import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js";
 import { verifyChain } from "./verifyChain.js";
 
 /** How long one attempt waits for another process's write lock, blocking: short, so the event loop keeps going. */
@@ -263,6 +263,7 @@ class SqliteLog implements EventLog, AuditLog {
   count: AuditLog["count"] = async (filter) => this.caughtUp(() => countEvents(this.db, filter));
   sessions: AuditLog["sessions"] = async (filter) => this.caughtUp(() => querySessions(this.db, filter));
   stats: AuditLog["stats"] = async (filter) => this.caughtUp(() => queryStats(this.db, filter));
+  matchCounts: AuditLog["matchCounts"] = async (filter) => this.caughtUp(() => queryMatchCounts(this.db, filter));
   verify: AuditLog["verify"] = async () => this.guarded(() => verifyChain(this.db));
 
   private async caughtUp<T>(query: () => T): Promise<T> {

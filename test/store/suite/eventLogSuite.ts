@@ -2,7 +2,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { QhooksError } from "../../../src/errors.js";
 import { EventDetailSchema } from "../../../src/schema/eventDetail.js";
-import { LogRecordSchema, SessionRowSchema, StatsSchema, VerifyResultSchema } from "../../../src/schema/logRecord.js";
+import { LogRecordSchema, MatchCountSchema, SessionRowSchema, StatsSchema, VerifyResultSchema } from "../../../src/schema/logRecord.js";
 import type { Outcome } from "../../../src/schema/outcome.js";
 import type { AuditLog, EventEntry, EventLog, LogEntry } from "../../../src/store/eventLog.js";
 import { makeOutcome, type SeedEvent } from "../storeHelpers.js";
@@ -257,11 +257,22 @@ export function eventLogSuite(backend: StoreBackend): void {
           { event: "Stop", decision: "unfinished", count: 1 },
         ]);
         expect(stats.hooks).to.deep.equal([
-          { name: "bash-guard", runs: 2, blocks: 1, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 4, p95Ms: 12 },
-          { name: "keep-going", runs: 1, blocks: 1, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 2, p95Ms: 2 },
-          { name: "slow", runs: 1, blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 1, p50Ms: 30, p95Ms: 30 },
+          { name: "bash-guard", runs: 2, blocks: 1, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 4, p95Ms: 12, p99Ms: 12, maxMs: 12, lastTs: at(10).toISOString() },
+          { name: "keep-going", runs: 1, blocks: 1, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 2, p95Ms: 2, p99Ms: 2, maxMs: 2, lastTs: at(11).toISOString() },
+          { name: "slow", runs: 1, blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 1, p50Ms: 30, p95Ms: 30, p99Ms: 30, maxMs: 30, lastTs: at(10).toISOString() },
         ]);
         expect((await log.stats({ since: at(10) })).events).to.equal(5);
+      });
+
+      it("matchCounts: live events by event and match value, most frequent first", async () => {
+        expect((await log.matchCounts({})).map((m) => MatchCountSchema.parse(m))).to.deep.equal([
+          { event: "Notification", matchValue: "permission", count: 1 },
+          { event: "PreToolUse", matchValue: "Bash", count: 2 },
+          { event: "PreToolUse", matchValue: "Read", count: 1 },
+          { event: "SessionStart", matchValue: "startup", count: 1 },
+          { event: "Stop", matchValue: null, count: 3 },
+        ]);
+        expect(await log.matchCounts({ since: at(10), until: at(11) })).to.deep.equal([{ event: "PreToolUse", matchValue: "Bash", count: 1 }]);
       });
 
       it("replayRuns: a run's start and end, the later record winning", async () => {

@@ -1,0 +1,88 @@
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { z } from "zod";
+import { QhooksError, EXIT } from "../../errors.js";
+import { explainLogged, explainPayload } from "../../explain/explain.js";
+import { formatExplanation } from "../../explain/formatExplanation.js";
+import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
+import type { Explanation } from "../../schema/explanation.js";
+import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import { oneLineText } from "../../text/oneLine.js";
+import { eventArgument, isEventName } from "../eventArg.js";
+import { requireProjectDir, type CliContext } from "../globals.js";
+import { out, readStdin } from "../io.js";
+import { stdoutTerminal } from "../output/terminal.js";
+import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
+import { showTime } from "../output/times.js";
+import { notInLog, seqArgument } from "./test.js";
+
+export const ExplainFlagsSchema = z.object({
+  payload: z.string().min(1).optional(),
+  settings: z.array(z.string()).default([]),
+  plugin: z.array(z.string()).default([]),
+  json: z.boolean().default(false),
+  utc: z.boolean().default(false),
+});
+export type ExplainFlags = z.infer<typeof ExplainFlagsSchema>;
+
+/**
+ * `qhooks explain <seq>`: why a logged event got its outcome, from the log alone; `qhooks explain EVENT --payload
+ * FILE|-`: which hooks an event would run with the settings as they are, without running any.
+ */
+export async function explainCommand(target: string, flags: ExplainFlags, context: CliContext): Promise<number> {
+  const explanation = flags.payload !== undefined ? await unlogged(target, flags.payload, flags, context) : await logged(target, flags, context);
+  if (flags.json) out(JSON.stringify(explanation, null, 2));
+  else {
+    const text = stdoutTerminal(context.env).utf8 ? escapeForTerminal : escapeToAscii;
+    out(formatExplanation(explanation, { text, time: (iso) => showTime(iso, flags.utc).text }));
+  }
+  return EXIT.ok;
+}
+
+async function logged(target: string, flags: ExplainFlags, context: CliContext): Promise<Explanation> {
+  if (isEventName(target)) throw new QhooksError("usage", `explain ${target} needs --payload FILE (or - for stdin): the event to explain; or give a logged event's SEQ`);
+  if (flags.settings.length || flags.plugin.length) throw new QhooksError("usage", "--settings and --plugin go with --payload: a logged event is explained with the configuration logged with it");
+  const seq = seqArgument(target);
+  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  try {
+    const detail = await log.event(seq);
+    if (detail === null) throw new QhooksError("usage", await notInLog(log, seq));
+    const made = explainLogged(detail);
+    if (!made.ok) throw new QhooksError("usage", made.problem.message);
+    return made.explanation;
+  } finally {
+    await log.close();
+  }
+}
+
+async function unlogged(target: string, payload: string, flags: ExplainFlags, context: CliContext): Promise<Explanation> {
+  const event = eventArgument(target);
+  const projectDir = requireProjectDir(context);
+  // A mistyped file would otherwise explain a configuration with no hooks at all.
+  for (const f of flags.settings) if (!existsSync(resolve(f))) throw new QhooksError("usage", `--settings ${oneLineText(f)}: no such file`);
+  const input = payload === "-" ? await readStdin(MAX_PAYLOAD_BYTES, "qhooks explain --payload -") : readPayloadFile(payload);
+  const made = explainPayload({
+    event,
+    input,
+    projectDir,
+    homeDir: context.homeDir,
+    settingsFiles: flags.settings,
+    plugins: flags.plugin,
+    dialect: context.dialect,
+    env: context.env,
+  });
+  if (!made.ok) throw new QhooksError("invalid-payload", made.problem.message);
+  return made.explanation;
+}
+
+function readPayloadFile(file: string): string {
+  try {
+    const bytes = readFileSync(resolve(file));
+    if (bytes.length > MAX_PAYLOAD_BYTES) throw new QhooksError("usage", `--payload ${oneLineText(file)}: larger than ${MAX_PAYLOAD_BYTES} bytes`);
+    return bytes.toString("utf8");
+  } catch (e) {
+    if (e instanceof QhooksError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new QhooksError("io", `--payload ${oneLineText(file)}: ${code === "ENOENT" ? "no such file" : (code ?? String(e))}`);
+  }
+}

@@ -1,0 +1,97 @@
+import { selectHooks } from "../operators/matchHooks.js";
+import { parsePayload } from "../payload/parsePayload.js";
+import type { EventDetail } from "../schema/eventDetail.js";
+import type { EventName } from "../schema/events.js";
+import type { Explanation } from "../schema/explanation.js";
+import { loadSettings } from "../settings/loadSettings.js";
+import { planSettings } from "../settings/settingsPlan.js";
+import type { Dialect } from "../settings/settingsSources.js";
+import { splitByTrust } from "../trust/splitByTrust.js";
+import { trustCommandLine } from "../trust/trustCommandLine.js";
+import { createTrustPolicy } from "../trust/trustPolicy.js";
+import { explainEvent } from "./explainEvent.js";
+import { configOfSettings, configOfSnapshot } from "./loggedConfig.js";
+
+/** Why explain cannot go on: a value, for the CLI to say in one line. */
+export type ExplainProblem = { readonly kind: "no-event-name"; readonly message: string } | { readonly kind: "invalid-payload"; readonly message: string };
+
+/**
+ * A logged event explained from what the log holds: the configuration snapshot it was judged by (never the files
+ * as they are now) and its outcome.
+ */
+export function explainLogged(detail: EventDetail): { ok: true; explanation: Explanation } | { ok: false; problem: ExplainProblem } {
+  if (detail.event === null) {
+    return { ok: false, problem: { kind: "no-event-name", message: `event #${detail.seq} was rejected before it named a known event (${detail.rejection ?? "invalid payload"}); there is nothing to explain` } };
+  }
+  const unknown: string[] = [];
+  if (detail.snapshot === null) {
+    unknown.push(
+      detail.decision === "recorded" || detail.decision === "rejected"
+        ? `a ${detail.decision} event is not judged, so no configuration was logged with it: which hooks were configured then is not known`
+        : "the log holds no configuration snapshot for this event: which hooks were configured then, and why the others did not run, is not known; only the hooks that ran are shown",
+    );
+  } else if (detail.snapshot.sources === undefined) {
+    unknown.push("this snapshot was logged before qhooks kept the settings files' names and plugin folders: files are named by their path, and a plugin hook's ${CLAUDE_PLUGIN_ROOT} is not expanded");
+  }
+  const explanation = explainEvent({
+    seq: detail.seq,
+    ts: detail.ts,
+    event: detail.event,
+    sessionId: detail.sessionId,
+    matchValue: detail.matchValue,
+    basis: "log",
+    configHash: detail.snapshot?.hash ?? detail.outcome?.configHash ?? null,
+    view: detail.snapshot ? configOfSnapshot(detail.snapshot) : null,
+    configWarnings: detail.snapshot?.warnings ?? [],
+    outcome: detail.outcome,
+    decision: detail.decision,
+    ...(detail.rejection !== null ? { notJudged: detail.rejection } : {}),
+    unknown,
+  });
+  return { ok: true, explanation };
+}
+
+export interface ExplainPayloadOptions {
+  readonly event: EventName;
+  /** The payload as JSON text. */
+  readonly input: string;
+  readonly projectDir: string;
+  readonly homeDir: string;
+  readonly settingsFiles?: readonly string[] | undefined;
+  readonly plugins?: readonly string[] | undefined;
+  readonly dialect?: Dialect | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * An event that was never logged, explained with the settings as they are now: which hooks would run and why the
+ * others would not. No hook runs, so no decision is given.
+ */
+export function explainPayload(options: ExplainPayloadOptions): { ok: true; explanation: Explanation } | { ok: false; problem: ExplainProblem } {
+  const parsed = parsePayload(options.input, { event: options.event, projectDir: options.projectDir });
+  if (!parsed.ok) return { ok: false, problem: { kind: "invalid-payload", message: parsed.value.error } };
+  const valid = parsed.value;
+  const settingsFiles = options.settingsFiles?.length ? options.settingsFiles : undefined;
+  const { sources, plugins } = planSettings({ ...options, settingsFiles, baseDir: process.cwd() });
+  const live = loadSettings(sources, plugins);
+  const view = configOfSettings(live);
+  const trustCommand = trustCommandLine({ projectDir: options.projectDir, dialect: options.dialect, settingsFiles: settingsFiles && sources.map((s) => s.path), plugins: plugins.folders });
+  const trust = createTrustPolicy({ homeDir: options.homeDir, projectDir: options.projectDir, env: options.env, dialect: options.dialect, trustCommand });
+  const split = splitByTrust(selectHooks(valid.event, valid.matchValue, view.snapshot, []), trust.check(live));
+  const explanation = explainEvent({
+    seq: null,
+    ts: null,
+    event: valid.event,
+    sessionId: valid.sessionId,
+    matchValue: valid.matchValue,
+    basis: "settings",
+    configHash: live.hash,
+    view,
+    configWarnings: live.warnings,
+    outcome: null,
+    decision: null,
+    wouldSkip: split.skipped,
+    unknown: [],
+  });
+  return { ok: true, explanation };
+}

@@ -1,0 +1,110 @@
+import type { ExplainedHook, Explanation, HookSource, HookVerdict } from "../schema/explanation.js";
+import { oneLineText } from "../text/oneLine.js";
+
+export interface FormatOptions {
+  /** Makes text from files, payloads and hooks safe to print (escapes control characters). */
+  readonly text: (s: string) => string;
+  /** How a logged time is shown. */
+  readonly time: (iso: string) => string;
+}
+
+/** Every verdict's label, padded to one width in the listing. */
+const LABEL: Record<HookVerdict["kind"], string> = {
+  ran: "ran",
+  "would-run": "would run",
+  "other-event": "other event",
+  "no-match": "no match",
+  invalid: "invalid",
+  deduplicated: "deduplicated",
+  skipped: "skipped",
+  "not-run": "not run",
+};
+const WIDTH = Math.max(...Object.values(LABEL).map((l) => l.length)) + 2;
+
+/** `qhooks explain` for people: the event, each hook with its verdict (two lines), then how the outcome was formed. */
+export function formatExplanation(x: Explanation, o: FormatOptions): string {
+  const t = (s: string, max = 200) => o.text(oneLineText(s, max));
+  const lines: string[] = [];
+  const head = [x.seq === null ? "unlogged" : `#${x.seq}`, x.event];
+  if (x.matchValue !== null) head.push(t(x.matchValue, 80));
+  if (x.ts !== null) head.push(o.time(x.ts));
+  if (x.sessionId !== null) head.push(`session ${t(x.sessionId, 40)}`);
+  lines.push(head.join("  "));
+  if (x.decision !== null) {
+    const decision = x.blocked ? x.decision.toUpperCase() : x.decision;
+    lines.push(`decision: ${decision}${x.reason ? `  (${t(x.reason)})` : ""}`);
+  }
+  const config = x.configHash === null ? "unknown" : x.configHash.slice(0, 12);
+  lines.push(`configuration: ${config} (${x.basis === "log" ? "the snapshot logged with the event" : "the settings files as they are now; no hook was run"})`);
+  if (x.matchField !== null) lines.push(`matchers are tested against ${x.matchField}: ${x.matchValue === null ? "-" : JSON.stringify(t(x.matchValue, 80))}`);
+  else lines.push(`${x.event} ignores matchers: every hook of the event applies`);
+  for (const u of x.unknown) lines.push(`not known: ${t(u, 400)}`);
+
+  // The event's own hooks in full; those of other events (most of a configuration) in one closing line.
+  const own = x.hooks.filter((h) => h.verdict.kind !== "other-event");
+  const others = x.hooks.filter((h) => h.verdict.kind === "other-event");
+  lines.push("", `hooks (${x.hooks.length}):`);
+  if (x.hooks.length === 0) lines.push("  none configured");
+  for (const h of own) lines.push(...hookLines(h, x, t));
+  if (others.length) {
+    const list = others.map((h) => `${h.name === null ? "(no name)" : t(h.name, 60)} (${h.verdict.kind === "other-event" ? h.verdict.event : ""})`);
+    lines.push(`  ${LABEL["other-event"].padEnd(WIDTH)}${others.length} hook${others.length === 1 ? "" : "s"} of other events: ${list.join(", ")}`);
+  }
+
+  if (x.formed) {
+    lines.push("", "how the outcome was formed:");
+    lines.push(`  ${t(x.formed.rule, 400)}`);
+    if (x.formed.decidedBy.length) lines.push(`  decided by: ${x.formed.decidedBy.map((n) => t(n, 80)).join(", ")}`);
+    for (const n of x.formed.notes) lines.push(`  note: ${t(n, 400)}`);
+  } else if (x.decision === null) {
+    const would = x.hooks.filter((h) => h.verdict.kind === "would-run").length;
+    lines.push("", `${would} hook${would === 1 ? "" : "s"} would run; run them with qhooks run or qhooks test to see the decision`);
+  }
+  if (x.configWarnings.length) {
+    lines.push("", "configuration warnings:");
+    for (const w of x.configWarnings) lines.push(`  ${t(w, 300)}`);
+  }
+  return lines.join("\n");
+}
+
+function hookLines(h: ExplainedHook, x: Explanation, t: (s: string, max?: number) => string): string[] {
+  const v = h.verdict;
+  const name = h.name === null ? "(no name)" : t(h.name, 60);
+  const shadow = h.mode === "shadow" ? " [shadow]" : "";
+  const first = `  ${LABEL[v.kind].padEnd(WIDTH)}${name}${shadow}  ${sourceText(h.source, t)}`;
+  const detail = detailOf(h, v, x, t);
+  return detail === null ? [first] : [first, `  ${" ".repeat(WIDTH)}${detail}`];
+}
+
+function sourceText(s: HookSource, t: (s: string, max?: number) => string): string {
+  const parts = [s.level === s.file ? "--settings" : s.level];
+  if (s.plugin !== null) parts.push(`plugin ${t(s.plugin, 60)}`);
+  if (s.file !== null) parts.push(t(s.file, 120));
+  if (s.path !== null) parts.push(t(s.path, 80));
+  return `(${parts.join(" ")})`;
+}
+
+function detailOf(h: ExplainedHook, v: HookVerdict, x: Explanation, t: (s: string, max?: number) => string): string | null {
+  switch (v.kind) {
+    case "ran": {
+      const what = v.outcome === "success" || v.outcome === "block" ? `${v.outcome}: ${v.decision}` : v.outcome;
+      const why = v.reason ?? v.error;
+      const role = v.shadow ? ", shadow: did not count" : v.decided ? ", decided the outcome" : "";
+      return `${what}, ${Math.round(v.durationMs)} ms${role}${why ? `: ${t(why, 200)}` : ""}`;
+    }
+    case "would-run":
+      return v.shadow ? "matches; would run in shadow mode (not counted)" : "matches; would run";
+    case "other-event":
+      return `declared for ${v.event}, not ${x.event}`;
+    case "no-match":
+      return `matcher ${JSON.stringify(t(v.matcher, 80))} does not match ${v.field} ${v.value === null ? "(absent)" : JSON.stringify(t(v.value, 80))}`;
+    case "invalid":
+      return `never loaded: ${t(v.warning, 300)}`;
+    case "deduplicated":
+      return `same command as ${t(v.with.name, 60)} ${sourceText(v.with.source, t)}, which ran once for both`;
+    case "skipped":
+      return `${v.reason}: ${t(v.message, 300)}`;
+    case "not-run":
+      return t(v.why, 300);
+  }
+}
