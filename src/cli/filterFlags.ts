@@ -13,7 +13,7 @@ export const EventFlagSchema = z.custom<EventName>((v) => typeof v === "string" 
  * The filter flags as commander gives them: the log's filter, with `--session` repeated, times as typed and read
  * in the local zone unless `--utc`, and `--event` checked with a did-you-mean.
  */
-const RawFilterSchema = LogFilterSchema.pick({ tool: true, decision: true, blocked: true, hook: true, grep: true }).extend({
+const RawFilterSchema = LogFilterSchema.pick({ tool: true, decision: true, blocked: true, hook: true, grep: true, shadow: true }).extend({
   event: EventFlagSchema.optional(),
   session: z.array(z.string()).optional(),
   since: z.string().optional(),
@@ -29,6 +29,7 @@ export const FilterFlagsSchema = RawFilterSchema.transform((raw): LogFilter => (
   blocked: raw.blocked,
   hook: raw.hook,
   grep: raw.grep,
+  ...(raw.shadow ? { shadow: true } : {}),
   ...timeWindow(raw),
 }));
 

@@ -15,6 +15,7 @@ export function addFilterOptions(command: Command): Command {
     .option("--blocked", "only blocked events")
     .option("--hook <text>", "only events where a hook whose name or command contains this ran")
     .option("--grep <text>", "only events whose payload or reason contains this (case-sensitive)")
+    .option("--shadow", "only events where a shadow hook (\"mode\": \"shadow\") would have changed the outcome")
     .option("--since <time>", SINCE_HELP)
     .option("--until <time>", "before this time (same forms as --since)")
     .option("--utc", "times in UTC: shown, and read from --since/--until without a zone");

@@ -319,6 +319,7 @@ Examples:
       .option("--settings <file>", "judge with exactly this settings file (repeatable; default: the settings on disk for each event's project)", collect)
       .option("--plugin <dir>", "also run the hooks of this plugin folder (repeatable)", collect)
       .option("--match-only", "run nothing: only show which hooks would run")
+      .option("--enforce-shadow", "judge shadow hooks (\"mode\": \"shadow\") as enforced: what enforcing them would change")
       .option("--concurrency <n>", "events judged at once", "4")
       .option("--json", "{runId, events, changed, results: [...]}")
       .option("--list", "list past replay runs (a table on a terminal, tab-separated when piped, or --json)")
@@ -327,12 +328,13 @@ Examples:
         `
 Examples:
   qhooks replay --session 3f2a9b1c --settings stricter.json      # what would the new rules have decided?
-  qhooks replay --event PreToolUse --since 7d --match-only       # which hooks would fire, without running them`,
+  qhooks replay --event PreToolUse --since 7d --match-only       # which hooks would fire, without running them
+  qhooks replay --since 7d --shadow --enforce-shadow             # what enforcing the shadow hooks would change`,
       ),
   ).action(async (raw: Record<string, unknown>, command: Command) => {
     const { replayCommand, ReplayFlagsSchema } = await import("./commands/replay.js");
-    const { settings, plugin, matchOnly, concurrency, json, list, utc, ...filter } = raw;
-    setExit(await replayCommand(flagsOf(ReplayFlagsSchema, { filter: { ...filter, utc }, settings, plugin, matchOnly, concurrency, json, list, utc }), cliContext(command)));
+    const { settings, plugin, matchOnly, enforceShadow, concurrency, json, list, utc, ...filter } = raw;
+    setExit(await replayCommand(flagsOf(ReplayFlagsSchema, { filter: { ...filter, utc }, settings, plugin, matchOnly, enforceShadow, concurrency, json, list, utc }), cliContext(command)));
   });
 
   program

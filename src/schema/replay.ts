@@ -50,6 +50,8 @@ export const ReplayRunSchema = z.object({
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
   matchOnly: z.boolean(),
+  /** Shadow hooks were judged as enforced (`--enforce-shadow`); absent otherwise. */
+  enforceShadow: z.literal(true).optional(),
   settings: z.array(z.string()).nullable(),
   selector: z.record(z.string(), z.unknown()),
   summary: ReplaySummarySchema.nullable(),

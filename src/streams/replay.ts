@@ -8,7 +8,10 @@ import { validateEvent } from "../operators/validateEvent.js";
 import { isBlockingDecision } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../schema/replay.js";
+import { sha256Hex } from "../json/canonicalHash.js";
+import type { EventName } from "../schema/events.js";
 import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
+import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
 import { planSettings } from "../settings/settingsPlan.js";
 import type { Dialect } from "../settings/settingsSources.js";
 import type { AuditLog, EventLog, LogFilter, StoredEvent } from "../store/eventLog.js";
@@ -28,6 +31,8 @@ export interface ReplayOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Show which hooks would run, without running anything. */
   readonly matchOnly?: boolean;
+  /** Judge shadow hooks (`"mode": "shadow"`) as enforced ones: what enforcing them would change. */
+  readonly enforceShadow?: boolean;
   /** How many events are judged at once (the hooks of one event always run together). */
   readonly concurrency?: number;
   readonly runId?: string;
@@ -72,7 +77,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
         warned.add(snapshot.hash);
         for (const w of snapshot.warnings) warn(w);
       }
-      return snapshot;
+      return options.enforceShadow ? enforcingShadow(snapshot) : snapshot;
     };
     const explicit = options.settingsFiles?.length ? load(options.cwd ?? process.cwd()) : null;
     const snapshots = new Map<string, SettingsSnapshot>();
@@ -140,6 +145,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       startedAt: new Date().toISOString(),
       finishedAt: null,
       matchOnly: options.matchOnly ?? false,
+      ...(options.enforceShadow ? { enforceShadow: true as const } : {}),
       settings: explicit ? explicit.sources.map((s) => s.path) : null,
       selector: selectorOf(options.filter),
       summary: null,
@@ -222,4 +228,16 @@ function selectorOf(filter: LogFilter): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(filter)) if (v !== undefined) out[k] = v instanceof Date ? v.toISOString() : v;
   return out;
+}
+
+/**
+ * The same configuration with its shadow hooks enforced. Its hash says so (the log traces each replayed decision to
+ * the configuration that made it); its logged document is the files' own, `"mode": "shadow"` and all.
+ */
+export function enforcingShadow(snapshot: SettingsSnapshot): SettingsSnapshot {
+  if (!snapshot.hooks.some((h) => h.shadow)) return snapshot;
+  const hooks = snapshot.hooks.map((h) => (h.shadow ? { ...h, shadow: false } : h));
+  const byEvent = new Map<EventName, ConfiguredHook[]>();
+  for (const hook of hooks) byEvent.set(hook.event, [...(byEvent.get(hook.event) ?? []), hook]);
+  return { ...snapshot, hash: sha256Hex(`${snapshot.hash}\nshadow hooks enforced`), hooks, byEvent };
 }

@@ -21,6 +21,7 @@ export const ReplayFlagsSchema = z.object({
   settings: z.array(z.string()).default([]),
   plugin: z.array(z.string()).default([]),
   matchOnly: z.boolean().default(false),
+  enforceShadow: z.boolean().default(false),
   concurrency: wholeNumberFlag(1).default(DEFAULT_REPLAY_CONCURRENCY),
   json: z.boolean().default(false),
   list: z.boolean().default(false),
@@ -49,7 +50,7 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
     let otherHooks = 0;
     const hooksDiffer = (r: ReplayResult) => r.before.hooks.join("\0") !== r.after.hooks.join("\0");
     if (flags.json) process.stdout.write(`{"runId":${JSON.stringify(runId)},"results":[`);
-    else out(`Replaying ${total} event${total === 1 ? "" : "s"} ${flags.settings.length ? `against ${shown(flags.settings.join(", "))}` : "against the settings on disk now"}${flags.matchOnly ? " (match only: nothing runs)" : ""}, run ${runId}`);
+    else out(`Replaying ${total} event${total === 1 ? "" : "s"} ${flags.settings.length ? `against ${shown(flags.settings.join(", "))}` : "against the settings on disk now"}${flags.enforceShadow ? " with shadow hooks enforced" : ""}${flags.matchOnly ? " (match only: nothing runs)" : ""}, run ${runId}`);
 
     await lastValueFrom(
       replay$({
@@ -61,6 +62,7 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
         homeDir: context.homeDir,
         env: context.env,
         matchOnly: flags.matchOnly,
+        enforceShadow: flags.enforceShadow,
         concurrency: flags.concurrency,
         runId,
         onWarning: (w) => {

@@ -64,6 +64,8 @@ function eventWhere(filter: LogFilter): { where: string; params: Record<string, 
     terms.push("(instr(e.body, @grep) > 0 OR instr(coalesce(o.reason, e.reason, ''), @grep) > 0)");
     params.grep = wellFormed(filter.grep);
   }
+  // Rare, and read by audits only: the outcome's own JSON says it, no projection keeps it.
+  if (filter.shadow === true) terms.push(`json_extract(${OUTCOME_JSON}, '$.shadow.changed') = 1`);
   if (filter.since !== undefined) {
     terms.push("v.ts >= @since");
     params.since = filter.since.toISOString();

@@ -164,6 +164,22 @@ export function eventLogSuite(backend: StoreBackend): void {
       expect((await log.verify()).ok).to.equal(true);
     });
 
+    it("the shadow filter: events whose shadow hooks would have changed the outcome, as the outcome says", async () => {
+      const { log } = await fresh();
+      const judged = async (ts: Date, shadow: Outcome["shadow"]) => {
+        const e: SeedEvent = { ts, event: "PreToolUse", sessionId: "s", matchValue: "Bash", decision: "none", hooks: [{ name: "guard" }, { name: "new-guard", decision: "deny" }] };
+        const [seq] = await log.append([eventEntry(e, null)]);
+        await log.append([{ kind: "outcome", ts, eventSeq: seq!, outcome: { ...makeOutcome(e), seq: seq!, ...(shadow ? { shadow } : {}) } }]);
+        return seq!;
+      };
+      const changed = await judged(at(0), { hooks: ["new-guard"], decision: "deny", blocked: true, reason: "no", continue: true, changed: true });
+      await judged(at(1), { hooks: ["new-guard"], decision: "none", blocked: false, reason: null, continue: true, changed: false });
+      await judged(at(2), undefined);
+      expect((await all(log.events({ shadow: true }, 10))).map((r) => r.seq)).to.deep.equal([changed]);
+      expect(await log.count({ shadow: true })).to.equal(1);
+      expect((await all(log.events({}, 10))).find((r) => r.seq === changed)!.shadow).to.deep.include({ decision: "deny", changed: true });
+    });
+
     it("200 appends at once: each its own seq, all committed, the chain valid", async () => {
       const { log, again } = await fresh();
       const results = await Promise.all(
