@@ -136,9 +136,17 @@ Examples:
     .addOption(new Option("--format <format>", "table: the report (the default, piped or not); tsv: one row per hook, warnings on stderr; json").choices(["table", "tsv", "json"]))
     .option("--json", "same as --format json")
     .option("--strict", "exit 1 when any settings file has a warning (for CI)")
+    .option("--usage", "the usage ledger: each hook loaded or not, its runs, blocks, errors, timeouts, p50/p95/max time, last run, and whether it ever fired")
+    .option("--since <time>", `with --usage: ${SINCE_HELP}`)
+    .option("--until <time>", "with --usage: before this time (same forms as --since)")
+    .option("--utc", "with --usage: times in UTC")
     .action(async (raw: unknown, command: Command) => {
       const { hooksCommand, HooksFlagsSchema } = await import("./commands/hooks.js");
-      setExit(hooksCommand(flagsOf(HooksFlagsSchema, raw), cliContext(command)));
+      const flags = flagsOf(HooksFlagsSchema, raw);
+      if (flags.usage) {
+        const { hooksUsageCommand } = await import("./commands/hooksUsage.js");
+        setExit(await hooksUsageCommand({ ...flags, format: flags.format ?? (flags.json ? "json" : "table") }, cliContext(command)));
+      } else setExit(hooksCommand(flags, cliContext(command)));
     });
 
   hooks
@@ -295,17 +303,18 @@ Examples:
 
   for (const [name, description, formats] of [
     ["sessions", "one row per session: first and last event, events, blocked", ["table", "tsv", "json", "jsonl"]],
-    ["stats", "counts by event and decision; per hook: runs, blocks, errors, timeouts, p50/p95 time", ["table", "tsv", "json"]],
+    ["stats", "counts by event and decision; per hook: runs, blocks, errors, timeouts, p50/p95/p99 time", ["table", "tsv", "json"]],
   ] as const) {
-    program
+    const sub = program
       .command(name)
       .description(description)
       .option("--since <time>", SINCE_HELP)
       .option("--until <time>", "before this time (same forms as --since)")
       .option("--utc", "times in UTC: shown, and read from --since/--until without a zone")
       .addOption(new Option("--format <format>", name === "stats" ? "table (on a terminal), tsv (when piped) or json" : FORMAT_HELP).choices(formats))
-      .option("--json", "same as --format json")
-      .action(async ({ format, json, ...raw }: Record<string, unknown>, command: Command) => {
+      .option("--json", "same as --format json");
+    if (name === "stats") sub.option("--hooks", "only the per-hook table: runs, blocks, errors, timeouts, p50/p95/p99 and max time, last run");
+    sub.action(async ({ format, json, ...raw }: Record<string, unknown>, command: Command) => {
         const summaries = await import("./commands/summaries.js");
         const run = name === "sessions" ? summaries.sessionsCommand : summaries.statsCommand;
         setExit(await run(flagsOf(summaries.WindowFlagsSchema, { ...raw, format: { format, json } }), cliContext(command)));

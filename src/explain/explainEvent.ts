@@ -162,7 +162,7 @@ function findResult(results: readonly HookResult[], used: ReadonlySet<HookResult
 }
 
 /** The warning that made an entry invalid: about the entry itself, else its group, else its event key. */
-function warningFor(entry: RawEntry, view: ConfigView): string {
+export function warningFor(entry: RawEntry, view: ConfigView): string {
   const display = view.sources[entry.source]!.display;
   for (const path of [entry.path, ...entry.within]) {
     const prefix = `${display}: ${path}`;

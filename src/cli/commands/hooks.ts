@@ -19,8 +19,13 @@ export const HooksFlagsSchema = z
     format: OutputFormatSchema.exclude(["jsonl"]).optional(),
     json: z.boolean().default(false),
     strict: z.boolean().default(false),
+    usage: z.boolean().default(false),
+    since: z.string().optional(),
+    until: z.string().optional(),
+    utc: z.boolean().default(false),
   })
-  .refine((f) => !(f.json && f.format !== undefined && f.format !== "json"), { error: "--json and --format ask for different formats; give one" });
+  .refine((f) => !(f.json && f.format !== undefined && f.format !== "json"), { error: "--json and --format ask for different formats; give one" })
+  .refine((f) => f.usage || (f.since === undefined && f.until === undefined), { error: "--since and --until go with --usage" });
 export type HooksFlags = z.infer<typeof HooksFlagsSchema>;
 
 interface HookRow {

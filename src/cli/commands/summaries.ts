@@ -12,8 +12,8 @@ import { out } from "../io.js";
 import type { CliContext } from "../globals.js";
 
 export const WindowFlagsSchema = z
-  .object({ since: z.string().optional(), until: z.string().optional(), utc: z.boolean().default(false), format: FormatFlagsSchema })
-  .transform((raw) => ({ format: raw.format, utc: raw.utc, window: timeWindow(raw) }));
+  .object({ since: z.string().optional(), until: z.string().optional(), utc: z.boolean().default(false), format: FormatFlagsSchema, hooks: z.boolean().default(false) })
+  .transform((raw) => ({ format: raw.format, utc: raw.utc, window: timeWindow(raw), hooksOnly: raw.hooks }));
 export type WindowFlags = z.infer<typeof WindowFlagsSchema>;
 
 /** `qhooks sessions`: one row per live session. */
@@ -63,7 +63,12 @@ export async function statsCommand(flags: WindowFlags, context: CliContext): Pro
     const format = resolveFormat(flags.format, terminal);
     // One object: --format jsonl is not offered, and would print the same.
     if (format === "json" || format === "jsonl") {
-      out(JSON.stringify(stats, null, 2));
+      out(JSON.stringify(flags.hooksOnly ? stats.hooks : stats, null, 2));
+      return EXIT.ok;
+    }
+    if (flags.hooksOnly) {
+      const columns = hookColumns(flags.utc);
+      out(format === "tsv" ? renderTsv(columns, stats.hooks) : stats.hooks.length ? renderTable(columns, stats.hooks, terminal) : "No hook runs.");
       return EXIT.ok;
     }
     // Two listings: tab-separated, each with its header, a blank line between them.
@@ -99,6 +104,7 @@ const BY_HOOK: Column<Stats["hooks"][number]>[] = [
   { header: "TIMEOUTS", cell: (h) => String(h.timeouts), keep: 5, align: "right" },
   { header: "P50 MS", cell: (h) => ms(h.p50Ms), keep: 3, align: "right" },
   { header: "P95 MS", cell: (h) => ms(h.p95Ms), keep: 6, align: "right" },
+  { header: "P99 MS", cell: (h) => ms(h.p99Ms), keep: 2, align: "right" },
 ];
 
 export const VerifyFlagsSchema = z.object({ json: z.boolean().default(false) });
@@ -115,4 +121,13 @@ export async function verifyCommand(flags: z.infer<typeof VerifyFlagsSchema>, co
   } finally {
     await log.close();
   }
+}
+
+/** `stats --hooks`: the per-hook table with the slowest run and when each hook last ran. */
+function hookColumns(utc: boolean): Column<Stats["hooks"][number]>[] {
+  return [
+    ...BY_HOOK,
+    { header: "MAX MS", cell: (h) => ms(h.maxMs), keep: 2, align: "right" },
+    { header: "LAST RUN", cell: (h) => (h.lastTs === null ? "" : showTime(h.lastTs, utc).text), tsv: (h) => (h.lastTs === null ? "" : showTime(h.lastTs, utc).iso), keep: 1 },
+  ];
 }

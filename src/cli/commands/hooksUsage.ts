@@ -1,0 +1,95 @@
+import { EXIT } from "../../errors.js";
+import { configOfSettings } from "../../explain/loggedConfig.js";
+import { usageLedger } from "../../explain/usageLedger.js";
+import type { HookUsage } from "../../schema/usage.js";
+import { loadSettings } from "../../settings/loadSettings.js";
+import { planSettings } from "../../settings/settingsPlan.js";
+import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import { timeWindow } from "../filterFlags.js";
+import type { CliContext } from "../globals.js";
+import { out } from "../io.js";
+import { renderTable, renderTsv, type Column } from "../output/table.js";
+import { stdoutTerminal } from "../output/terminal.js";
+import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
+import { showTime } from "../output/times.js";
+
+export interface UsageFlags {
+  readonly event?: string | undefined;
+  readonly settings: readonly string[];
+  readonly plugin: readonly string[];
+  readonly format: "table" | "tsv" | "json";
+  readonly since?: string | undefined;
+  readonly until?: string | undefined;
+  readonly utc: boolean;
+}
+
+/** `qhooks hooks --usage`: every configured hook, loaded or not, with what the log says it did in the window. */
+export async function hooksUsageCommand(flags: UsageFlags, context: CliContext): Promise<number> {
+  const window = timeWindow(flags);
+  const { sources, plugins } = planSettings({
+    homeDir: context.homeDir,
+    projectDir: context.projectDir,
+    dialect: context.dialect,
+    settingsFiles: flags.settings.length ? flags.settings : undefined,
+    plugins: flags.plugin,
+    baseDir: process.cwd(),
+  });
+  const snapshot = loadSettings(sources, plugins);
+  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  let ledger;
+  try {
+    const [stats, matchCounts] = [await log.stats(window), await log.matchCounts(window)];
+    ledger = usageLedger({ view: configOfSettings(snapshot), configHash: snapshot.hash, configWarnings: snapshot.warnings, stats, matchCounts, since: window.since, until: window.until });
+  } finally {
+    await log.close();
+  }
+  const rows = ledger.hooks.filter((h) => flags.event === undefined || h.event === flags.event);
+  if (flags.format === "json") {
+    out(JSON.stringify({ ...ledger, hooks: rows }, null, 2));
+    return EXIT.ok;
+  }
+  const columns = usageColumns(flags.utc);
+  if (flags.format === "tsv") {
+    out(renderTsv(columns, rows));
+    return EXIT.ok;
+  }
+  const terminal = stdoutTerminal(context.env);
+  const shown = terminal.utf8 ? escapeForTerminal : escapeToAscii;
+  const span = `${window.since ? `since ${showTime(window.since.toISOString(), flags.utc).text}` : "all of the log"}${window.until ? `, until ${showTime(window.until.toISOString(), flags.utc).text}` : ""}`;
+  out(`Hook usage, ${span} (config ${snapshot.hash.slice(0, 12)}, the settings files as they are now):`);
+  out("");
+  out(rows.length === 0 ? "No hooks configured." : renderTable(columns, rows, terminal));
+  const never = rows.filter((h) => h.neverFired);
+  if (never.length) {
+    out("");
+    out(`Never fired (${never.length}): their matcher matched none of the events of their kind in this window:`);
+    for (const h of never) out(`  ${shown(h.name ?? "?")} (${h.event}, matcher ${JSON.stringify(shown(h.matcher ?? "*"))}): 0 of ${h.events} ${h.event} events matched; qhooks explain SEQ shows why for one of them`);
+  }
+  const broken = rows.filter((h) => !h.loaded);
+  if (broken.length) {
+    out("");
+    out(`Not loaded (${broken.length}):`);
+    for (const h of broken) out(`  ${shown(h.notLoaded ?? "")}`);
+  }
+  return EXIT.ok;
+}
+
+const ms = (v: number | null) => (v === null ? "" : String(Math.round(v * 10) / 10));
+
+function usageColumns(utc: boolean): Column<HookUsage>[] {
+  return [
+    { header: "EVENT", cell: (h) => h.event, max: 20, min: 6, keep: 10 },
+    { header: "HOOK", cell: (h) => `${h.name ?? "?"}${h.mode === "shadow" ? " [shadow]" : ""}`, max: 40, min: 8, keep: 11 },
+    { header: "LEVEL", cell: (h) => (h.source.plugin ? `plugin ${h.source.plugin}` : h.source.level), max: 12, min: 5, keep: 3, cutFrom: "start" },
+    { header: "LOADED", cell: (h) => (h.loaded ? "yes" : "no"), keep: 9 },
+    { header: "FIRED", cell: (h) => (h.loaded ? `${h.matched}/${h.events}` : ""), keep: 8, align: "right" },
+    { header: "RUNS", cell: (h) => String(h.runs), keep: 8, align: "right" },
+    { header: "BLOCKS", cell: (h) => String(h.blocks), keep: 7, align: "right" },
+    { header: "ERRORS", cell: (h) => String(h.errors + h.invalidOutputs), keep: 6, align: "right" },
+    { header: "TIMEOUTS", cell: (h) => String(h.timeouts), keep: 5, align: "right" },
+    { header: "P50 MS", cell: (h) => ms(h.p50Ms), keep: 4, align: "right" },
+    { header: "P95 MS", cell: (h) => ms(h.p95Ms), keep: 2, align: "right" },
+    { header: "MAX MS", cell: (h) => ms(h.maxMs), keep: 1, align: "right" },
+    { header: "LAST RUN", cell: (h) => (h.lastRun === null ? "never" : showTime(h.lastRun, utc).text), tsv: (h) => (h.lastRun === null ? "" : showTime(h.lastRun, utc).iso), keep: 4 },
+  ];
+}

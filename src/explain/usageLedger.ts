@@ -1,0 +1,70 @@
+import { EVENT_TRAITS, EventNameSchema } from "../schema/events.js";
+import type { MatchCount, Stats } from "../schema/logRecord.js";
+import type { HookSource } from "../schema/explanation.js";
+import type { HookUsage, UsageLedger } from "../schema/usage.js";
+import { matches } from "../settings/compileMatcher.js";
+import { warningFor } from "./explainEvent.js";
+import { entryKey, type ConfigView } from "./loggedConfig.js";
+
+export interface LedgerInput {
+  /** The configuration now, entry by entry. */
+  readonly view: ConfigView;
+  readonly configHash: string;
+  readonly configWarnings: readonly string[];
+  /** The log's per-hook statistics and its events by match value, over the same window. */
+  readonly stats: Stats;
+  readonly matchCounts: readonly MatchCount[];
+  readonly since: Date | undefined;
+  readonly until: Date | undefined;
+}
+
+/**
+ * The usage ledger: every configured hook (loaded or not, and why), with its runs and times over a window of the
+ * log, and whether its matcher matched any of the events of its kind there ("never fired"). Pure.
+ */
+export function usageLedger(input: LedgerInput): UsageLedger {
+  const { view } = input;
+  const byName = new Map(input.stats.hooks.map((h) => [h.name, h]));
+  const hooks: HookUsage[] = view.entries.map((entry) => {
+    const s = view.sources[entry.source]!;
+    const source: HookSource = { level: s.level, file: s.display, plugin: s.plugin?.name ?? null, path: entry.path };
+    const hook = view.hooksAt.get(entryKey(entry.source, entry.path));
+    const name = hook?.name ?? entry.name ?? entry.command;
+    const stats = name === null ? undefined : byName.get(name);
+    const event = EventNameSchema.safeParse(entry.event);
+    const counts = event.success ? input.matchCounts.filter((m) => m.event === event.data) : [];
+    const events = counts.reduce((n, m) => n + m.count, 0);
+    // UserPromptSubmit, Stop and the like ignore matchers: every event of theirs fires the hook.
+    const matched = hook
+      ? counts.filter((m) => EVENT_TRAITS[hook.event].matchField === null || matches(hook.matcher, m.matchValue)).reduce((n, m) => n + m.count, 0)
+      : 0;
+    return {
+      name,
+      event: entry.event,
+      matcher: hook ? hook.matcherSource : entry.matcher,
+      mode: (hook ? hook.shadow : entry.shadow) ? "shadow" : "enforce",
+      source,
+      loaded: hook !== undefined,
+      notLoaded: hook ? null : warningFor(entry, view),
+      runs: stats?.runs ?? 0,
+      blocks: stats?.blocks ?? 0,
+      errors: stats?.errors ?? 0,
+      invalidOutputs: stats?.invalidOutputs ?? 0,
+      timeouts: stats?.timeouts ?? 0,
+      p50Ms: stats?.p50Ms ?? null,
+      p95Ms: stats?.p95Ms ?? null,
+      maxMs: stats?.maxMs ?? null,
+      lastRun: stats?.lastTs ?? null,
+      events,
+      matched,
+      neverFired: hook !== undefined && events > 0 && matched === 0,
+    };
+  });
+  return {
+    since: input.since?.toISOString() ?? null,
+    until: input.until?.toISOString() ?? null,
+    configHash: input.configHash,
+    hooks,
+    warnings: [...input.configWarnings],
+  };
+}

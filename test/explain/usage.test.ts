@@ -1,0 +1,89 @@
+import { expect } from "chai";
+import { StatsSchema } from "../../src/schema/logRecord.js";
+import { UsageLedgerSchema, type HookUsage, type UsageLedger } from "../../src/schema/usage.js";
+import { Sandbox, group, payloadFor } from "../support/sandbox.js";
+
+const BLOCK_RM = `input=$(cat)
+case "$input" in *"rm -rf"*) echo "Dangerous command blocked" >&2; exit 2;; esac
+exit 0`;
+const RM = payloadFor("PreToolUse", { tool_input: { command: "rm -rf /tmp/build" } });
+const LS = payloadFor("PreToolUse", { tool_input: { command: "ls" } });
+
+/** `qhooks hooks --usage` and `qhooks stats --hooks` over a real log made by real hook runs. */
+describe("the usage ledger", () => {
+  let sb: Sandbox;
+  beforeEach(() => (sb = new Sandbox()));
+  afterEach(() => sb.cleanup());
+
+  const configure = () =>
+    sb.projectSettings({
+      hooks: {
+        PreToolUse: [
+          group("Bash", { command: sb.script("block-rm.sh", BLOCK_RM), name: "block-rm" }),
+          group("Bash ", { command: "cat >/dev/null", name: "typo-matcher" }),
+          group("Write|Edit", { command: "cat >/dev/null", name: "format" }),
+          group("Bash", { type: "command", name: "no-command" }),
+        ],
+        Stop: [group(undefined, { command: "cat >/dev/null", name: "stop-check" })],
+      },
+    });
+  const ledger = async (args: string[] = []): Promise<UsageLedger> => {
+    const r = await sb.run(["hooks", "--usage", "--json", ...args]);
+    expect(r.code, r.stderr).to.equal(0);
+    return UsageLedgerSchema.parse(JSON.parse(r.stdout));
+  };
+  const row = (l: UsageLedger, name: string): HookUsage => l.hooks.find((h) => h.name === name)!;
+
+  it("lists every configured hook: loaded or why not, runs, blocks, times, last run, and the ones that never fired", async () => {
+    configure();
+    await sb.runEvent("PreToolUse", RM);
+    await sb.runEvent("PreToolUse", LS);
+    await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_name: "Read", tool_input: { file_path: "/a" } }));
+    const l = await ledger();
+    expect(l.hooks.map((h) => h.name)).to.deep.equal(["block-rm", "typo-matcher", "format", "no-command", "stop-check"]);
+
+    expect(row(l, "block-rm")).to.deep.include({ loaded: true, runs: 2, blocks: 1, errors: 0, timeouts: 0, events: 3, matched: 2, neverFired: false, mode: "enforce" });
+    expect(row(l, "block-rm").p50Ms).to.be.a("number");
+    expect(row(l, "block-rm").maxMs! >= row(l, "block-rm").p95Ms!).to.equal(true);
+    expect(row(l, "block-rm").lastRun).to.be.a("string");
+    expect(row(l, "block-rm").source).to.deep.equal({ level: "project", file: ".qoder/settings.json", plugin: null, path: "hooks.PreToolUse[0].hooks[0]" });
+    // "Bash " is a list of names with a trailing space trimmed: it matches. "Write|Edit" matched none of the 3 events.
+    expect(row(l, "typo-matcher")).to.deep.include({ matched: 2, neverFired: false });
+    expect(row(l, "format")).to.deep.include({ loaded: true, runs: 0, events: 3, matched: 0, neverFired: true, lastRun: null });
+    expect(row(l, "no-command")).to.deep.include({ loaded: false, neverFired: false });
+    expect(row(l, "no-command").notLoaded).to.match(/hooks\.PreToolUse\[3\]\.hooks\[0\]\.command/);
+    // No Stop event in the window: nothing to say whether it fires.
+    expect(row(l, "stop-check")).to.deep.include({ events: 0, matched: 0, neverFired: false });
+
+    // A window with nothing in it.
+    const later = await ledger(["--since", "2999-01-01"]);
+    expect(row(later, "block-rm")).to.deep.include({ runs: 0, events: 0, lastRun: null, p50Ms: null });
+
+    const text = await sb.run(["hooks", "--usage", "--format", "table"], { env: { COLUMNS: "200" } });
+    expect(text.code, text.stderr).to.equal(0);
+    expect(text.stdout).to.include("Hook usage, all of the log");
+    expect(text.stdout).to.match(/Never fired \(1\):.*\n {2}format \(PreToolUse, matcher "Write\|Edit"\): 0 of 3 PreToolUse events matched/);
+    expect(text.stdout).to.match(/Not loaded \(1\):\n {2}\.qoder\/settings\.json: hooks\.PreToolUse\[3\]/);
+    expect(text.stdout).to.match(/block-rm +project +yes +2\/3 +2 +1/);
+  });
+
+  it("--since without --usage is a usage error", async () => {
+    const r = await sb.run(["hooks", "--since", "1d"]);
+    expect(r.code).to.equal(1);
+    expect(r.stderr).to.include("--since and --until go with --usage");
+  });
+
+  it("qhooks stats --hooks: p50, p95, p99 and max per hook", async () => {
+    configure();
+    for (const p of [RM, LS, LS]) await sb.runEvent("PreToolUse", p);
+    const r = await sb.run(["stats", "--hooks", "--json"]);
+    expect(r.code, r.stderr).to.equal(0);
+    const hooks = StatsSchema.shape.hooks.parse(JSON.parse(r.stdout));
+    const rm = hooks.find((h) => h.name === "block-rm")!;
+    expect(rm.runs).to.equal(3);
+    expect(rm.p50Ms! <= rm.p95Ms! && rm.p95Ms! <= rm.p99Ms! && rm.p99Ms! <= rm.maxMs!).to.equal(true);
+    const table = await sb.run(["stats", "--hooks", "--format", "table"], { env: { COLUMNS: "200" } });
+    expect(table.stdout).to.match(/HOOK +RUNS +BLOCKS +ERRORS +BAD OUTPUT +TIMEOUTS +P50 MS +P95 MS +P99 MS +MAX MS +LAST RUN/);
+    expect(table.stdout).not.to.include("DECISION");
+  });
+});
