@@ -77,8 +77,8 @@ function hookLines(h: ExplainedHook, x: Explanation, t: (s: string, max?: number
 }
 
 function sourceText(s: HookSource, t: (s: string, max?: number) => string): string {
-  const parts = [s.level === s.file ? "--settings" : s.level];
-  if (s.plugin !== null) parts.push(`plugin ${t(s.plugin, 60)}`);
+  // A plugin's hooks are at the plugin level: its name says more. A --settings file's level is its own path.
+  const parts = [s.plugin !== null ? `plugin ${t(s.plugin, 60)}` : s.level === s.file ? "--settings" : s.level];
   if (s.file !== null) parts.push(t(s.file, 120));
   if (s.path !== null) parts.push(t(s.path, 80));
   return `(${parts.join(" ")})`;

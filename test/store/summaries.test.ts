@@ -89,11 +89,12 @@ describe("qhooks sessions and qhooks stats (contract 5)", () => {
     expect(stats.byEvent.reduce((n, c) => n + c.count, 0)).to.equal(stats.events);
     const hooks = Object.fromEntries(stats.hooks.map(({ name, ...rest }) => [name, rest]));
     expect(hooks).to.deep.equal({
-      ctx: { runs: 1, blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 10, p95Ms: 10 },
-      guard: { runs: 2, blocks: 1, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 20, p95Ms: 20 },
-      logger: { runs: 3, blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 30, p95Ms: 30 },
-      tests: { runs: 3, blocks: 1, errors: 1, invalidOutputs: 0, timeouts: 1, p50Ms: 75, p95Ms: 75 },
-      many: { runs: 21, blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 11, p95Ms: 20 },
+      ctx: { runs: 1, blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 10, p95Ms: 10, p99Ms: 10, maxMs: 10, lastTs: "2026-03-02T10:00:00.000Z" },
+      guard: { runs: 2, blocks: 1, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 20, p95Ms: 20, p99Ms: 20, maxMs: 20, lastTs: "2026-03-02T10:00:20.000Z" },
+      logger: { runs: 3, blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 30, p95Ms: 30, p99Ms: 30, maxMs: 30, lastTs: "2026-03-02T10:00:30.000Z" },
+      tests: { runs: 3, blocks: 1, errors: 1, invalidOutputs: 0, timeouts: 1, p50Ms: 75, p95Ms: 75, p99Ms: 75, maxMs: 75, lastTs: "2026-03-02T10:01:00.000Z" },
+      // 21 runs: nearest rank puts p95 at the 20th and p99 at the 21st.
+      many: { runs: 21, blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 11, p95Ms: 20, p99Ms: 21, maxMs: 21, lastTs: "2026-03-02T10:03:40.000Z" },
     });
   });
 
@@ -109,7 +110,7 @@ describe("qhooks sessions and qhooks stats (contract 5)", () => {
         { event: "PreToolUse", decision: "unfinished", count: 1 },
       ].sort(byKey),
     );
-    expect(stats.hooks).to.deep.equal([{ name: "tests", runs: 3, blocks: 1, errors: 1, invalidOutputs: 0, timeouts: 1, p50Ms: 75, p95Ms: 75 }]);
+    expect(stats.hooks).to.deep.equal([{ name: "tests", runs: 3, blocks: 1, errors: 1, invalidOutputs: 0, timeouts: 1, p50Ms: 75, p95Ms: 75, p99Ms: 75, maxMs: 75, lastTs: "2026-03-02T10:01:00.000Z" }]);
   });
 
   it("the text forms show the same numbers", async () => {
@@ -123,6 +124,6 @@ describe("qhooks sessions and qhooks stats (contract 5)", () => {
     expect(stats.code).to.equal(0);
     expect(stats.stdout).to.match(new RegExp(`^${HISTORY.length} events`, "m"));
     const many = stats.stdout.split("\n").find((l) => l.startsWith("many "))!;
-    expect(many.trim().split(/\s+/)).to.deep.equal(["many", "21", "0", "0", "0", "0", "11", "20"]);
+    expect(many.trim().split(/\s+/)).to.deep.equal(["many", "21", "0", "0", "0", "0", "11", "20", "21"]);
   });
 });

@@ -42,6 +42,8 @@ interface HookRow {
   readonly written: string;
   readonly timeoutSeconds: number;
   readonly sameCommandAs: string | null;
+  /** `shadow`: it runs, but never changes the outcome. */
+  readonly mode: "enforce" | "shadow";
 }
 
 /** `qhooks hooks`: what is configured, where it comes from, and what is wrong with it. */
@@ -73,6 +75,7 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
       written: h.written,
       timeoutSeconds: h.timeoutMs / 1000,
       sameCommandAs: first ?? null,
+      mode: h.shadow ? "shadow" : "enforce",
     };
   });
   // --strict, for CI: a settings file with anything wrong in it fails the check.
@@ -128,7 +131,7 @@ const TABLE_COLUMNS: Column<HookRow>[] = [
   // A default name says it all: the command, or for a plugin's hook the plugin and the command as written.
   {
     header: "NAME / COMMAND",
-    cell: (r) => (r.name === r.command || r.name === `${r.plugin?.name}: ${r.written}` ? r.name : `${r.name}: ${r.command}`),
+    cell: (r) => `${r.name === r.command || r.name === `${r.plugin?.name}: ${r.written}` ? r.name : `${r.name}: ${r.command}`}${r.mode === "shadow" ? " [shadow]" : ""}`,
     max: 60,
     min: 12,
     keep: 9,
