@@ -159,12 +159,14 @@ Examples:
     .option("--file <path>", "add to this settings file instead (e.g. one that qhooks run --settings reads)")
     .option("--timeout <seconds>", "seconds before the hook is stopped (default 60)")
     .option("--name <name>", "a name for logs and messages (default: the command)")
+    .option("--shadow", 'in shadow mode ("mode": "shadow"): it runs and its verdict is logged, but it never changes the outcome')
     .addHelpText(
       "after",
       `
 Examples:
   qhooks hooks add PreToolUse --matcher Bash --command ~/.qoder-cn/hooks/block-rm.sh
-  qhooks hooks add PostToolUse --matcher 'Write|Edit' --command 'npx prettier --write .' --level project --timeout 30`,
+  qhooks hooks add PostToolUse --matcher 'Write|Edit' --command 'npx prettier --write .' --level project --timeout 30
+  qhooks hooks add PreToolUse --matcher Bash --command ./guards/no-curl.sh --level project --shadow   # try a guard first`,
     )
     .action(async (event: string, raw: unknown, command: Command) => {
       // Commander gives the listing's own flags to `qhooks hooks`, even after `add`: one of them here is a mistake

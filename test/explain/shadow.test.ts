@@ -1,4 +1,6 @@
 import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { OutcomeSchema } from "../../src/schema/outcome.js";
 import { logJson } from "../store/storeHelpers.js";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";
@@ -76,6 +78,17 @@ describe("shadow hooks", () => {
     expect(text.code, text.stderr).to.equal(0);
     expect(text.stdout).to.include("with shadow hooks enforced");
     expect(text.stdout).to.match(new RegExp(`#${rm.seq} PreToolUse Bash: none  ->  deny \\(rm -rf would be refused\\)`));
+  });
+
+  it("hooks add --shadow writes the handler in shadow mode; qhooks hooks says so", async () => {
+    const add = await sb.run(["hooks", "add", "PreToolUse", "--matcher", "Bash", "--command", sb.script("deny-rm.sh", DENY_RM), "--name", "new-guard", "--level", "project", "--shadow"]);
+    expect(add.code, add.stderr).to.equal(0);
+    const settings = JSON.parse(readFileSync(join(sb.project, ".qoder", "settings.json"), "utf8")) as { hooks: { PreToolUse: { hooks: { mode?: string }[] }[] } };
+    expect(settings.hooks.PreToolUse[0]!.hooks[0]!.mode).to.equal("shadow");
+    const listed = JSON.parse((await sb.run(["hooks", "--json"])).stdout) as { hooks: { name: string; mode: string }[] };
+    expect(listed.hooks.map((h) => [h.name, h.mode])).to.deep.equal([["new-guard", "shadow"]]);
+    const r = await sb.runEvent("PreToolUse", RM);
+    expect(r.code, r.stderr).to.equal(0);
   });
 
   it('a bad mode is a warning about that hook; "enforce" is the default', async () => {

@@ -20,6 +20,7 @@ export const HooksAddFlagsSchema = z.object({
   file: z.string().optional(),
   timeout: z.coerce.number({ error: "expected a positive number of seconds" }).optional(),
   name: z.string().optional(),
+  shadow: z.boolean().optional(),
 });
 export type HooksAddFlags = z.infer<typeof HooksAddFlagsSchema>;
 
@@ -32,7 +33,7 @@ export type HooksAddFlags = z.infer<typeof HooksAddFlagsSchema>;
  */
 export function hooksAddCommand(event: EventName, flags: HooksAddFlags, context: CliContext): number {
   const source = target(flags, context);
-  const handler = { type: "command", command: flags.command, ...(flags.timeout !== undefined && { timeout: flags.timeout }), ...(flags.name !== undefined && { name: flags.name }) };
+  const handler = { type: "command", command: flags.command, ...(flags.timeout !== undefined && { timeout: flags.timeout }), ...(flags.name !== undefined && { name: flags.name }), ...(flags.shadow && { mode: "shadow" }) };
   const matcher = flags.matcher;
   const shownPath = oneLineText(source.display);
 
