@@ -60,23 +60,27 @@ export function queryStats(db: Database, filter: Window): Stats {
 
   // Ordered by name, then duration: each hook's durations arrive sorted, ready for percentiles. A window selects
   // hook runs by their event's arrival.
-  const perHook = new Map<string, { durations: number[]; blocks: number; errors: number; invalidOutputs: number; timeouts: number; lastTs: string | null }>();
-  const hookRuns = `SELECT h.name, h.status, h.duration_ms AS ms, v.ts FROM proj_hooks h JOIN proj_events v ON v.seq = h.event_seq
-       WHERE h.live = 1${time.sql.replaceAll("ts", "v.ts")} ORDER BY h.name, h.duration_ms`;
-  for (const r of db.prepare(hookRuns).iterate(time.params) as IterableIterator<{ name: string; status: string; ms: number; ts: string }>) {
+  // Each hook's newest event is kept by seq, and its time read once per hook at the end.
+  const perHook = new Map<string, { durations: number[]; blocks: number; errors: number; invalidOutputs: number; timeouts: number; lastSeq: number }>();
+  const hookRuns = time.sql
+    ? `SELECT h.name, h.status, h.duration_ms AS ms, h.event_seq AS seq FROM proj_hooks h JOIN proj_events v ON v.seq = h.event_seq
+       WHERE h.live = 1${time.sql.replaceAll("ts", "v.ts")} ORDER BY h.name, h.duration_ms`
+    : "SELECT name, status, duration_ms AS ms, event_seq AS seq FROM proj_hooks WHERE live = 1 ORDER BY name, duration_ms";
+  for (const r of db.prepare(hookRuns).iterate(time.params) as IterableIterator<{ name: string; status: string; ms: number; seq: number }>) {
     let acc = perHook.get(r.name);
-    if (!acc) perHook.set(r.name, (acc = { durations: [], blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, lastTs: null }));
+    if (!acc) perHook.set(r.name, (acc = { durations: [], blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, lastSeq: 0 }));
     acc.durations.push(r.ms);
-    if (acc.lastTs === null || r.ts > acc.lastTs) acc.lastTs = r.ts;
+    if (r.seq > acc.lastSeq) acc.lastSeq = r.seq;
     if (r.status === "block") acc.blocks++;
     else if (r.status === "error") acc.errors++;
     else if (r.status === "invalid-output") acc.invalidOutputs++;
     else if (r.status === "timeout") acc.timeouts++;
   }
-  const hooks: Stats["hooks"] = [...perHook].map(([name, { durations: d, ...counts }]) => {
+  const tsOf = db.prepare("SELECT ts FROM proj_events WHERE seq = ?").pluck();
+  const hooks: Stats["hooks"] = [...perHook].map(([name, { durations: d, lastSeq, ...counts }]) => {
     // Nearest-rank percentiles.
     const pct = (p: number) => (d.length ? d[Math.min(d.length - 1, Math.ceil((p / 100) * d.length) - 1)]! : null);
-    return { name, runs: d.length, ...counts, p50Ms: pct(50), p95Ms: pct(95), p99Ms: pct(99), maxMs: d.length ? d[d.length - 1]! : null };
+    return { name, runs: d.length, ...counts, p50Ms: pct(50), p95Ms: pct(95), p99Ms: pct(99), maxMs: d.length ? d[d.length - 1]! : null, lastTs: (tsOf.get(lastSeq) as string | undefined) ?? null };
   });
   return { events, byEvent, hooks };
 }
