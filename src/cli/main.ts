@@ -335,6 +335,25 @@ Examples:
       setExit(schemaCommand(what ?? "settings", event === undefined ? undefined : eventArgument(event)));
     });
 
+  program
+    .command("show")
+    .description("one event in full: payload, each hook's command, exit, duration and output, the outcome, the config hash, the chain")
+    .argument("<seq>", "the event's SEQ, as qhooks log shows it")
+    .option("--json", "the event as the log holds it (JSON; see docs/cli.md)")
+    .option("--utc", "the time in UTC instead of the local zone")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  qhooks log --blocked          # find the event, by its SEQ
+  qhooks show 41                # everything about it
+  qhooks show 41 --json | jq -r '.outcome.hooks[0].stderr'`,
+    )
+    .action(async (seq: string, raw: unknown, command: Command) => {
+      const { showCommand, ShowFlagsSchema } = await import("./commands/show.js");
+      setExit(await showCommand(seq, flagsOf(ShowFlagsSchema, raw), cliContext(command)));
+    });
+
   // Only now: subcommands inherit it when they are made, and they must refuse stray words.
   program.allowExcessArguments();
   return program;
