@@ -24,6 +24,7 @@ table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-weight:600;color:var(--muted);font-size:12.5px}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+td.mono{white-space:nowrap}
 .session{margin:14px 0 0}
 .session h3{font-size:14px;margin:0;padding:6px 8px;background:var(--soft);border:1px solid var(--line);border-bottom:0}
 .events{border:1px solid var(--line)}
