@@ -26,13 +26,14 @@ export function aggregateOutcome(now: () => number = () => performance.now()): O
       durationMs: Math.round((now() - ran.arrival.startedAt) * 10) / 10,
       hooks: ran.judged.map((j) => j.result),
       skipped: [...ran.skipped],
+      env: { ...(ran.env ?? {}) },
       warnings: [...ran.selectionWarnings, ...ran.warnings, ...folded.warnings],
     };
     return { ...ran, outcome };
   });
 }
 
-export type FoldedVerdicts = Omit<Outcome, "event" | "sessionId" | "seq" | "configHash" | "durationMs" | "hooks" | "skipped">;
+export type FoldedVerdicts = Omit<Outcome, "event" | "sessionId" | "seq" | "configHash" | "durationMs" | "hooks" | "skipped" | "env">;
 
 /**
  * The pure fold behind aggregateOutcome: hooks in selection order in, one decision out. No hook cancels another;

@@ -37,6 +37,8 @@ interface HookRow {
   readonly written: string;
   readonly timeoutSeconds: number;
   readonly sameCommandAs: string | null;
+  /** The handler as validated: its type and every field it sets (shell, url, async, once, statusMessage...). */
+  readonly handler: import("../../schema/settings.js").HandlerSetting;
 }
 
 /** `qhooks hooks`: what is configured, where it comes from, and what is wrong with it. */
@@ -68,6 +70,7 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
       written: h.written,
       timeoutSeconds: h.timeoutMs / 1000,
       sameCommandAs: first ?? null,
+      handler: h.handler,
     };
   });
   // --strict, for CI: a settings file with anything wrong in it fails the check.

@@ -9,6 +9,9 @@ import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
 import type { EventName } from "../../schema/events.js";
 import { delivered, err, out, readStdin, warn } from "../io.js";
 import { requireProjectDir, type CliContext } from "../globals.js";
+import { dirname, join } from "node:path";
+import { BackgroundHooks } from "../../handlers/backgroundHooks.js";
+import { fileOnce } from "../../handlers/once.js";
 
 export const RunFlagsSchema = z.object({
   settings: z.array(z.string()).default([]),
@@ -41,16 +44,21 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
   const testing = context.env.QHOOKS_TEST === "1";
   // Fail-open for logging: a log that cannot be opened costs the record, never the decision.
   let log: EventLog = nullEventLog;
+  let logged = false;
   const logWarnings: string[] = [];
   if (flags.log && !replaying && !testing) {
     try {
       const opened = openEventLogWithWarnings({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
       log = opened.log;
+      logged = true;
       for (const w of opened.warnings) logWarnings.push(w);
     } catch (e) {
       logWarnings.push(`${messageOf(e)}; this event is not logged`);
     }
   }
+  // Async hooks outlive the reply: this process writes its answer, then waits for them (each within its timeout)
+  // and logs their results before it exits.
+  const background = new BackgroundHooks(log, warn);
   try {
     const { judgement, configWarnings } = await judgeOnce({
       input,
@@ -64,6 +72,9 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
       env: context.env,
       callChain: parseCallChain(context.env[CALL_CHAIN_VAR]),
       replay: replaying,
+      background,
+      // Once-hooks are remembered next to the log, across the many processes of a session; without a log, not at all.
+      ...(logged ? { once: fileOnce(join(dirname(context.dbPath), "once")) } : {}),
     });
     // In the hook protocol, stderr of a block is the reason the model reads: warnings must not be mixed into it
     // (they stay in the log and in `qhooks hooks`).
@@ -98,6 +109,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     }
     return EXIT.ok;
   } finally {
+    await background.settled();
     await log.close();
   }
 }
