@@ -9,7 +9,7 @@ import { judgeEvents } from "../streams/pipeline.js";
 import { trustCommandLine } from "../trust/trustCommandLine.js";
 import { createTrustPolicy } from "../trust/trustPolicy.js";
 import { limitsFromEnv } from "./limits.js";
-import { BackgroundHooks } from "../handlers/backgroundHooks.js";
+import { BackgroundHooks, type BackgroundRunner } from "../handlers/backgroundHooks.js";
 import { chatEvaluatorFromEnv } from "../handlers/chatEvaluator.js";
 import type { OnceMemory } from "../handlers/once.js";
 import type { HandlerServices } from "../handlers/services.js";
@@ -40,7 +40,7 @@ export interface JudgeOnceOptions {
   /** Which once-hooks already ran (`qhooks run` keeps markers next to its log); this call's memory by default. */
   readonly once?: OnceMemory;
   /** Where async hooks run; the result's `background` by default, which the caller may wait for (`settled()`). */
-  readonly background?: BackgroundHooks;
+  readonly background?: BackgroundRunner;
 }
 
 export interface JudgeOnceResult {
@@ -49,7 +49,7 @@ export interface JudgeOnceResult {
   /** Settings and environment warnings, in the order they should be shown. */
   readonly configWarnings: readonly string[];
   /** The event's async hooks, still running: `settled()` waits for them and their log records. */
-  readonly background: BackgroundHooks;
+  readonly background: BackgroundRunner;
 }
 
 /** One event through the pipeline, with settings read fresh from disk: what `qhooks run` does. */
@@ -59,7 +59,7 @@ export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceRes
   const snapshot = loadSettings(sources, plugins);
   const limits = limitsFromEnv(options.env);
   const trustCommand = trustCommandLine({ projectDir: options.projectDir, dialect: options.dialect, settingsFiles: settingsFiles && sources.map((s) => s.path), plugins: plugins.folders });
-  const background = options.background ?? new BackgroundHooks(options.log);
+  const background: BackgroundRunner = options.background ?? new BackgroundHooks(options.log);
   const judgement = await firstValueFrom(
     of({ input: options.input, event: options.event, receivedAt: new Date(), startedAt: performance.now() }).pipe(
       judgeEvents({

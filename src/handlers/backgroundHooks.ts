@@ -7,12 +7,20 @@ import type { HookResult } from "../schema/outcome.js";
 import type { EventLog } from "../store/eventLog.js";
 import { oneLineText } from "../text/oneLine.js";
 
+/** Where `async: true` hooks go: started in this process (BackgroundHooks), or handed to a detached one. */
+export interface BackgroundRunner {
+  /** Starts one async hook of the event at `seq` (null: its event is not in the log); `run$` runs it here. */
+  start(seq: number | null, valid: ValidEvent, spec: HookSpec, run$: Observable<JudgedHook>): void;
+  /** Resolves once every hook started here has ended and been logged. */
+  settled(): Promise<void>;
+}
+
 /**
  * The `async: true` hooks of a bus (or of one `qhooks run`): each starts with its event's other hooks, runs apart
  * from the outcome (raced against its own timeout like any hook), and its result is appended to the log against
  * its event when it ends. `close()` stops those still running; each is then logged as stopped.
  */
-export class BackgroundHooks {
+export class BackgroundHooks implements BackgroundRunner {
   private readonly running = new Set<{ readonly stop: () => void }>();
   private readonly appends = new Set<Promise<void>>();
   private readonly ended = new Set<() => void>();

@@ -4,7 +4,7 @@ import { CappedOutput, DEFAULT_MAX_EVENT_OUTPUT_BYTES, OutputBudget } from "../e
 import { hookEnvironment } from "../exec/hookEnvironment.js";
 import { runnerFor } from "../exec/runners/index.js";
 import { messageOf } from "../errors.js";
-import type { BackgroundHooks } from "../handlers/backgroundHooks.js";
+import type { BackgroundRunner } from "../handlers/backgroundHooks.js";
 import { createEnvFile } from "../handlers/envFile.js";
 import type { HandlerServices } from "../handlers/services.js";
 import type { ValidEvent } from "../payload/parsePayload.js";
@@ -26,7 +26,7 @@ export interface RunHooksOptions {
   /** The evaluator of `prompt`/`agent` hooks and the caller of `mcp_tool` hooks, when the embedder gives them. */
   readonly services?: HandlerServices;
   /** Where `async: true` hooks run; without it they are not started. */
-  readonly background?: BackgroundHooks;
+  readonly background?: BackgroundRunner;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnvLines } from "../../src/handlers/envFile.js";
 import { markerHook, sleep } from "../decisions/helpers.js";
@@ -138,13 +138,24 @@ describe("handlers: command hook fields", () => {
       expect(byName.forever).to.include({ outcome: "error", error: "stopped before it ended: the bus closed" });
     });
 
-    it("qhooks run replies, then waits for its async hooks and logs them before it exits", async () => {
-      settings("Stop", { command: "sleep 0.3; echo done", async: true, name: "bg" });
+    it("qhooks run replies and exits at once; a detached process runs the async hook and logs its result with the event", async () => {
+      const gate = join(sb.root, "gate");
+      // The hook cannot end before the test opens the gate: a run that waited for it would hang until its timeout.
+      settings("Stop", { command: `while [ ! -f '${gate}' ]; do sleep 0.05; done; echo done`, async: true, timeout: 20, name: "bg" });
       const r = await sb.runEvent("Stop", payloadFor("Stop"));
       expect(r.code).to.equal(0);
+      expect(r.ms).to.be.below(15_000);
       expect((r.outcome!.skipped as Json[])[0]).to.include({ name: "bg", reason: "async" });
-      const log = await sb.run(["log", "--format", "json"]);
-      const hooks = (JSON.parse(log.stdout) as Json[])[0]!.asyncHooks as Json[];
+      const before = await sb.run(["log", "--format", "json"]);
+      expect((JSON.parse(before.stdout) as Json[])[0]!.asyncHooks).to.deep.equal([]);
+      writeFileSync(gate, "");
+      let hooks: Json[] = [];
+      for (let i = 0; i < 40 && hooks.length === 0; i++) {
+        await sleep(250);
+        const log = await sb.run(["log", "--format", "json"]);
+        hooks = (JSON.parse(log.stdout) as Json[])[0]!.asyncHooks as Json[];
+      }
+      expect(hooks).to.have.length(1);
       expect(hooks[0]).to.include({ name: "bg", outcome: "success", stdout: "done\n" });
     });
   });

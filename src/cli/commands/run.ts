@@ -10,7 +10,8 @@ import type { EventName } from "../../schema/events.js";
 import { delivered, err, out, readStdin, warn } from "../io.js";
 import { requireProjectDir, type CliContext } from "../globals.js";
 import { dirname, join } from "node:path";
-import { BackgroundHooks } from "../../handlers/backgroundHooks.js";
+import { DetachedHooks } from "../../handlers/detachedHooks.js";
+import { limitsFromEnv } from "../../engine/limits.js";
 import { fileOnce } from "../../handlers/once.js";
 
 export const RunFlagsSchema = z.object({
@@ -56,9 +57,21 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
       logWarnings.push(`${messageOf(e)}; this event is not logged`);
     }
   }
-  // Async hooks outlive the reply: this process writes its answer, then waits for them (each within its timeout)
-  // and logs their results before it exits.
-  const background = new BackgroundHooks(log, warn);
+  // Async hooks outlive the reply: each goes to a detached qhooks process that runs it within its timeout and logs
+  // its result, so that this one answers and exits at once.
+  const background = new DetachedHooks(
+    {
+      projectDir,
+      homeDir: context.homeDir,
+      baseEnv: { ...context.env },
+      callChain: parseCallChain(context.env[CALL_CHAIN_VAR]),
+      replay: replaying,
+      maxOutputBytes: limitsFromEnv(context.env).maxOutputBytes,
+      db: logged ? context.dbPath : null,
+    },
+    process.argv[1] ?? "",
+    warn,
+  );
   try {
     const { judgement, configWarnings } = await judgeOnce({
       input,
@@ -109,7 +122,6 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     }
     return EXIT.ok;
   } finally {
-    await background.settled();
     await log.close();
   }
 }
