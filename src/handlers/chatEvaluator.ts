@@ -1,5 +1,6 @@
 import { messageOf } from "../errors.js";
 import { oneLineText } from "../text/oneLine.js";
+import { post } from "../exec/runners/httpPost.js";
 import type { Evaluator } from "./services.js";
 
 const INSTRUCTIONS =
@@ -16,6 +17,11 @@ export function chatEvaluatorFromEnv(env: Readonly<Record<string, string | undef
   const base = env.QHOOKS_EVALUATOR_URL?.trim();
   if (!base) return undefined;
   const endpoint = `${base.replace(/\/+$/, "")}/chat/completions`;
+  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) {
+    return () => {
+      throw new Error(`QHOOKS_EVALUATOR_URL is not an http:// or https:// URL: ${oneLineText(base)}`);
+    };
+  }
   const defaultModel = env.QHOOKS_EVALUATOR_MODEL?.trim() || null;
   const apiKey = env.QHOOKS_EVALUATOR_API_KEY?.trim() || null;
   return async (request) => {
@@ -30,15 +36,22 @@ export function chatEvaluatorFromEnv(env: Readonly<Record<string, string | undef
         { role: "user", content: request.prompt },
       ],
     };
-    let response: Response;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const keep = (c: Buffer) => {
+      // An answer is a few hundred bytes; past a mebibyte the rest is dropped (and the JSON will not read).
+      if ((size += c.length) <= 1024 * 1024) chunks.push(c);
+    };
+    let status: number;
     try {
-      response = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify(body), redirect: "error", signal: request.signal });
+      ({ status } = await post(new URL(endpoint), headers, JSON.stringify(body), request.signal, keep));
     } catch (e) {
-      const cause = (e as { cause?: { code?: string } }).cause;
-      throw new Error(`evaluator ${endpoint} unreachable: ${cause?.code ?? oneLineText(messageOf(e))}`);
+      const code = (e as { code?: unknown }).code;
+      throw new Error(`evaluator ${endpoint} unreachable: ${typeof code === "string" ? code : oneLineText(messageOf(e))}`);
     }
-    const text = await response.text();
-    if (!response.ok) throw new Error(`evaluator ${endpoint}: HTTP ${response.status}`);
+    if (status >= 300 && status < 400) throw new Error(`evaluator ${endpoint}: HTTP ${status} (redirects are not followed)`);
+    if (status < 200 || status >= 300) throw new Error(`evaluator ${endpoint}: HTTP ${status}`);
+    const text = Buffer.concat(chunks).toString("utf8");
     let content: unknown;
     try {
       content = (JSON.parse(text) as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message?.content;

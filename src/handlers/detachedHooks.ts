@@ -1,46 +1,12 @@
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { z } from "zod";
+import { join } from "node:path";
 import { messageOf } from "../errors.js";
 import type { HookSpec } from "../operators/stages.js";
 import type { ValidEvent } from "../payload/parsePayload.js";
-import { EventNameSchema } from "../schema/events.js";
-import { HandlerSettingSchema } from "../schema/settings.js";
+import type { AsyncJob } from "./asyncJob.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { BackgroundRunner } from "./backgroundHooks.js";
-
-/** What the detached process needs to run one async hook and log its result: written to a private file. */
-export const AsyncJobSchema = z.object({
-  seq: z.number().int().nullable(),
-  valid: z.object({
-    event: EventNameSchema,
-    sessionId: z.string(),
-    payload: z.record(z.string(), z.unknown()),
-    json: z.string(),
-    matchValue: z.string().nullable(),
-  }),
-  spec: z.object({
-    kind: z.literal("command"),
-    command: z.string(),
-    name: z.string(),
-    level: z.string(),
-    matcher: z.string().nullable(),
-    timeoutMs: z.number(),
-    env: z.record(z.string(), z.string()).optional(),
-    handler: HandlerSettingSchema.optional(),
-  }),
-  projectDir: z.string(),
-  homeDir: z.string(),
-  baseEnv: z.record(z.string(), z.string().optional()),
-  callChain: z.array(z.string()),
-  replay: z.boolean(),
-  maxOutputBytes: z.number(),
-  /** The log to append the result to; null: none (the result is not kept). */
-  db: z.string().nullable(),
-});
-export type AsyncJob = z.infer<typeof AsyncJobSchema>;
 
 export type DetachedSetup = Omit<AsyncJob, "seq" | "valid" | "spec">;
 
@@ -69,17 +35,19 @@ export class DetachedHooks implements BackgroundRunner {
       const dir = mkdtempSync(join(tmpdir(), "qhooks-async-"));
       const file = join(dir, "job.json");
       writeFileSync(file, JSON.stringify(job), { mode: 0o600 });
-      const child = spawn(process.execPath, [this.cliScript, "__async-hook", file], {
-        detached: true,
-        stdio: "ignore",
-        cwd: this.setup.projectDir,
-        env: Object.fromEntries(Object.entries(this.setup.baseEnv).filter((e): e is [string, string] => e[1] !== undefined)),
-      });
-      child.on("error", (e) => {
+      const env = Object.fromEntries(Object.entries(this.setup.baseEnv).filter((e): e is [string, string] => e[1] !== undefined));
+      const failed = (e: unknown) => {
         rmSync(dir, { recursive: true, force: true });
         this.warn(`async hook ${oneLineText(spec.name)} could not be started: ${messageOf(e)}`);
-      });
-      child.unref();
+      };
+      // child_process loads only when a run has an async hook (the pending import keeps the process alive until then).
+      void import("./spawnDetached.js").then(({ spawnDetached }) => {
+        try {
+          spawnDetached(process.execPath, [this.cliScript, "__async-hook", file], { cwd: this.setup.projectDir, env }, failed);
+        } catch (e) {
+          failed(e);
+        }
+      }, failed);
     } catch (e) {
       this.warn(`async hook ${oneLineText(spec.name)} could not be started: ${messageOf(e)}`);
     }
@@ -87,13 +55,4 @@ export class DetachedHooks implements BackgroundRunner {
 
   /** Nothing runs here: the detached processes are on their own. */
   async settled(): Promise<void> {}
-}
-
-/** Reads a job file and removes it (and its private directory). */
-export function takeAsyncJob(file: string): AsyncJob {
-  try {
-    return AsyncJobSchema.parse(JSON.parse(readFileSync(file, "utf8")));
-  } finally {
-    rmSync(dirname(file), { recursive: true, force: true });
-  }
 }

@@ -178,6 +178,16 @@ describe("handlers: command hook fields", () => {
       expect((JSON.parse(log.stdout) as Json[])[0]!.env).to.deep.equal({ NODE_ENV: "production", GREETING: "hello world", PATH_EXTRA: "/opt/x" });
     });
 
+    it("a qhooks run that is itself given a $CLAUDE_ENV_FILE (qhooks in front of an agent) appends the variables there, quoted", async () => {
+      const outer = sb.file("outer.env", "export EXISTING=1\n");
+      const lines = sb.file("lines.env", "export QUOTE=\"it's\"\nexport PLAIN=x\n");
+      settings("SessionStart", { command: `cat '${lines}' >> "$CLAUDE_ENV_FILE"` });
+      const r = await sb.runEvent("SessionStart", payloadFor("SessionStart"), ["--no-log"], { CLAUDE_ENV_FILE: outer });
+      expect(r.code).to.equal(0);
+      expect(r.outcome!.env).to.deep.equal({ QUOTE: "it's", PLAIN: "x" });
+      expect(readFileSync(outer, "utf8")).to.equal("export EXISTING=1\nexport QUOTE='it'\\''s'\nexport PLAIN='x'\n");
+    });
+
     it("other events get no CLAUDE_ENV_FILE and carry an empty env", async () => {
       settings("Stop", { command: 'test -z "$CLAUDE_ENV_FILE" || exit 1' });
       const outcome = await dispatch(sb.bus({ watch: false }), "Stop");

@@ -2,7 +2,7 @@ import { openEventLog } from "../../engine/openEventLog.js";
 import { hookEnvironment } from "../../exec/hookEnvironment.js";
 import { BackgroundHooks } from "../../handlers/backgroundHooks.js";
 import { chatEvaluatorFromEnv } from "../../handlers/chatEvaluator.js";
-import { takeAsyncJob } from "../../handlers/detachedHooks.js";
+import { takeAsyncJob } from "../../handlers/asyncJob.js";
 import { runOneHook } from "../../operators/runHooks.js";
 import type { HookSpec } from "../../operators/stages.js";
 import { nullEventLog, type EventLog } from "../../store/eventLog.js";

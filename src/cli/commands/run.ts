@@ -9,6 +9,7 @@ import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
 import type { EventName } from "../../schema/events.js";
 import { delivered, err, out, readStdin, warn } from "../io.js";
 import { requireProjectDir, type CliContext } from "../globals.js";
+import { appendFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { DetachedHooks } from "../../handlers/detachedHooks.js";
 import { limitsFromEnv } from "../../engine/limits.js";
@@ -105,6 +106,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     }
 
     const { outcome } = judgement;
+    passEnvOn(outcome, context.env.CLAUDE_ENV_FILE);
     if (hookReply) {
       // A block carried in the JSON reply (exit 0) that no one can read would let the tool call go ahead: say it the
       // one way that needs no stdout, exit 2 with the reason.
@@ -123,5 +125,21 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     return EXIT.ok;
   } finally {
     await log.close();
+  }
+}
+
+/**
+ * A `qhooks run SessionStart` that is itself a hook of an agent that gave it a $CLAUDE_ENV_FILE (Claude Code, with
+ * qhooks in front): the variables its own hooks wrote are appended there, so that the agent sets them as it would
+ * have had it run those hooks itself. Values are single-quoted: the agent's shell reads them literally.
+ */
+function passEnvOn(outcome: { readonly event: string; readonly env: Readonly<Record<string, string>> }, file: string | undefined): void {
+  const names = Object.keys(outcome.env);
+  if (outcome.event !== "SessionStart" || names.length === 0 || !file) return;
+  const lines = names.map((name) => `export ${name}='${outcome.env[name]!.replaceAll("'", `'\\''`)}'\n`).join("");
+  try {
+    appendFileSync(file, lines);
+  } catch (e) {
+    warn(`$CLAUDE_ENV_FILE ${file}: the variables of this SessionStart not passed on: ${messageOf(e)}`);
   }
 }

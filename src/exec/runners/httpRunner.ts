@@ -2,6 +2,7 @@ import { Observable } from "rxjs";
 import { messageOf } from "../../errors.js";
 import type { HookRun } from "../../operators/stages.js";
 import { oneLineText } from "../../text/oneLine.js";
+import { post } from "./httpPost.js";
 import { handlerOf, type Runner } from "./runner.js";
 
 /** Redirects an http hook follows, within its own origin. */
@@ -24,22 +25,20 @@ export const httpRunner: Runner = ({ spec, valid, env, stdout, elapsed }) =>
     const run = async (): Promise<HookRun> => {
       let url = new URL(handler.url);
       for (let hops = 0; ; hops++) {
-        const response = await fetch(url, { method: "POST", headers, body: valid.json, redirect: "manual", signal: controller.signal });
-        const location = response.headers.get("location");
-        if (response.status >= 300 && response.status < 400 && location !== null) {
-          await response.body?.cancel();
+        const answer = await post(url, headers, valid.json, controller.signal, stdout.push);
+        const location = answer.headers.location;
+        if (answer.status >= 300 && answer.status < 400 && location !== undefined) {
           const next = new URL(location, url);
-          if (next.origin !== url.origin) return failed(`HTTP ${response.status} redirect to ${next.origin} refused (redirects are followed within ${url.origin} only)`);
+          if (next.origin !== url.origin) return failed(`HTTP ${answer.status} redirect to ${next.origin} refused (redirects are followed within ${url.origin} only)`);
           if (hops >= MAX_HTTP_REDIRECTS) return failed(`more than ${MAX_HTTP_REDIRECTS} redirects`);
           url = next;
           continue;
         }
-        if (response.body) for await (const chunk of response.body) stdout.push(Buffer.from(chunk as Uint8Array));
-        if (response.status >= 200 && response.status < 300) {
+        if (answer.status >= 200 && answer.status < 300) {
           return { type: "exited", exitCode: 0, signal: null, durationMs: elapsed(), stdout: stdout.text(), stderr: "", truncated: stdout.truncated };
         }
         const detail = stdout.text().split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
-        return failed(`HTTP ${response.status}${detail ? `: ${detail.slice(0, 300)}` : ""}`);
+        return failed(`HTTP ${answer.status}${detail ? `: ${detail.slice(0, 300)}` : ""}`);
       }
     };
     const failed = (message: string): HookRun => ({ type: "failed", message, durationMs: elapsed(), stdout: stdout.text(), truncated: stdout.truncated });
@@ -68,7 +67,7 @@ export function expandAllowed(value: string, allowed: readonly string[], env: Re
 }
 
 function describeFetchError(e: unknown): string {
-  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-  if (cause?.code) return cause.code;
-  return oneLineText(cause?.message ?? messageOf(e));
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return code;
+  return oneLineText(messageOf(e));
 }
