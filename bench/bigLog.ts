@@ -79,6 +79,7 @@ export function* generateEntries(count: number, seed = 42): Generator<EventEntry
         durationMs: 0.2 + hooks.reduce((a, h) => a + h.durationMs, 0),
         hooks,
         skipped: [],
+        env: {},
         warnings: [],
       };
       return {

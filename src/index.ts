@@ -62,3 +62,7 @@ export type { EventLog, AuditLog, AppendResult, LogWarning, LogEntry, LogFilter,
 export { openSqliteLog } from "./store/sqlite/sqliteEventLog.js";
 
 export { QhooksError } from "./errors.js";
+
+// Handlers that are not commands: what an embedding agent lends them.
+export type { Evaluator, EvaluatorRequest, McpToolCaller, McpToolRequest, HandlerServices } from "./handlers/services.js";
+export { parseEnvLines } from "./handlers/envFile.js";

@@ -416,6 +416,15 @@ Examples:
     setExit(await reportCommand(flagsOf(ReportFlagsSchema, { filter: { ...filter, utc }, output, limit, utc }), cliContext(command)));
   });
 
+  // The detached process that runs one async hook of a `qhooks run` and logs its result; not for users.
+  program
+    .command("__async-hook", { hidden: true })
+    .argument("<job>")
+    .action(async (job: string) => {
+      const { asyncHookCommand } = await import("./commands/asyncHook.js");
+      setExit(await asyncHookCommand(job));
+    });
+
   // Only now: subcommands inherit it when they are made, and they must refuse stray words.
   program.allowExcessArguments();
   return program;

@@ -19,6 +19,9 @@ import { settingsSnapshot$ } from "../streams/settings$.js";
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, TimeoutSecondsSchema } from "../schema/settings.js";
 import { limitsFromEnv } from "./limits.js";
 import { openEventLogWithWarnings } from "./openEventLog.js";
+import { BackgroundHooks } from "../handlers/backgroundHooks.js";
+import { chatEvaluatorFromEnv } from "../handlers/chatEvaluator.js";
+import type { Evaluator, McpToolCaller } from "../handlers/services.js";
 
 /** Options of `createHookBus` (contract 6). */
 export const HookBusOptionsSchema = z.object({
@@ -40,6 +43,13 @@ export const HookBusOptionsSchema = z.object({
   watch: z.boolean().optional(),
   /** The environment hooks inherit; process.env by default. Also where QHOOKS_* limits are read. */
   env: z.record(z.string(), z.string().optional()).optional(),
+  /**
+   * Evaluates `prompt` and `agent` hooks (see Evaluator); without it, the chat endpoint of QHOOKS_EVALUATOR_URL in
+   * `env`, else such hooks are skipped with a warning.
+   */
+  evaluator: z.custom<Evaluator>((v) => typeof v === "function", { error: "expected a function (the evaluator of prompt and agent hooks)" }).optional(),
+  /** Calls the tool of an `mcp_tool` hook; without it, such hooks are skipped with a warning. */
+  mcpToolCaller: z.custom<McpToolCaller>((v) => typeof v === "function", { error: "expected a function (the caller of mcp_tool hooks)" }).optional(),
 });
 export type HookBusOptions = z.infer<typeof HookBusOptionsSchema>;
 
@@ -94,6 +104,7 @@ export function createHookBus(options: HookBusOptions): HookBus {
   const pending = new Map<Arrival, { resolve: (o: Outcome) => void; reject: (e: Error) => void; settled: Promise<unknown> }>();
   let closed = false;
   let closing: Promise<void> | null = null;
+  const background = new BackgroundHooks(log, (w) => runtimeWarnings.next(w));
 
   const judgements = arrivals.pipe(
     judgeEvents({
@@ -117,6 +128,8 @@ export function createHookBus(options: HookBusOptions): HookBus {
         dialect,
         trustCommand: trustCommandLine({ projectDir, dialect, settingsFiles: opts.settingsFiles && sources.map((s) => s.path), plugins: plugins.folders }),
       }),
+      services: { evaluator: opts.evaluator ?? chatEvaluatorFromEnv(env), mcpToolCaller: opts.mcpToolCaller },
+      background,
     }),
   );
   judgements.subscribe((judgement: Judgement) => {
@@ -185,6 +198,8 @@ export function createHookBus(options: HookBusOptions): HookBus {
       closing ??= (async () => {
         closed = true;
         await Promise.all([...pending.values()].map((p) => p.settled));
+        // Async hooks still running are stopped, each logged as stopped, before the log closes.
+        await background.close();
         watching?.unsubscribe();
         arrivals.complete();
         outcomes.complete();

@@ -9,6 +9,10 @@ import { judgeEvents } from "../streams/pipeline.js";
 import { trustCommandLine } from "../trust/trustCommandLine.js";
 import { createTrustPolicy } from "../trust/trustPolicy.js";
 import { limitsFromEnv } from "./limits.js";
+import { BackgroundHooks, type BackgroundRunner } from "../handlers/backgroundHooks.js";
+import { chatEvaluatorFromEnv } from "../handlers/chatEvaluator.js";
+import type { OnceMemory } from "../handlers/once.js";
+import type { HandlerServices } from "../handlers/services.js";
 
 export interface JudgeOnceOptions {
   /** The payload as it arrived (JSON text). */
@@ -31,6 +35,12 @@ export interface JudgeOnceOptions {
    * Stop-loop guard, which counts live events only, stays out of it.
    */
   readonly replay?: boolean;
+  /** Evaluator and MCP caller; by default the chat endpoint of QHOOKS_EVALUATOR_URL, and no MCP caller. */
+  readonly services?: HandlerServices;
+  /** Which once-hooks already ran (`qhooks run` keeps markers next to its log); this call's memory by default. */
+  readonly once?: OnceMemory;
+  /** Where async hooks run; the result's `background` by default, which the caller may wait for (`settled()`). */
+  readonly background?: BackgroundRunner;
 }
 
 export interface JudgeOnceResult {
@@ -38,6 +48,8 @@ export interface JudgeOnceResult {
   readonly snapshot: SettingsSnapshot;
   /** Settings and environment warnings, in the order they should be shown. */
   readonly configWarnings: readonly string[];
+  /** The event's async hooks, still running: `settled()` waits for them and their log records. */
+  readonly background: BackgroundRunner;
 }
 
 /** One event through the pipeline, with settings read fresh from disk: what `qhooks run` does. */
@@ -47,6 +59,7 @@ export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceRes
   const snapshot = loadSettings(sources, plugins);
   const limits = limitsFromEnv(options.env);
   const trustCommand = trustCommandLine({ projectDir: options.projectDir, dialect: options.dialect, settingsFiles: settingsFiles && sources.map((s) => s.path), plugins: plugins.folders });
+  const background: BackgroundRunner = options.background ?? new BackgroundHooks(options.log);
   const judgement = await firstValueFrom(
     of({ input: options.input, event: options.event, receivedAt: new Date(), startedAt: performance.now() }).pipe(
       judgeEvents({
@@ -62,8 +75,11 @@ export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceRes
         snapshot: () => snapshot,
         stopBlockCap: limits.stopBlockCap,
         trust: createTrustPolicy({ homeDir: options.homeDir, projectDir: options.projectDir, env: options.env, dialect: options.dialect, trustCommand }),
+        services: options.services ?? { evaluator: chatEvaluatorFromEnv(options.env) },
+        background,
+        ...(options.once ? { once: options.once } : {}),
       }),
     ),
   );
-  return { judgement, snapshot, configWarnings: [...limits.warnings, ...snapshot.warnings] };
+  return { judgement, snapshot, configWarnings: [...limits.warnings, ...snapshot.warnings], background };
 }

@@ -12,6 +12,8 @@ attachWatcher(watchdog);
 
 export interface HookProcessRequest {
   readonly command: string;
+  /** The shell that runs the command with `-c` (a path, or a name looked up on PATH); /bin/sh by default. */
+  readonly shell?: string;
   readonly cwd: string;
   /** The complete environment of the hook (nothing is inherited implicitly). */
   readonly env: Readonly<Record<string, string>>;
@@ -112,13 +114,15 @@ function startProcess(request: HookProcessRequest, done: (end: Attempt) => void)
     const message =
       error.code === "ENOENT" && !existsSync(request.cwd)
         ? `its working directory ${request.cwd} does not exist`
-        : describeSpawnError(error);
+        : error.code === "ENOENT" && request.shell !== undefined
+          ? `its shell ${request.shell} was not found`
+          : describeSpawnError(error);
     settle({ type: "start-failed", message: `could not start the hook: ${message}`, code: error.code });
   };
 
   let child: ChildProcessWithoutNullStreams;
   try {
-    child = spawn("/bin/sh", ["-c", GATE + request.command], {
+    child = spawn(request.shell ?? "/bin/sh", ["-c", GATE + request.command], {
       cwd: request.cwd,
       env: request.env,
       // A new session and process group (pgid = pid), so that the whole tree can be signalled at once.

@@ -31,6 +31,7 @@ export function aggregateOutcome(now: () => number = () => performance.now()): O
       hooks: ran.judged.map((j) => j.result),
       skipped: [...ran.skipped],
       ...(shadow ? { shadow } : {}),
+      env: { ...(ran.env ?? {}) },
       warnings: [...ran.selectionWarnings, ...ran.warnings, ...folded.warnings],
     };
     return { ...ran, outcome };
@@ -54,7 +55,7 @@ function shadowOutcome(event: EventName, all: readonly JudgedHook[], folded: Fol
   };
 }
 
-export type FoldedVerdicts = Omit<Outcome, "event" | "sessionId" | "seq" | "configHash" | "durationMs" | "hooks" | "skipped" | "shadow">;
+export type FoldedVerdicts = Omit<Outcome, "event" | "sessionId" | "seq" | "configHash" | "durationMs" | "hooks" | "skipped" | "shadow" | "env">;
 
 /**
  * The pure fold behind aggregateOutcome: hooks in selection order in, one decision out. No hook cancels another;

@@ -29,6 +29,30 @@ export const InProcessResultSchema = z
 export type InProcessResult = z.infer<typeof InProcessResultSchema>;
 
 export function interpretRun(event: EventName, spec: HookSpec, run: HookRun): JudgedHook {
+  return blockOnFailure(event, spec, readRun(event, spec, run));
+}
+
+/** Results that say the hook could not give a decision: what `onFailure: "block"` turns into a block. */
+const FAILURES: ReadonlySet<HookOutcomeKind> = new Set(["error", "timeout", "invalid-output"]);
+
+/**
+ * `onFailure: "block"`: a guard that could not start, timed out, failed or printed something unreadable blocks the
+ * event (when the event can be blocked) instead of failing open. The result keeps its error; its outcome becomes
+ * `block`, with the failure as the reason.
+ */
+function blockOnFailure(event: EventName, spec: HookSpec, judged: JudgedHook): JudgedHook {
+  const blockDecision = EVENT_TRAITS[event].blockDecision;
+  if (spec.kind !== "command" || spec.handler?.onFailure !== "block" || spec.handler.async === true) return judged;
+  if (blockDecision === null || !FAILURES.has(judged.result.outcome)) return judged;
+  const reason = `hook ${spec.name} failed and blocks on failure (onFailure: "block"): ${judged.result.error ?? judged.result.outcome}`;
+  return {
+    result: { ...judged.result, outcome: "block", decision: blockDecision, reason },
+    verdict: { ...EMPTY_VERDICT, decision: blockDecision, reason },
+    warnings: judged.warnings,
+  };
+}
+
+function readRun(event: EventName, spec: HookSpec, run: HookRun): JudgedHook {
   const traits = EVENT_TRAITS[event];
   const base: HookResult = {
     name: spec.name,
@@ -66,6 +90,8 @@ export function interpretRun(event: EventName, spec: HookSpec, run: HookRun): Ju
   switch (run.type) {
     case "spawn-error":
       return failed("error", run.message);
+    case "failed":
+      return failed("error", run.message, { stdout: run.stdout ?? "", truncated: run.truncated ?? false });
     case "threw":
       return failed("error", `threw: ${run.message}`);
     case "timeout": {

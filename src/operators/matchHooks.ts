@@ -5,17 +5,34 @@ import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
 import { splitByTrust } from "../trust/splitByTrust.js";
 import type { TrustPolicy } from "../trust/trustPolicy.js";
+import { memoryOnce, type OnceMemory } from "../handlers/once.js";
+import type { HandlerServices } from "../handlers/services.js";
+import { splitByHandler } from "../handlers/splitByHandler.js";
 import type { HookSpec, InProcessHandler, Matched, Validated } from "./stages.js";
+
+/** What selection asks of the handlers: who can evaluate prompts and call MCP tools, and which once-hooks ran. */
+export interface HandlerSelection {
+  readonly services?: HandlerServices;
+  readonly once?: OnceMemory;
+}
 
 /**
  * Selects, for each event, the hooks that will run (contract 3, "Selection"): those that match, less those that
  * trust does not let run (reported as skipped, with a warning each).
  */
-export function matchHooks(inProcess: () => readonly InProcessHandler[] = () => [], trust?: TrustPolicy): OperatorFunction<Validated, Matched> {
+export function matchHooks(inProcess: () => readonly InProcessHandler[] = () => [], trust?: TrustPolicy, handlers: HandlerSelection = {}): OperatorFunction<Validated, Matched> {
+  const once = handlers.once ?? memoryOnce();
   return map((validated) => {
     const selected = selectHooks(validated.valid.event, validated.valid.matchValue, validated.snapshot, inProcess());
     const split = splitByTrust(selected, trust?.check(validated.snapshot) ?? null);
-    return { ...validated, hooks: split.runnable, skipped: split.skipped, selectionWarnings: split.warnings };
+    const byHandler = splitByHandler(split.runnable, validated.valid.sessionId, handlers.services ?? {}, once);
+    return {
+      ...validated,
+      hooks: byHandler.runnable,
+      skipped: [...split.skipped, ...byHandler.skipped],
+      selectionWarnings: [...split.warnings, ...byHandler.warnings],
+      ...(byHandler.background.length ? { background: byHandler.background } : {}),
+    };
   });
 }
 
@@ -49,7 +66,7 @@ export function selectHooks(
     const key = `${hook.plugin?.root ?? ""}\0${hook.command}`;
     const seen = firstAt.get(key);
     const declared = seen?.declared ?? [];
-    const spec = (): HookSpec => ({ kind: "command", command: hook.command, name: hook.name, level: hook.level, matcher: hook.matcherSource, timeoutMs: hook.timeoutMs, ...(hook.shadow ? { shadow: true } : {}), ...(env ? { env } : {}), declared });
+    const spec = (): HookSpec => ({ kind: "command", command: hook.command, name: hook.name, level: hook.level, matcher: hook.matcherSource, timeoutMs: hook.timeoutMs, ...(hook.shadow ? { shadow: true } : {}), ...(env ? { env } : {}), handler: hook.handler, declared });
     if (seen === undefined) {
       declared.push(hook);
       firstAt.set(key, { index: selected.length, rank, declared });

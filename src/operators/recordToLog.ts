@@ -18,7 +18,8 @@ export interface RecordOptions {
  */
 export function recordArrival(options: RecordOptions): OperatorFunction<Matched, Recorded> {
   return concatMap(async (matched): Promise<Recorded> => {
-    if (matched.hooks.length === 0) return { ...matched, seq: null, arrivalLogged: "deferred", warnings: [] };
+    // An async hook's result is logged against its event, so an event with one is recorded on arrival too.
+    if (matched.hooks.length === 0 && !matched.background?.length) return { ...matched, seq: null, arrivalLogged: "deferred", warnings: [] };
     try {
       const appended = await options.log.append([eventEntry(matched, options)]);
       return { ...matched, seq: appended[0] ?? null, arrivalLogged: "yes", warnings: appended.warnings.map(logWarningText) };

@@ -1,10 +1,12 @@
-import { catchError, defer, forkJoin, from, map, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
+import { catchError, defer, finalize, forkJoin, map, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
 import { oneLineText } from "../text/oneLine.js";
 import { CappedOutput, DEFAULT_MAX_EVENT_OUTPUT_BYTES, OutputBudget } from "../exec/cappedOutput.js";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
 import { hookEnvironment } from "../exec/hookEnvironment.js";
-import type { spawnHook as SpawnHook } from "../exec/spawnHook.js";
+import { runnerFor } from "../exec/runners/index.js";
 import { messageOf } from "../errors.js";
+import type { BackgroundRunner } from "../handlers/backgroundHooks.js";
+import { createEnvFile } from "../handlers/envFile.js";
+import type { HandlerServices } from "../handlers/services.js";
 import type { ValidEvent } from "../payload/parsePayload.js";
 import { interpretRun, mapExitCode } from "./mapExitCode.js";
 import { raceTimeout } from "./raceTimeout.js";
@@ -21,6 +23,10 @@ export interface RunHooksOptions {
   /** Replays set QHOOKS_REPLAY=1 for their hooks. */
   readonly replay: boolean;
   readonly callChain: readonly string[];
+  /** The evaluator of `prompt`/`agent` hooks and the caller of `mcp_tool` hooks, when the embedder gives them. */
+  readonly services?: HandlerServices;
+  /** Where `async: true` hooks run; without it they are not started. */
+  readonly background?: BackgroundRunner;
 }
 
 /**
@@ -30,7 +36,7 @@ export interface RunHooksOptions {
  */
 export function runHooks(options: RunHooksOptions): OperatorFunction<Recorded, Ran> {
   return mergeMap((recorded) => {
-    if (recorded.hooks.length === 0) return of({ ...recorded, judged: [] });
+    if (recorded.hooks.length === 0 && !recorded.background?.length) return of({ ...recorded, judged: [] });
     const envFor = hookEnvironment({
       baseEnv: options.baseEnv,
       projectDir: options.projectDir,
@@ -40,6 +46,32 @@ export function runHooks(options: RunHooksOptions): OperatorFunction<Recorded, R
       replay: options.replay,
       callChain: options.callChain,
     });
+    for (const spec of recorded.background ?? []) options.background?.start(recorded.seq, recorded.valid, spec, runOneHook(spec, recorded.valid, envFor, options));
+    if (recorded.hooks.length === 0) return of({ ...recorded, judged: [] });
+    return recorded.valid.event === "SessionStart" ? withEnvFile(recorded, envFor, options) : runAll(recorded, envFor, options);
+  });
+}
+
+/**
+ * SessionStart: the hooks get $CLAUDE_ENV_FILE, a file to append `export K=V` lines to; once they have all ended,
+ * the variables go into the outcome (`env`), for the agent to set in the session's commands.
+ */
+function withEnvFile(recorded: Recorded, envFor: (command: string) => Record<string, string>, options: RunHooksOptions): Observable<Ran> {
+  return defer(() => {
+    const file = createEnvFile();
+    if ("error" in file) return runAll(recorded, envFor, options).pipe(map((ran) => ({ ...ran, warnings: [...ran.warnings, file.error] })));
+    return runAll(recorded, (command) => ({ ...envFor(command), CLAUDE_ENV_FILE: file.path }), options).pipe(
+      map((ran) => {
+        const read = file.read();
+        return { ...ran, env: read.env, warnings: [...ran.warnings, ...read.warnings] };
+      }),
+      finalize(() => file.remove()),
+    );
+  });
+}
+
+function runAll(recorded: Recorded, envFor: (command: string) => Record<string, string>, options: RunHooksOptions): Observable<Ran> {
+  return defer(() => {
     const total = options.maxEventOutputBytes ?? DEFAULT_MAX_EVENT_OUTPUT_BYTES;
     const budget = new OutputBudget(total, 2 * recorded.hooks.filter((h) => h.kind === "command").length);
     const runs = recorded.hooks.map((spec) => runOneHook(spec, recorded.valid, envFor, options, budget));
@@ -66,7 +98,7 @@ export function runOneHook(
   spec: HookSpec,
   valid: ValidEvent,
   envFor: (command: string) => Record<string, string>,
-  options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes">,
+  options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services">,
   budget: OutputBudget | null = null,
 ): Observable<JudgedHook> {
   return defer(() => {
@@ -81,7 +113,7 @@ function judgeOneHook(
   spec: HookSpec,
   valid: ValidEvent,
   envFor: (command: string) => Record<string, string>,
-  options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes">,
+  options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services">,
   budget: OutputBudget | null,
   start: number,
 ): Observable<JudgedHook> {
@@ -91,19 +123,8 @@ function judgeOneHook(
     const stderr = new CappedOutput(options.maxOutputBytes, budget);
     const output = () => ({ stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated });
 
-    const run$: Observable<HookRun> =
-      spec.kind === "command"
-        ? withSpawnHook((spawnHook) => spawnHook({ command: spec.command, cwd: options.projectDir, env: { ...envFor(spec.command), ...spec.env }, input: valid.json, stdout, stderr })).pipe(
-            map((end): HookRun =>
-              end.type === "spawn-error"
-                ? { type: "spawn-error", message: end.message, durationMs: elapsed() }
-                : { type: "exited", exitCode: end.exitCode, signal: end.signal, durationMs: elapsed(), ...output() },
-            ),
-          )
-        : from(Promise.resolve().then(() => plainJson(spec.handle(valid.payload)))).pipe(
-            map((read): HookRun => (read.ok ? { type: "returned", value: read.value, durationMs: elapsed() } : { type: "unreadable", message: read.why, durationMs: elapsed() })),
-            catchError((e: unknown) => of<HookRun>({ type: "threw", message: messageOf(e), durationMs: elapsed() })),
-          );
+    const env = spec.kind === "command" ? { ...envFor(spec.command), ...spec.env } : {};
+    const run$ = runnerFor(spec)({ spec, valid, env, projectDir: options.projectDir, stdout, stderr, elapsed, services: options.services ?? {} });
 
     return run$.pipe(
       raceTimeout(spec.timeoutMs, ({ limitMs, elapsedMs }): HookRun => ({ type: "timeout", limitMs, durationMs: elapsedMs, ...output() })),
@@ -119,32 +140,3 @@ function judgeOneHook(
   });
 }
 
-/**
- * What an in-process handler returned (or resolved to), as plain JSON data, read once, here: a getter that throws,
- * a BigInt, a cycle or a toJSON that throws is this handler's error, and what the outcome, the log and the CLI
- * later serialise can no longer throw. Data nested deeper than command hooks may print is refused the same way.
- */
-async function plainJson(result: unknown): Promise<{ ok: true; value: unknown } | { ok: false; why: string }> {
-  // A rejection or a throwing `then` is the handler's throw, as before.
-  const value = await result;
-  if (value === undefined) return { ok: true, value: undefined };
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (e) {
-    return { ok: false, why: `a value that is not JSON data (${oneLineText(messageOf(e))})` };
-  }
-  if (text === undefined) return { ok: false, why: `a ${typeof value}, not an object` };
-  if (nestsDeeperThan(text)) return { ok: false, why: `data nested deeper than ${MAX_JSON_DEPTH} levels` };
-  return { ok: true, value: JSON.parse(text) };
-}
-
-/**
- * child_process and the watchdog are not needed by a `qhooks run` whose event matches no command hook, so they
- * load with the first hook that runs.
- */
-let spawnHookModule: Promise<typeof import("../exec/spawnHook.js")> | null = null;
-function withSpawnHook<T>(use: (spawn: typeof SpawnHook) => Observable<T>): Observable<T> {
-  spawnHookModule ??= import("../exec/spawnHook.js");
-  return from(spawnHookModule).pipe(mergeMap((m) => use(m.spawnHook)));
-}

@@ -8,6 +8,7 @@ import type { HookResult, Outcome, SkippedHook } from "../schema/outcome.js";
 import type { RejectedEvent, ValidEvent } from "../payload/parsePayload.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
+import type { HandlerSetting } from "../schema/settings.js";
 
 /** An event as it enters: the agent's payload, not yet trusted. */
 export interface Arrival {
@@ -45,6 +46,11 @@ export type HookSpec =
       /** Variables of this hook's own: a plugin hook's CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA. */
       readonly env?: Readonly<Record<string, string>>;
       /**
+       * The handler as the settings declare it, with every field of its type: which runner runs it (command, http,
+       * prompt, agent, mcp_tool) and how (shell, async, once, onFailure). Absent: a plain command.
+       */
+      readonly handler?: HandlerSetting;
+      /**
        * Every settings entry that declares this command and matched the event, the one whose name, level, matcher
        * and timeout are reported first: trust asks where a command comes from, and a copy in the user's own file is
        * enough to run it.
@@ -75,6 +81,8 @@ export interface Matched extends Validated {
   readonly skipped: readonly SkippedHook[];
   /** What selection has to say (one line per untrusted hook), for the outcome's warnings. */
   readonly selectionWarnings: readonly string[];
+  /** `async: true` hooks: started with the others, their results logged apart, never part of the outcome. */
+  readonly background?: readonly HookSpec[];
 }
 
 export interface Recorded extends Matched {
@@ -106,6 +114,8 @@ export type HookRun =
       readonly truncated: boolean;
     }
   | { readonly type: "spawn-error"; readonly message: string; readonly durationMs: number }
+  /** A handler that is not a process failed (an http hook's server down or answering 500, an evaluator that threw...). */
+  | { readonly type: "failed"; readonly message: string; readonly durationMs: number; readonly stdout?: string; readonly truncated?: boolean }
   | { readonly type: "returned"; readonly value: unknown; readonly durationMs: number }
   /** An in-process handler returned something that cannot be read as data (a throwing getter, a cycle...). */
   | { readonly type: "unreadable"; readonly message: string; readonly durationMs: number }
@@ -120,6 +130,8 @@ export interface JudgedHook {
 
 export interface Ran extends Recorded {
   readonly judged: readonly JudgedHook[];
+  /** What SessionStart hooks wrote to $CLAUDE_ENV_FILE. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface Judged extends Recorded {

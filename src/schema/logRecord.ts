@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DecisionSchema, EventNameSchema } from "./events.js";
-import { OutcomeSchema } from "./outcome.js";
+import { HookResultSchema, OutcomeSchema } from "./outcome.js";
 
 /**
  * A log record's decision: an outcome's (contract 2.1), or what became of an event that was never judged:
@@ -30,6 +30,8 @@ export const LogRecordSchema = OutcomeSchema.extend({
   source: EventSourceSchema,
   /** For replayed events: the replay run and the live event re-judged. */
   replay: z.object({ runId: z.string(), of: z.number().int() }).nullable(),
+  /** Results of the event's `async: true` hooks, logged as each ended (never part of the outcome). */
+  asyncHooks: z.array(HookResultSchema).default([]),
 });
 export type LogRecord = z.infer<typeof LogRecordSchema>;
 

@@ -35,7 +35,7 @@ export type HookResult = z.infer<typeof HookResultSchema>;
  * message to tell them apart; later causes (a once-only hook already run, a handler type qhooks cannot run) add
  * their own value here.
  */
-export const SkipReasonSchema = z.enum(["untrusted"]);
+export const SkipReasonSchema = z.enum(["untrusted", "async", "once", "no-evaluator", "no-mcp-caller"]);
 export type SkipReason = z.infer<typeof SkipReasonSchema>;
 
 /** A hook the event selected that did not run: it is reported here, never as a `hooks[]` result. */
@@ -87,6 +87,11 @@ export const OutcomeSchema = z.object({
       changed: z.boolean(),
     })
     .optional(),
+  /**
+   * Variables SessionStart hooks wrote to $CLAUDE_ENV_FILE (`export K=V` lines), for the agent to set in the
+   * session's later commands; empty for every other event (and in outcomes logged before this field existed).
+   */
+  env: z.record(z.string(), z.string()).default({}),
   /** Problems met while judging this event (not settings warnings, which belong to the config snapshot). */
   warnings: z.array(z.string()),
 });

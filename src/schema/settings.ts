@@ -14,26 +14,97 @@ export const TimeoutSecondsSchema = z
   .positive({ error: "expected a positive number of seconds" })
   .refine((t) => Math.round(t * 1000) >= 1, { error: "expected a positive number of seconds (at least 0.001, one millisecond)" });
 
+const nonEmpty = (what: string) =>
+  z.string({ error: `expected a non-empty ${what}` }).refine((c) => c.trim() !== "", { error: `expected a non-empty ${what}` });
+
+/** The handler types qhooks knows; `command` runs a shell command, the others are described in docs/hooks.md. */
+export const HANDLER_TYPES = ["command", "http", "prompt", "agent", "mcp_tool"] as const;
+export type HandlerType = (typeof HANDLER_TYPES)[number];
+
+/** Fields every handler type reads. */
+const commonHandlerFields = {
+  timeout: TimeoutSecondsSchema.optional(),
+  name: z.string({ error: "expected a string" }).min(1, { error: "expected a non-empty string" }).optional(),
+  /** Runs in the background: never delays the outcome, never changes it; its result is logged when it ends. */
+  async: z.boolean({ error: "expected true or false" }).optional(),
+  /** Runs at most once per session. */
+  once: z.boolean({ error: "expected true or false" }).optional(),
+  /** What an agent with a user interface shows while the hook runs; qhooks keeps it, shows it in `qhooks hooks`. */
+  statusMessage: z.string({ error: "expected a string" }).optional(),
+  /** `block`: a hook that cannot start, times out or fails blocks the event (on events that can block) instead of failing open. */
+  onFailure: z.enum(["block", "continue"], { error: 'expected "block" or "continue"' }).optional(),
+  /** A label of the author's own; accepted and not used. */
+  id: z.string({ error: "expected a string" }).optional(),  /** `shadow`: the hook runs and is logged with the verdict it would give, but never changes the outcome. */
+  mode: z.enum(["enforce", "shadow"], { error: 'expected "enforce" or "shadow"' }).optional(),
+};
+
+export const CommandHandlerSchema = z.object({
+  type: z.literal("command"),
+  command: nonEmpty("command string")
+    // No process can be started with a NUL in its arguments: the hook could never run.
+    .refine((c) => !c.includes("\0"), { error: "a command cannot hold a NUL character" }),
+  /** The shell the command runs with (`-c`), instead of /bin/sh: a path, or a name looked up on PATH. */
+  shell: nonEmpty("shell (a path or a name on PATH)")
+    .refine((c) => !c.includes("\0"), { error: "a shell cannot hold a NUL character" })
+    .optional(),
+  ...commonHandlerFields,
+});
+
+export const HttpHandlerSchema = z.object({
+  type: z.literal("http"),
+  url: z
+    .string({ error: "expected an http:// or https:// URL" })
+    .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), { error: "expected an http:// or https:// URL" }),
+  /** Request headers; `$VAR` and `${VAR}` expand from the environment only for the names in `allowedEnvVars`. */
+  headers: z.record(z.string(), z.string({ error: "expected a string header value" }), { error: "expected an object of header names to strings" }).optional(),
+  allowedEnvVars: z.array(z.string({ error: "expected a variable name" }), { error: "expected an array of variable names" }).optional(),
+  ...commonHandlerFields,
+});
+
+export const PromptHandlerSchema = z.object({
+  type: z.enum(["prompt", "agent"]),
+  /** What the evaluator is asked; `$ARGUMENTS` stands for the event's JSON. */
+  prompt: nonEmpty("prompt"),
+  model: z.string({ error: "expected a model name" }).optional(),
+  ...commonHandlerFields,
+});
+
+export const McpToolHandlerSchema = z.object({
+  type: z.literal("mcp_tool"),
+  server: nonEmpty("MCP server name"),
+  tool: nonEmpty("tool name"),
+  /** Arguments of the tool call; the event's payload when absent. */
+  input: z.record(z.string(), z.unknown(), { error: "expected an object" }).optional(),
+  ...commonHandlerFields,
+});
+
 /**
  * One handler of a matcher group, as written in a settings file. Strict about what qhooks reads; unknown keys are
  * reported separately (a warning, the handler still applies), so that `"timout": 5` does not pass unnoticed.
  */
-export const HandlerSettingSchema = z.object({
-  type: z.literal("command", { error: 'expected "command" (the only handler type qhooks runs)' }),
-  command: z
-    .string({ error: "expected a non-empty command string" })
-    .refine((c) => c.trim() !== "", { error: "expected a non-empty command string" })
-    // No process can be started with a NUL in its arguments: the hook could never run.
-    .refine((c) => !c.includes("\0"), { error: "a command cannot hold a NUL character" }),
-  timeout: TimeoutSecondsSchema.optional(),
-  name: z.string({ error: "expected a string" }).min(1, { error: "expected a non-empty string" }).optional(),
-  /** `shadow`: the hook runs and is logged with the verdict it would give, but never changes the outcome. */
-  mode: z.enum(["enforce", "shadow"], { error: 'expected "enforce" or "shadow"' }).optional(),
+export const HandlerSettingSchema = z.discriminatedUnion("type", [CommandHandlerSchema, HttpHandlerSchema, PromptHandlerSchema, McpToolHandlerSchema], {
+  error: `expected "command", "http", "prompt", "agent" or "mcp_tool" (the handler's type)`,
 });
 export type HandlerSetting = z.infer<typeof HandlerSettingSchema>;
+export type CommandHandler = z.infer<typeof CommandHandlerSchema>;
+export type HttpHandler = z.infer<typeof HttpHandlerSchema>;
+export type PromptHandler = z.infer<typeof PromptHandlerSchema>;
+export type McpToolHandler = z.infer<typeof McpToolHandlerSchema>;
+
+/** The keys each handler type reads; any other key is warned about once per entry. */
+export const KNOWN_HANDLER_KEYS_BY_TYPE: Readonly<Record<HandlerType, ReadonlySet<string>>> = {
+  command: new Set(Object.keys(CommandHandlerSchema.shape)),
+  http: new Set(Object.keys(HttpHandlerSchema.shape)),
+  prompt: new Set(Object.keys(PromptHandlerSchema.shape)),
+  agent: new Set(Object.keys(PromptHandlerSchema.shape)),
+  mcp_tool: new Set(Object.keys(McpToolHandlerSchema.shape)),
+};
 
 /** A matcher group; its handlers are validated one by one, each on its own. */
 export const GroupSettingSchema = z.object({
+  /** Descriptive only: accepted without a warning, not used. */
+  description: z.string({ error: "expected a string" }).optional(),
+  id: z.string({ error: "expected a string" }).optional(),
   matcher: z.string({ error: "expected a string (a tool name, a list such as Write|Edit, or a regex)" }).optional(),
   hooks: z.array(z.unknown(), { error: "expected an array of handlers" }),
 });
@@ -70,5 +141,4 @@ export type QhooksSettings = z.infer<typeof QhooksSettingsSchema>;
 export const KNOWN_QHOOKS_KEYS = new Set(Object.keys(QhooksSettingsSchema.shape));
 export const PluginFolderSchema = z.string({ error: "expected a plugin folder path" }).min(1, { error: "expected a plugin folder path" });
 
-export const KNOWN_HANDLER_KEYS = new Set(Object.keys(HandlerSettingSchema.shape));
 export const KNOWN_GROUP_KEYS = new Set(Object.keys(GroupSettingSchema.shape));

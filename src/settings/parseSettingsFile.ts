@@ -5,7 +5,8 @@ import {
   GroupSettingSchema,
   HandlerSettingSchema,
   KNOWN_GROUP_KEYS,
-  KNOWN_HANDLER_KEYS,
+  KNOWN_HANDLER_KEYS_BY_TYPE,
+  type HandlerSetting,
   MAX_TIMEOUT_SECONDS,
   SettingsFileSchema,
 } from "../schema/settings.js";
@@ -26,10 +27,15 @@ export interface ConfiguredHook {
   readonly path: string;
   readonly matcherSource: string | null;
   readonly matcher: Matcher;
-  /** What runs: the command as written, with a plugin's `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` filled in. */
+  /**
+   * What runs: the command as written, with a plugin's `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` filled in.
+   * For the other handler types, one line that says what the handler does (`POST <url>`, `prompt: <text>`...).
+   */
   readonly command: string;
-  /** The command as the file writes it. */
+  /** The command as the file writes it (the same line for the other handler types). */
   readonly written: string;
+  /** The handler as validated, with every field of its type (a command's with the plugin's paths filled in). */
+  readonly handler: HandlerSetting;
   readonly name: string;
   readonly timeoutMs: number;
   /** The plugin the hook comes from; null for a settings file's own hooks. */
@@ -140,7 +146,10 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           warnIssue(handlerPath, handler.error, "this hook is skipped");
           return;
         }
-        warnUnknownKeys(rawHandler, KNOWN_HANDLER_KEYS, handlerPath, warn);
+        warnUnknownKeys(rawHandler, KNOWN_HANDLER_KEYS_BY_TYPE[handler.data.type], handlerPath, warn);
+        const blockable = EVENT_TRAITS[event.data].blockDecision !== null;
+        if (handler.data.onFailure === "block" && !blockable) warn([...handlerPath, "onFailure"], `${event.data} cannot be blocked; a failure of this hook stays an error`);
+        else if (handler.data.onFailure === "block" && handler.data.async === true) warn([...handlerPath, "onFailure"], "an async hook never changes the outcome; a failure of this hook stays an error");
         let timeout = handler.data.timeout ?? DEFAULT_TIMEOUT_SECONDS;
         if (timeout > MAX_TIMEOUT_SECONDS) {
           warn(
@@ -149,8 +158,10 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           );
           timeout = DEFAULT_TIMEOUT_SECONDS;
         }
-        const written = handler.data.command;
         const plugin = source.plugin ?? null;
+        const handlerData: HandlerSetting =
+          handler.data.type === "command" && plugin ? { ...handler.data, command: expandPluginPaths(handler.data.command, plugin) } : handler.data;
+        const written = handler.data.type === "command" ? handler.data.command : describeHandler(handler.data);
         hooks.push({
           event: event.data,
           level: source.level,
@@ -158,8 +169,9 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           path: formatPath(handlerPath),
           matcherSource: group.data.matcher ?? null,
           matcher,
-          command: plugin ? expandPluginPaths(written, plugin) : written,
+          command: handlerData.type === "command" ? handlerData.command : written,
           written,
+          handler: handlerData,
           // A plugin's hooks are named after it, so that logs and stats tell two plugins' `hooks/check.sh` apart.
           name: handler.data.name ?? (plugin ? `${plugin.name}: ${written}` : written),
           timeoutMs: Math.round(timeout * 1000),
@@ -172,18 +184,41 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
   return { hooks, qhooks, enabledPlugins, hooksSection: section };
 }
 
+/** Keys qhooks does not read: one warning per entry, naming each (with a likely intended key). */
 function warnUnknownKeys(
   raw: unknown,
   known: ReadonlySet<string>,
   path: PropertyKey[],
   warn: Warn,
 ): void {
-  for (const key of Object.keys(raw as object)) {
-    if (known.has(key)) continue;
+  const unknown = Object.keys(raw as object).filter((key) => !known.has(key));
+  const named = unknown.map((key) => {
     const close = [...known].find((k) => editDistance(k, key) <= 2);
-    warn([...path, key], `unknown key${close ? ` (did you mean "${close}"?)` : ""}, ignored`);
+    return { key, hint: close ? ` (did you mean "${close}"?)` : "" };
+  });
+  if (named.length === 1) warn([...path, named[0]!.key], `unknown key${named[0]!.hint}, ignored`);
+  else if (named.length > 1) warn(path, `unknown keys ${named.map((n) => `${JSON.stringify(n.key)}${n.hint}`).join(", ")}, ignored`);
+}
+
+/** One line saying what a handler that is not a command does: its `command` in listings, logs and outcomes. */
+export function describeHandler(handler: HandlerSetting): string {
+  switch (handler.type) {
+    case "command":
+      return handler.command;
+    case "http":
+      return `POST ${handler.url}`;
+    case "prompt":
+    case "agent":
+      return `${handler.type}: ${oneLine(handler.prompt)}`;
+    case "mcp_tool":
+      return `mcp_tool ${handler.server}/${handler.tool}`;
   }
 }
+
+const oneLine = (text: string): string => {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 120 ? `${line.slice(0, 120)}…` : line;
+};
 
 function suggestEvent(key: string): string {
   const close = EVENT_NAMES.find((e) => e.toLowerCase() === key.toLowerCase() || editDistance(e, key) <= 2);

@@ -3,7 +3,7 @@ import type { EventName } from "../schema/events.js";
 import type { EventDetail, SnapshotSource } from "../schema/eventDetail.js";
 import type { LogFilter } from "../schema/logFilter.js";
 import type { LogDecision, LogRecord, MatchCount, SessionRow, Stats, VerifyResult } from "../schema/logRecord.js";
-import type { Outcome } from "../schema/outcome.js";
+import type { HookResult, Outcome } from "../schema/outcome.js";
 import type { ReplayRun } from "../schema/replay.js";
 
 export type { EventDetail, LogFilter };
@@ -103,6 +103,20 @@ export interface OutcomeEntry {
   readonly outcome: Outcome;
 }
 
+/**
+ * The result of an `async: true` hook of an event appended earlier, logged when the hook ends (never part of the
+ * event's outcome, which may be logged before or after it).
+ */
+export interface HookEntry {
+  readonly kind: "hook";
+  readonly ts: Date;
+  readonly eventSeq: number;
+  /** The event's name and session, as on its record. */
+  readonly event: EventName;
+  readonly sessionId: string;
+  readonly result: HookResult;
+}
+
 /** The start or the end of a replay run; its events are appended with `replay` set, apart from live history. */
 export interface ReplayRunEntry {
   readonly kind: "replay-run";
@@ -110,7 +124,7 @@ export interface ReplayRunEntry {
   readonly run: ReplayRun;
 }
 
-export type LogEntry = EventEntry | OutcomeEntry | ReplayRunEntry;
+export type LogEntry = EventEntry | OutcomeEntry | HookEntry | ReplayRunEntry;
 
 /** The log that keeps nothing (`--no-log`, `db: false`). */
 export const nullEventLog: EventLog = {

@@ -13,6 +13,8 @@ import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { EventLog } from "../store/eventLog.js";
 import { trustCommandLine } from "../trust/trustCommandLine.js";
 import { createTrustPolicy, type TrustPolicy } from "../trust/trustPolicy.js";
+import { BackgroundHooks } from "../handlers/backgroundHooks.js";
+import { memoryOnce, type OnceMemory } from "../handlers/once.js";
 
 export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "log"> {
   readonly log: EventLog;
@@ -26,6 +28,8 @@ export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "l
    * by default the user's trust store for `projectDir`.
    */
   readonly trust?: TrustPolicy;
+  /** Which `once: true` hooks ran in which session; memory of this pipeline by default. */
+  readonly once?: OnceMemory;
 }
 
 /**
@@ -35,14 +39,17 @@ export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "l
  */
 export function judgeEvents(options: PipelineOptions): OperatorFunction<Arrival, Judgement> {
   const trust = options.trust ?? createTrustPolicy({ homeDir: options.homeDir, projectDir: options.projectDir, env: options.baseEnv, trustCommand: trustCommandLine(options) });
-  return mergeMap((arrival) => judgeOne(arrival, { ...options, trust }));
+  const once = options.once ?? memoryOnce();
+  // Without a caller's tracker, async hooks still run, each within its timeout, and are logged if the log is open.
+  const background = options.background ?? new BackgroundHooks(options.log);
+  return mergeMap((arrival) => judgeOne(arrival, { ...options, trust, once, background }));
 }
 
 function judgeOne(arrival: Arrival, options: PipelineOptions): Observable<Judgement> {
   const record: RecordOptions = options;
   return of(arrival).pipe(
     validateEvent(options),
-    unlessRejected(matchHooks(options.inProcess, options.trust)),
+    unlessRejected(matchHooks(options.inProcess, options.trust, options)),
     unlessRejected(refuseRecursion(options.callChain)),
     unlessRejected(
       pipe(

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
+import { canonicalJson } from "../json/canonicalHash.js";
+import type { HandlerSetting } from "../schema/settings.js";
 import { FileDigests, type FileDigest } from "./fileDigest.js";
 import { isInside, namedFiles, type CommandPlace } from "./namedFiles.js";
 
@@ -33,9 +35,15 @@ export class HookPins {
 
   constructor(private readonly digests: FileDigests = new FileDigests()) {}
 
-  of(command: string, place: CommandPlace): HookPin {
+  /**
+   * A handler that is not a command (http, prompt, agent, mcp_tool) runs no file: its pin is every field it sets
+   * (the URL with its headers and allowed variables, the prompt...), so that any edit asks for trust again.
+   */
+  of(command: string, place: CommandPlace, handler?: HandlerSetting): HookPin {
+    if (handler !== undefined && handler.type !== "command") command = `${handler.type}\0${canonicalJson(handler)}`;
     const key = `${place.pluginRoot ?? ""}\0${command}`;
     let files = this.named.get(key);
+    if (files === undefined && handler !== undefined && handler.type !== "command") this.named.set(key, (files = []));
     if (files === undefined) {
       if (this.named.size >= MAX_REMEMBERED) this.named.clear();
       this.named.set(key, (files = namedFiles(command, place)));

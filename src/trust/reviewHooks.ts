@@ -24,7 +24,7 @@ export function reviewHooks(snapshot: SettingsSnapshot, project: ProjectTrust, i
   for (const hook of snapshot.hooks) {
     const scope = project.scopeOf(hook);
     if (scope === null) continue;
-    const pin = pins.of(hook.command, project.placeOf(hook));
+    const pin = pins.of(hook.command, project.placeOf(hook), hook.handler);
     const where = whereOf(hook);
     const base = { event: hook.event, level: hook.level, plugin: hook.plugin?.name ?? null, where, command: hook.command, scope };
     if (pin.state === "unpinnable") {

@@ -91,7 +91,7 @@ function trustCheck(project: ProjectTrust, readStore: () => TrustStoreRead, pins
       const store = (read ??= readStore());
       if (store.state === "refused") return { runs: false, message: `not trusted: ${problemOf(store)}` };
       const reported = declared[0]!;
-      const pin: HookPin = pins.of(command, project.placeOf(reported));
+      const pin: HookPin = pins.of(command, project.placeOf(reported), reported.handler);
       if (pin.state === "unpinnable") return { runs: false, message: `cannot be trusted: ${pin.why}` };
       if (store.index.digests.has(`${scopeKey(scope)}\0${pin.digest}`)) return { runs: true };
       const trustedAt = declared.map((h) => store.index.places.get(`${scopeKey(scope)}\0${whereOf(h)}`)).find((t) => t !== undefined);

@@ -35,6 +35,7 @@ function record(e: SeedEvent, payload: unknown = { session_id: e.sessionId, hook
     payload,
     source: "dispatch",
     replay: null,
+    asyncHooks: [],
   };
 }
 

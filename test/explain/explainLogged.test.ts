@@ -40,6 +40,7 @@ const outcome = (over: Partial<Outcome>): Outcome => ({
   durationMs: 5,
   hooks: [],
   skipped: [],
+  env: {},
   warnings: [],
   ...over,
 });

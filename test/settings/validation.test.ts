@@ -51,7 +51,7 @@ describe("settings validation, entry by entry", () => {
   });
 
   const handlerCases: { title: string; handler: Json; warning: string }[] = [
-    { title: "a handler with an unknown type", handler: { type: "prompt", command: "echo bad" }, warning: "hooks.PreToolUse[1].hooks[0].type: expected \"command\"" },
+    { title: "a handler with an unknown type", handler: { type: "webhook", command: "echo bad" }, warning: "hooks.PreToolUse[1].hooks[0].type: expected \"command\"" },
     { title: "a handler without type", handler: { command: "echo bad" }, warning: "hooks.PreToolUse[1].hooks[0].type: expected \"command\"" },
     { title: "a missing command", handler: { type: "command" }, warning: "hooks.PreToolUse[1].hooks[0].command: expected a non-empty command string" },
     { title: "an empty command", handler: { type: "command", command: "" }, warning: "hooks.PreToolUse[1].hooks[0].command: expected a non-empty command string" },
@@ -247,7 +247,7 @@ describe("settings validation, entry by entry", () => {
               {
                 matcher: "Bash",
                 hooks: [
-                  { type: "prompt", command: mark(sb, "prompt-type") },
+                  { type: "webhook", command: mark(sb, "unknown-type") },
                   { type: "command" },
                   { type: "command", command: mark(sb, "neighbour-1") },
                 ],

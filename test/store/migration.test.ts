@@ -27,11 +27,14 @@ const PRINTED = JSON.parse(readFileSync(join(REPO_ROOT, "test", "fixtures", "v3-
   sessions: Row[];
   stats: Row;
 };
-/** What that qhooks printed, with the outcome fields added since (`skipped`: empty for records older than it). */
+/**
+ * What that qhooks printed, with the fields added since: `skipped` and `env` (empty for outcomes older than them),
+ * `asyncHooks` (none: that qhooks had no async hooks).
+ */
 const EXPECTED = {
   ...PRINTED,
-  log: PRINTED.log.map((r): Row => ({ skipped: [], ...r })),
-  replayLog: PRINTED.replayLog.map((r): Row => ({ skipped: [], ...r })),
+  log: PRINTED.log.map((r): Row => ({ skipped: [], env: {}, asyncHooks: [], ...r })),
+  replayLog: PRINTED.replayLog.map((r): Row => ({ skipped: [], env: {}, asyncHooks: [], ...r })),
 };
 const FIXTURE_RECORDS = 40;
 

@@ -44,6 +44,8 @@ interface HookRow {
   readonly sameCommandAs: string | null;
   /** `shadow`: it runs, but never changes the outcome. */
   readonly mode: "enforce" | "shadow";
+  /** The handler as validated: its type and every field it sets (shell, url, async, once, statusMessage...). */
+  readonly handler: import("../../schema/settings.js").HandlerSetting;
 }
 
 /** `qhooks hooks`: what is configured, where it comes from, and what is wrong with it. */
@@ -76,6 +78,7 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
       timeoutSeconds: h.timeoutMs / 1000,
       sameCommandAs: first ?? null,
       mode: h.shadow ? "shadow" : "enforce",
+      handler: h.handler,
     };
   });
   // --strict, for CI: a settings file with anything wrong in it fails the check.

@@ -96,4 +96,9 @@ function logColumns(utc: boolean, rows?: readonly LogRecord[]): Column<LogRecord
   ];
 }
 
-const hookList = (r: LogRecord) => r.hooks.map((h) => (h.outcome === "success" ? h.name : `${h.name}:${h.outcome}`)).join(", ") || "-";
+const hookList = (r: LogRecord) =>
+  [
+    ...r.hooks.map((h) => (h.outcome === "success" ? h.name : `${h.name}:${h.outcome}`)),
+    // Async hooks, logged as each ended: after the others, marked.
+    ...r.asyncHooks.map((h) => `${h.outcome === "success" ? h.name : `${h.name}:${h.outcome}`} (async)`),
+  ].join(", ") || "-";

@@ -9,6 +9,11 @@ import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
 import type { EventName } from "../../schema/events.js";
 import { delivered, err, out, readStdin, warn } from "../io.js";
 import { requireProjectDir, type CliContext } from "../globals.js";
+import { appendFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { DetachedHooks } from "../../handlers/detachedHooks.js";
+import { limitsFromEnv } from "../../engine/limits.js";
+import { fileOnce } from "../../handlers/once.js";
 
 export const RunFlagsSchema = z.object({
   settings: z.array(z.string()).default([]),
@@ -41,16 +46,33 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
   const testing = context.env.QHOOKS_TEST === "1";
   // Fail-open for logging: a log that cannot be opened costs the record, never the decision.
   let log: EventLog = nullEventLog;
+  let logged = false;
   const logWarnings: string[] = [];
   if (flags.log && !replaying && !testing) {
     try {
       const opened = openEventLogWithWarnings({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
       log = opened.log;
+      logged = true;
       for (const w of opened.warnings) logWarnings.push(w);
     } catch (e) {
       logWarnings.push(`${messageOf(e)}; this event is not logged`);
     }
   }
+  // Async hooks outlive the reply: each goes to a detached qhooks process that runs it within its timeout and logs
+  // its result, so that this one answers and exits at once.
+  const background = new DetachedHooks(
+    {
+      projectDir,
+      homeDir: context.homeDir,
+      baseEnv: { ...context.env },
+      callChain: parseCallChain(context.env[CALL_CHAIN_VAR]),
+      replay: replaying,
+      maxOutputBytes: limitsFromEnv(context.env).maxOutputBytes,
+      db: logged ? context.dbPath : null,
+    },
+    process.argv[1] ?? "",
+    warn,
+  );
   try {
     const { judgement, configWarnings } = await judgeOnce({
       input,
@@ -64,6 +86,9 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
       env: context.env,
       callChain: parseCallChain(context.env[CALL_CHAIN_VAR]),
       replay: replaying,
+      background,
+      // Once-hooks are remembered next to the log, across the many processes of a session; without a log, not at all.
+      ...(logged ? { once: fileOnce(join(dirname(context.dbPath), "once")) } : {}),
     });
     // In the hook protocol, stderr of a block is the reason the model reads: warnings must not be mixed into it
     // (they stay in the log and in `qhooks hooks`).
@@ -81,6 +106,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     }
 
     const { outcome } = judgement;
+    passEnvOn(outcome, context.env.CLAUDE_ENV_FILE);
     if (hookReply) {
       // A block carried in the JSON reply (exit 0) that no one can read would let the tool call go ahead: say it the
       // one way that needs no stdout, exit 2 with the reason.
@@ -99,5 +125,21 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     return EXIT.ok;
   } finally {
     await log.close();
+  }
+}
+
+/**
+ * A `qhooks run SessionStart` that is itself a hook of an agent that gave it a $CLAUDE_ENV_FILE (Claude Code, with
+ * qhooks in front): the variables its own hooks wrote are appended there, so that the agent sets them as it would
+ * have had it run those hooks itself. Values are single-quoted: the agent's shell reads them literally.
+ */
+function passEnvOn(outcome: { readonly event: string; readonly env: Readonly<Record<string, string>> }, file: string | undefined): void {
+  const names = Object.keys(outcome.env);
+  if (outcome.event !== "SessionStart" || names.length === 0 || !file) return;
+  const lines = names.map((name) => `export ${name}='${outcome.env[name]!.replaceAll("'", `'\\''`)}'\n`).join("");
+  try {
+    appendFileSync(file, lines);
+  } catch (e) {
+    warn(`$CLAUDE_ENV_FILE ${file}: the variables of this SessionStart not passed on: ${messageOf(e)}`);
   }
 }

@@ -31,8 +31,8 @@ export interface JournalRow {
 /**
  * event: an arrival (its payload in `body`; with `outcome` when judged in one step); outcome: the outcome of an
  * event recorded earlier (`ref`), every hook result in `body`; snapshot: a configuration, once per hash;
- * replay_run: the start or the end of a replay run; hook: one hook's result (format 3 only: format 4 keeps hook
- * results in the outcome alone).
+ * replay_run: the start or the end of a replay run; hook: one hook's result (format 3: every hook's, besides the
+ * outcome; format 4: only an async hook's, which is never part of the outcome, `ref` naming its event).
  */
 export type JournalKind = "event" | "outcome" | "hook" | "snapshot" | "replay_run";
 

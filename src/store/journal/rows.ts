@@ -1,4 +1,4 @@
-import type { Outcome } from "../../schema/outcome.js";
+import type { HookResult, Outcome } from "../../schema/outcome.js";
 import type { ReplayRun } from "../../schema/replay.js";
 import type { EventEntry, SnapshotRecord } from "../eventLog.js";
 import { CURRENT_FORMAT, wellFormed, wellFormedOrNull } from "./hashFormat.js";
@@ -91,6 +91,31 @@ export function outcomeRow(ts: string, eventSeq: number, outcome: Outcome): Pend
     duration_ms: outcome.durationMs,
     reason: wellFormedOrNull(outcome.reason),
     body: JSON.stringify(outcome),
+    format: CURRENT_FORMAT,
+    outcome: null,
+  };
+}
+
+/** The result of an async hook of an event appended earlier (`eventSeq`), output included. */
+export function hookRow(ts: string, eventSeq: number, event: string, sessionId: string | null, result: HookResult): PendingRow {
+  return {
+    ts,
+    kind: "hook",
+    event,
+    session_id: wellFormedOrNull(sessionId),
+    match_value: null,
+    project_dir: null,
+    source: null,
+    ref: eventSeq,
+    run_id: null,
+    config_hash: null,
+    name: wellFormed(result.name),
+    status: result.outcome,
+    decision: result.decision,
+    blocked: null,
+    duration_ms: result.durationMs,
+    reason: wellFormedOrNull(result.reason),
+    body: JSON.stringify(result),
     format: CURRENT_FORMAT,
     outcome: null,
   };

@@ -2,7 +2,7 @@ import { QhooksError } from "../../errors.js";
 import type { LogEntry, SnapshotRecord } from "../eventLog.js";
 import { contentDigest, linkHash } from "../journal/hashFormat.js";
 import { JOURNAL_COLUMNS, journalValues } from "../journal/record.js";
-import { eventRow, outcomeRow, replayRunRow, snapshotRow, type PendingRow } from "../journal/rows.js";
+import { eventRow, hookRow, outcomeRow, replayRunRow, snapshotRow, type PendingRow } from "../journal/rows.js";
 import type { Connection } from "./connection.js";
 
 /**
@@ -44,6 +44,7 @@ export function prepareAppend(entries: readonly LogEntry[]): PreparedAppend {
       if (entry.snapshot && !snapshots.has(entry.snapshot.hash)) snapshots.set(entry.snapshot.hash, { ts: entry.ts.toISOString(), snapshot: entry.snapshot });
       row = eventRow(entry);
     } else if (entry.kind === "outcome") row = outcomeRow(entry.ts.toISOString(), entry.eventSeq, entry.outcome);
+    else if (entry.kind === "hook") row = hookRow(entry.ts.toISOString(), entry.eventSeq, entry.event, entry.sessionId, entry.result);
     else row = replayRunRow(entry.ts.toISOString(), entry.run);
     entryRows.push(rows.length);
     rows.push(ready(row));
@@ -84,6 +85,13 @@ export function appendRecords(conn: Connection, appends: readonly PreparedAppend
     // Outcomes first: each must follow an event of this log that has none yet. Its event says whether it is live.
     const live: boolean[] = [];
     for (const { row } of append.rows) {
+      if (row.kind === "hook") {
+        // An async hook's result: after an event of this log, judged or not (the hook may end before the outcome).
+        const event = conn.eventOf.get(row.ref) as { kind: string } | undefined;
+        if (!event || event.kind !== "event") return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach a hook result to`) };
+        live.push(false);
+        continue;
+      }
       if (row.kind !== "outcome") {
         live.push(row.run_id === null);
         continue;

@@ -20,6 +20,7 @@ interface EventListRow {
   e_reason: string | null;
   payload: string;
   outcome: string | null;
+  async_hooks: string | null;
 }
 
 /**
@@ -81,7 +82,8 @@ function eventWhere(filter: LogFilter): { where: string; params: Record<string, 
 const OUTCOME_JSON = "CASE WHEN v.outcome_seq = v.seq THEN e.outcome ELSE o.body END";
 
 const EVENT_COLUMNS = `v.seq, e.ts, e.event, e.session_id, e.match_value, e.project_dir, e.source, e.ref, e.run_id,
-  e.config_hash, v.decision AS e_decision, e.reason AS e_reason, e.body AS payload, ${OUTCOME_JSON} AS outcome`;
+  e.config_hash, v.decision AS e_decision, e.reason AS e_reason, e.body AS payload, ${OUTCOME_JSON} AS outcome,
+  (SELECT json_group_array(json(h.body)) FROM journal h WHERE h.kind = 'hook' AND h.ref = v.seq AND h.format >= 4) AS async_hooks`;
 const EVENT_JOIN = "proj_events v JOIN journal e ON e.seq = v.seq LEFT JOIN journal o ON o.seq = v.outcome_seq AND v.outcome_seq <> v.seq";
 
 /** Matching events, newest first, streamed row by row. */
@@ -98,11 +100,12 @@ function toLogRecord(row: EventListRow): LogRecord {
     matchValue: row.match_value,
     projectDir: row.project_dir ?? "",
     payload: parseOr(row.payload),
+    asyncHooks: row.async_hooks === null ? [] : (JSON.parse(row.async_hooks) as LogRecord["asyncHooks"]),
     source: row.source as LogRecord["source"],
     replay: row.run_id !== null && row.ref !== null ? { runId: row.run_id, of: row.ref } : null,
   };
-  // An outcome logged before `skipped` existed has none.
-  if (outcome) return { ...outcome, skipped: (outcome.skipped as Outcome["skipped"] | undefined) ?? [], seq: row.seq, ...base };
+  // An outcome logged before `skipped` (or `env`) existed has none.
+  if (outcome) return { ...outcome, skipped: (outcome.skipped as Outcome["skipped"] | undefined) ?? [], env: (outcome.env as Outcome["env"] | undefined) ?? {}, seq: row.seq, ...base };
   return {
     event: row.event as LogRecord["event"],
     sessionId: row.session_id,
@@ -120,6 +123,7 @@ function toLogRecord(row: EventListRow): LogRecord {
     durationMs: null,
     hooks: [],
     skipped: [],
+    env: {},
     warnings: [],
     ...base,
   };

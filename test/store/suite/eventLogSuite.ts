@@ -138,6 +138,25 @@ export function eventLogSuite(backend: StoreBackend): void {
       expect(await log.event(10_000)).to.equal(null);
     });
 
+    it("async hook results: appended against their event before or after its outcome, listed with it in order; one for no event is refused", async () => {
+      const { log } = await fresh();
+      const e: SeedEvent = { ts: at(0), event: "Stop", sessionId: "a", decision: "none", hooks: [{ name: "sync" }] };
+      const [seq] = await log.append([eventEntry(e, null)]);
+      const result = (name: string, outcome: "success" | "timeout") => ({ ...makeOutcome(e).hooks[0]!, name, outcome, stdout: `out of ${name}`, timedOut: outcome === "timeout" });
+      await log.append([{ kind: "hook", ts: at(1), eventSeq: seq!, event: "Stop", sessionId: "a", result: result("early", "success") }]);
+      await log.append([{ kind: "outcome", ts: at(2), eventSeq: seq!, outcome: { ...makeOutcome(e), seq: seq! } }]);
+      await log.append([{ kind: "hook", ts: at(3), eventSeq: seq!, event: "Stop", sessionId: "a", result: result("late", "timeout") }]);
+      const [listed] = await all(log.events({}, 10));
+      const parsed = LogRecordSchema.parse(listed);
+      expect(parsed.hooks.map((h) => h.name)).to.deep.equal(["sync"]);
+      expect(parsed.asyncHooks.map((h) => [h.name, h.outcome, h.stdout])).to.deep.equal([["early", "success", "out of early"], ["late", "timeout", "out of late"]]);
+      const bad = log.append([{ kind: "hook", ts: at(4), eventSeq: seq! + 100, event: "Stop", sessionId: "a", result: result("lost", "success") }]);
+      const settled = await Promise.allSettled([bad]);
+      expect(settled[0]!.status).to.equal("rejected");
+      expect((await log.verify()).ok).to.equal(true);
+      expect((await log.stats({})).hooks.map((h) => h.name)).to.deep.equal(["sync"]);
+    });
+
     it("recorded and rejected events: their decision, reason and payload as sent", async () => {
       const { log } = await fresh();
       const recorded = await record(log, { ts: at(0), event: "Stop", sessionId: "r", decision: "recorded" });

@@ -1,0 +1,32 @@
+import { openEventLog } from "../../engine/openEventLog.js";
+import { hookEnvironment } from "../../exec/hookEnvironment.js";
+import { BackgroundHooks } from "../../handlers/backgroundHooks.js";
+import { chatEvaluatorFromEnv } from "../../handlers/chatEvaluator.js";
+import { takeAsyncJob } from "../../handlers/asyncJob.js";
+import { runOneHook } from "../../operators/runHooks.js";
+import type { HookSpec } from "../../operators/stages.js";
+import { nullEventLog, type EventLog } from "../../store/eventLog.js";
+
+/**
+ * `qhooks __async-hook <job>` (not listed): the detached process of one async hook of a `qhooks run`. Runs it
+ * within its timeout and appends its result to the log against its event. Nobody reads its output or its status.
+ */
+export async function asyncHookCommand(file: string): Promise<number> {
+  const job = takeAsyncJob(file);
+  let log: EventLog = nullEventLog;
+  try {
+    if (job.db !== null) log = openEventLog({ db: job.db, env: job.baseEnv, homeDir: job.homeDir });
+  } catch {
+    log = nullEventLog;
+  }
+  try {
+    const envFor = hookEnvironment({ baseEnv: job.baseEnv, projectDir: job.projectDir, homeDir: job.homeDir, event: job.valid.event, sessionId: job.valid.sessionId, replay: job.replay, callChain: job.callChain });
+    const spec = job.spec as HookSpec;
+    const background = new BackgroundHooks(log);
+    background.start(job.seq, job.valid, spec, runOneHook(spec, job.valid, envFor, { projectDir: job.projectDir, maxOutputBytes: job.maxOutputBytes, services: { evaluator: chatEvaluatorFromEnv(job.baseEnv) } }));
+    await background.settled();
+    return 0;
+  } finally {
+    await log.close();
+  }
+}

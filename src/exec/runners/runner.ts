@@ -1,0 +1,29 @@
+import type { Observable } from "rxjs";
+import type { HandlerServices } from "../../handlers/services.js";
+import type { HookRun, HookSpec } from "../../operators/stages.js";
+import type { ValidEvent } from "../../payload/parsePayload.js";
+import type { CappedOutput } from "../cappedOutput.js";
+
+/** Everything one run of one hook needs, whatever its type. */
+export interface RunRequest {
+  readonly spec: HookSpec;
+  readonly valid: ValidEvent;
+  /** The hook's complete environment (a command's; http headers expand from it). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly projectDir: string;
+  readonly stdout: CappedOutput;
+  readonly stderr: CappedOutput;
+  /** Milliseconds since the hook started. */
+  readonly elapsed: () => number;
+  readonly services: HandlerServices;
+}
+
+/**
+ * Runs one hook of one handler type: emits how the run ended, once, then completes. Unsubscribing stops the run
+ * (kills the process group, aborts the request or the evaluator): that is how a timeout or a closing bus stops it.
+ * A runner never errors for anything the hook does; what goes wrong is a HookRun value.
+ */
+export type Runner = (request: RunRequest) => Observable<HookRun>;
+
+/** The handler a settings hook declares; undefined for an in-process handler (and for a bare command spec). */
+export const handlerOf = (spec: HookSpec) => (spec.kind === "command" ? spec.handler : undefined);

@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { messageOf } from "../errors.js";
+import type { HookSpec } from "../operators/stages.js";
+import type { ValidEvent } from "../payload/parsePayload.js";
+import type { AsyncJob } from "./asyncJob.js";
+import { oneLineText } from "../text/oneLine.js";
+import type { BackgroundRunner } from "./backgroundHooks.js";
+
+export type DetachedSetup = Omit<AsyncJob, "seq" | "valid" | "spec">;
+
+/**
+ * `qhooks run`'s async hooks: each is handed to a detached qhooks process of its own (a new session, its stdio
+ * closed), which runs it within its timeout and appends its result to the log, so that `qhooks run` replies and
+ * exits at once. The agent's process group going down does not take the hook with it; its timeout does.
+ */
+export class DetachedHooks implements BackgroundRunner {
+  constructor(
+    private readonly setup: DetachedSetup,
+    /** The qhooks CLI script to start (`process.argv[1]` of the CLI). */
+    private readonly cliScript: string,
+    private readonly warn: (line: string) => void = () => undefined,
+  ) {}
+
+  start(seq: number | null, valid: ValidEvent, spec: HookSpec): void {
+    if (spec.kind !== "command") return;
+    try {
+      const job: AsyncJob = {
+        ...this.setup,
+        seq,
+        valid: { event: valid.event, sessionId: valid.sessionId, payload: { ...valid.payload }, json: valid.json, matchValue: valid.matchValue },
+        spec: { kind: "command", command: spec.command, name: spec.name, level: spec.level, matcher: spec.matcher, timeoutMs: spec.timeoutMs, ...(spec.env ? { env: { ...spec.env } } : {}), ...(spec.handler ? { handler: spec.handler } : {}) },
+      };
+      const dir = mkdtempSync(join(tmpdir(), "qhooks-async-"));
+      const file = join(dir, "job.json");
+      writeFileSync(file, JSON.stringify(job), { mode: 0o600 });
+      const env = Object.fromEntries(Object.entries(this.setup.baseEnv).filter((e): e is [string, string] => e[1] !== undefined));
+      const failed = (e: unknown) => {
+        rmSync(dir, { recursive: true, force: true });
+        this.warn(`async hook ${oneLineText(spec.name)} could not be started: ${messageOf(e)}`);
+      };
+      // child_process loads only when a run has an async hook (the pending import keeps the process alive until then).
+      void import("./spawnDetached.js").then(({ spawnDetached }) => {
+        try {
+          spawnDetached(process.execPath, [this.cliScript, "__async-hook", file], { cwd: this.setup.projectDir, env }, failed);
+        } catch (e) {
+          failed(e);
+        }
+      }, failed);
+    } catch (e) {
+      this.warn(`async hook ${oneLineText(spec.name)} could not be started: ${messageOf(e)}`);
+    }
+  }
+
+  /** Nothing runs here: the detached processes are on their own. */
+  async settled(): Promise<void> {}
+}
