@@ -7,6 +7,7 @@ import { isRejected, unlessRejected } from "../operators/unlessRejected.js";
 import { validateEvent } from "../operators/validateEvent.js";
 import { isBlockingDecision } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
+import { redactedFields } from "../redact/redactor.js";
 import type { ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../schema/replay.js";
 import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
 import { planSettings } from "../settings/settingsPlan.js";
@@ -129,7 +130,8 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
           trust: trustFor(projectDir),
         }),
         map((judgement) => {
-          if (judgement.kind === "outcome") return compare(record, outcomeSide(judgement.outcome), judgement.outcome);
+          // What a hook says now is shown as the log keeps it: redacted by the configuration it was judged by.
+          if (judgement.kind === "outcome") return compare(record, outcomeSide(settings.redactor.value(judgement.outcome)), judgement.outcome);
           return skipped(record, judgement.kind === "rejected" ? judgement.rejection.error : judgement.error);
         }),
       );
@@ -187,6 +189,7 @@ export function addToSummary(summary: ReplaySummary, r: ReplayResult): void {
 const comparable = (decision: string | null) => (decision === "recorded" || decision === "unfinished" ? "none" : decision);
 
 function compare(record: StoredEvent, after: ReplaySide, outcome: Outcome | null): ReplayResult {
+  const redacted = redactedFields(record.payload);
   return {
     seq: record.seq,
     event: record.event,
@@ -198,6 +201,7 @@ function compare(record: StoredEvent, after: ReplaySide, outcome: Outcome | null
     skipped: null,
     hookErrors: outcome?.hooks.filter((h) => h.outcome === "error" || h.outcome === "invalid-output").length ?? 0,
     timeouts: outcome?.hooks.filter((h) => h.outcome === "timeout").length ?? 0,
+    ...(redacted.length ? { redacted } : {}),
   };
 }
 

@@ -1,0 +1,32 @@
+import type { LogEntry } from "../store/eventLog.js";
+import type { Redactor } from "./redactor.js";
+
+/**
+ * A log entry as the log may keep it: secrets in the payload (or a rejected payload as it arrived), the rejection's
+ * reason, the outcome (hook output, reasons, context, updated input...) and the configuration's hooks sections
+ * replaced by markers. Only the copy that goes to the log: hooks and the agent get everything as it was.
+ */
+export function redactEntry(entry: LogEntry, redactor: Redactor): LogEntry {
+  switch (entry.kind) {
+    case "event": {
+      const payload = redactor.json(entry.payload);
+      const rejection = entry.rejection === null ? null : redactor.text(entry.rejection);
+      const outcome = entry.outcome === null ? null : redactor.value(entry.outcome);
+      const snapshot = entry.snapshot === null ? null : redactSnapshot(entry.snapshot, redactor);
+      if (payload === entry.payload && rejection === entry.rejection && outcome === entry.outcome && snapshot === entry.snapshot) return entry;
+      return { ...entry, payload, rejection, outcome, snapshot };
+    }
+    case "outcome": {
+      const outcome = redactor.value(entry.outcome);
+      return outcome === entry.outcome ? entry : { ...entry, outcome };
+    }
+    case "replay-run":
+      return entry;
+  }
+}
+
+function redactSnapshot<S extends { readonly document: unknown; readonly warnings: readonly string[] }>(snapshot: S, redactor: Redactor): S {
+  const document = redactor.value(snapshot.document);
+  const warnings = redactor.value(snapshot.warnings);
+  return document === snapshot.document && warnings === snapshot.warnings ? snapshot : { ...snapshot, document, warnings };
+}
