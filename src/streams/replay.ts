@@ -8,6 +8,7 @@ import { validateEvent } from "../operators/validateEvent.js";
 import { isBlockingDecision } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import { redactedFields } from "../redact/redactor.js";
+import { ERASED } from "../store/journal/erasure.js";
 import type { ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../schema/replay.js";
 import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
 import { planSettings } from "../settings/settingsPlan.js";
@@ -101,6 +102,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     const judge = (record: StoredEvent): Observable<ReplayResult> => {
       // Reported, not silently dropped: the selection said "every match".
       if (record.decision === "rejected") return of(skipped(record, `its payload was rejected when it arrived (${record.reason ?? "invalid"})`));
+      if (record.payload === ERASED) return of(skipped(record, "its content was erased (qhooks erase)"));
       const settings = settingsFor(record.projectDir);
       if (typeof settings === "string") return of(skipped(record, settings));
       // A project that is gone is judged from the current directory, with --settings alone.

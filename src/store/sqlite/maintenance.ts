@@ -77,7 +77,10 @@ export function pruneCut(db: Database, before: Date): { from: number; cut: numbe
   const first = (db.prepare("SELECT min(seq) AS seq FROM journal").get() as { seq: number | null }).seq;
   if (first === null) return null;
   const head = (db.prepare("SELECT max(seq) AS seq FROM journal").get() as { seq: number }).seq;
-  let cut = (db.prepare("SELECT min(seq) AS seq FROM journal WHERE ts >= ?").get(before.toISOString()) as { seq: number | null }).seq ?? head + 1;
+  let cut = (db.prepare("SELECT min(seq) AS seq FROM journal WHERE ts >= ? AND kind IN ('event', 'outcome', 'hook', 'replay_run')").get(before.toISOString()) as { seq: number | null }).seq ?? head + 1;
+  // Records qhooks writes for itself (snapshots, erasure and prune records) go by their place, not their time: the
+  // snapshots just before the first kept event stay with it.
+  cut = (db.prepare("SELECT coalesce(max(seq), 0) + 1 AS seq FROM journal WHERE seq < ? AND kind <> 'snapshot'").get(cut) as { seq: number }).seq;
   // An event goes with its outcome: a kept outcome keeps its event.
   const orphan = (db.prepare("SELECT min(ref) AS seq FROM journal WHERE seq >= ? AND kind IN ('outcome', 'hook') AND ref < ?").get(cut, cut) as { seq: number | null }).seq;
   if (orphan !== null) cut = Math.min(cut, orphan);

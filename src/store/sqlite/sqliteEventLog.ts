@@ -278,15 +278,16 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
     let records = 0;
     let events = 0;
     let from: number | null = null;
-    // In steps, each one short transaction, so that other writers get in between.
-    for (;;) {
-      const cut = this.guarded(() => pruneCut(this.db, before));
-      if (cut === null) break;
-      const step = await this.writeStep(() => pruneStep(this.db, Math.min(cut.cut, cut.from + PRUNE_STEP_RECORDS), before));
+    // Where to cut is decided once (what later steps append lies after it); then in steps, each one short
+    // transaction, so that other writers get in between.
+    const target = this.guarded(() => pruneCut(this.db, before));
+    for (let first = target?.from ?? 0; target !== null && first < target.cut; ) {
+      const step = await this.writeStep(() => pruneStep(this.db, Math.min(target.cut, first + PRUNE_STEP_RECORDS), before));
       records += step.records;
       events += step.events;
-      from = cut.cut;
+      from = target.cut;
       if (step.records === 0) break;
+      first = this.guarded(() => (this.db.prepare("SELECT min(seq) AS seq FROM journal").get() as { seq: number }).seq);
     }
     if (records > 0) {
       // The file gives the space back: VACUUM rewrites it (holding the write lock while it does), then the WAL
