@@ -25,8 +25,24 @@ export function redactEntry(entry: LogEntry, redactor: Redactor): LogEntry {
   }
 }
 
+/**
+ * Redacted once per configuration and redactor: every event carries its configuration's snapshot (the store keeps
+ * it once per hash), and a large settings file would otherwise be serialised again for each event.
+ */
+const snapshotCache = new WeakMap<Redactor, WeakMap<object, { source: readonly string[]; document: unknown; warnings: readonly string[] }>>();
+
 function redactSnapshot<S extends { readonly document: unknown; readonly warnings: readonly string[] }>(snapshot: S, redactor: Redactor): S {
+  const key = typeof snapshot.document === "object" && snapshot.document !== null ? snapshot.document : null;
+  let byDocument = snapshotCache.get(redactor);
+  const cached = key && byDocument?.get(key);
+  if (cached && cached.source === snapshot.warnings) {
+    return cached.document === snapshot.document && cached.warnings === snapshot.warnings ? snapshot : { ...snapshot, document: cached.document, warnings: cached.warnings };
+  }
   const document = redactor.value(snapshot.document);
   const warnings = redactor.value(snapshot.warnings);
+  if (key) {
+    if (!byDocument) snapshotCache.set(redactor, (byDocument = new WeakMap()));
+    byDocument.set(key, { source: snapshot.warnings, document, warnings });
+  }
   return document === snapshot.document && warnings === snapshot.warnings ? snapshot : { ...snapshot, document, warnings };
 }

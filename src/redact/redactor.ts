@@ -54,14 +54,19 @@ function applyDetector(text: string, d: Detector): string {
 }
 
 function applyUserPattern(text: string, p: RedactPattern): string {
+  const replace = (piece: string) => {
+    p.regex.lastIndex = 0;
+    return piece.replace(p.regex, (match: string) => (match === "" || MARKER.test(match) ? match : marker(p.kind, match)));
+  };
+  // Short text (most strings of a payload) is one piece already.
+  if (text.length <= USER_PATTERN_WINDOW) return replace(text);
   let out = "";
   let changed = false;
   // Line by line, each line in bounded pieces.
   for (const line of text.split(/(?<=\n)/)) {
     for (let i = 0; i < line.length; i += USER_PATTERN_WINDOW) {
       const piece = line.slice(i, i + USER_PATTERN_WINDOW);
-      p.regex.lastIndex = 0;
-      const replaced = piece.replace(p.regex, (match: string) => (match === "" || MARKER.test(match) ? match : marker(p.kind, match)));
+      const replaced = replace(piece);
       if (replaced !== piece) changed = true;
       out += replaced;
     }
