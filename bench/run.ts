@@ -20,9 +20,10 @@ import { replayCases } from "./cases/replay.js";
 import { memoryCases } from "./cases/memory.js";
 import { watchdogCases } from "./cases/watchdog.js";
 import { trustCases } from "./cases/trust.js";
+import { redactionCases } from "./cases/redaction.js";
 import type { Peer } from "./peer/peer.js";
 
-const GROUPS = ["1", "2", "4", "W", "T", "5", "6", "7"] as const;
+const GROUPS = ["1", "2", "4", "W", "T", "R", "5", "6", "7"] as const;
 
 function parseArgs(argv: readonly string[]): { config: BenchConfig; peer: string | null; only: Set<string> } {
   let config = FULL;
@@ -91,6 +92,7 @@ async function main(): Promise<void> {
     if (only.has("4")) results.push(...(await noMatchCases(config, peer)));
     if (only.has("W")) results.push(...(await watchdogCases(config)));
     if (only.has("T")) results.push(...(await trustCases(config)));
+    if (only.has("R")) results.push(...(await redactionCases(config)));
     if (only.has("5")) results.push(...(await logStoreCases(config, await bigLog())), ...(await projectionCases(config)));
     if (only.has("6")) results.push(...(await replayCases(config)));
     if (only.has("7")) results.push(...(await memoryCases(config, await bigLog())));

@@ -59,6 +59,8 @@ export { toHookProtocol } from "./output/hookProtocol.js";
 export { nullEventLog } from "./store/eventLog.js";
 export { LogFilterSchema } from "./schema/logFilter.js";
 export type { EventLog, AuditLog, AppendResult, LogWarning, LogEntry, LogFilter, StoredEvent } from "./store/eventLog.js";
+export type { LogMaintenance, EraseSelector, EraseResult, PruneResult } from "./store/eventLog.js";
+export { createRedactor, builtInRedactor, type Redactor, type RedactPattern } from "./redact/redactor.js";
 export { openSqliteLog } from "./store/sqlite/sqliteEventLog.js";
 
 export { QhooksError } from "./errors.js";

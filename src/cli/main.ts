@@ -358,6 +358,45 @@ Examples:
     });
 
   program
+    .command("erase")
+    .description("remove the content of logged events (payload, reasons, hook output); the chain still verifies")
+    .option("--seq <n>", "one event (and its outcome)")
+    .option("--session <id>", "every event of a session")
+    .option("--pattern <text>", "every event whose payload, reason or hook output holds this text (case-sensitive, not a regex)")
+    .option("--why <text>", "kept with the erasure records")
+    .option("--json", "{events, records}")
+    .addHelpText(
+      "after",
+      `
+The time, event, session, tool, project and decision of each event stay; qhooks verify reports the records as erased.
+
+Examples:
+  qhooks erase --pattern 'sk-live-1234'        # a secret found later
+  qhooks erase --session 3f2a9b1c --why "user request"`,
+    )
+    .action(async (raw: unknown, command: Command) => {
+      const { eraseCommand, EraseFlagsSchema } = await import("./commands/protect.js");
+      setExit(await eraseCommand(flagsOf(EraseFlagsSchema, raw), cliContext(command)));
+    });
+
+  program
+    .command("prune")
+    .description("delete records older than a date; the chain is verified from the oldest record kept")
+    .option("--before <when>", 'a span (90d, 12w) or a date; default: "qhooks": {"retention": "90d"} of the user-level settings')
+    .option("--json", "{records, events, from, bytesBefore, bytesAfter}")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  qhooks prune --before 90d
+  qhooks prune --before 2026-01-01`,
+    )
+    .action(async (raw: Record<string, unknown>, command: Command) => {
+      const { pruneCommand, PruneFlagsSchema } = await import("./commands/protect.js");
+      setExit(await pruneCommand(flagsOf(PruneFlagsSchema, raw), cliContext(command)));
+    });
+
+  program
     .command("schema")
     .description("print a JSON Schema: settings (for editors: validation and completion), outcome, payload EVENT, hook-test, or explanation")
     .argument("[what]", "settings (the default), outcome, payload, hook-test (a line of a hook test file), or explanation (qhooks explain --json)")

@@ -1,12 +1,16 @@
 import { parsePayload } from "../payload/parsePayload.js";
 import type { EventName } from "../schema/events.js";
 import type { EventLog } from "../store/eventLog.js";
+import { redactEntry } from "../redact/redactEntry.js";
+import { builtInRedactor, type Redactor } from "../redact/redactor.js";
 
 export interface RecordEventOptions {
   readonly input: string;
   readonly event?: EventName | undefined;
   readonly projectDir: string;
   readonly log: EventLog;
+  /** What the log keeps is redacted by it (the built-in detectors when absent). */
+  readonly redactor?: Redactor;
 }
 
 export type RecordEventResult = { readonly ok: true; readonly seq: number | null } | { readonly ok: false; readonly error: string };
@@ -17,13 +21,14 @@ export type RecordEventResult = { readonly ok: true; readonly seq: number | null
  */
 export async function recordEvent(options: RecordEventOptions): Promise<RecordEventResult> {
   const parsed = parsePayload(options.input, { event: options.event, projectDir: options.projectDir });
+  const redactor = options.redactor ?? builtInRedactor;
   const common = { kind: "event", ts: new Date(), source: "record", projectDir: options.projectDir, snapshot: null, replay: null, outcome: null } as const;
   if (!parsed.ok) {
     const { event, sessionId, raw, error } = parsed.value;
-    await options.log.append([{ ...common, event, sessionId, matchValue: null, payload: raw, rejection: error }]);
+    await options.log.append([redactEntry({ ...common, event, sessionId, matchValue: null, payload: raw, rejection: error }, redactor)]);
     return { ok: false, error };
   }
   const { event, sessionId, matchValue, json } = parsed.value;
-  const [seq] = await options.log.append([{ ...common, event, sessionId, matchValue, payload: json, rejection: null }]);
+  const [seq] = await options.log.append([redactEntry({ ...common, event, sessionId, matchValue, payload: json, rejection: null }, redactor)]);
   return { ok: true, seq: seq ?? null };
 }

@@ -1,3 +1,4 @@
+import { builtInRedactor } from "../redact/redactor.js";
 import { formatPath } from "../schema/zodIssues.js";
 import type { EventDetail, SnapshotSource } from "../schema/eventDetail.js";
 import type { EventName } from "../schema/events.js";
@@ -96,6 +97,9 @@ function viewOf(parts: readonly { source: SettingsSource; hooks: unknown }[], ha
     warnings,
     stopBlockCap: null,
     requireTrust: null,
+    // Explaining runs nothing and logs nothing: neither redaction nor retention applies.
+    redactor: builtInRedactor,
+    retention: null,
     watched: [],
     document: parts.map((p) => ({ level: p.source.level, file: p.source.path, ...(p.source.plugin ? { plugin: p.source.plugin.name } : {}), hooks: p.hooks })),
   };

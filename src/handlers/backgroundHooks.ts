@@ -6,11 +6,16 @@ import type { ValidEvent } from "../payload/parsePayload.js";
 import type { HookResult } from "../schema/outcome.js";
 import type { EventLog } from "../store/eventLog.js";
 import { oneLineText } from "../text/oneLine.js";
+import { redactEntry } from "../redact/redactEntry.js";
+import { builtInRedactor, type Redactor } from "../redact/redactor.js";
 
 /** Where `async: true` hooks go: started in this process (BackgroundHooks), or handed to a detached one. */
 export interface BackgroundRunner {
-  /** Starts one async hook of the event at `seq` (null: its event is not in the log); `run$` runs it here. */
-  start(seq: number | null, valid: ValidEvent, spec: HookSpec, run$: Observable<JudgedHook>): void;
+  /**
+   * Starts one async hook of the event at `seq` (null: its event is not in the log); `run$` runs it here. Its result
+   * is logged through `redactor` (the configuration's; a detached run applies the built-in detectors).
+   */
+  start(seq: number | null, valid: ValidEvent, spec: HookSpec, run$: Observable<JudgedHook>, redactor?: Redactor): void;
   /** Resolves once every hook started here has ended and been logged. */
   settled(): Promise<void>;
 }
@@ -36,7 +41,7 @@ export class BackgroundHooks implements BackgroundRunner {
     return this.running.size;
   }
 
-  start(seq: number | null, valid: ValidEvent, spec: HookSpec, run$: Observable<JudgedHook>): void {
+  start(seq: number | null, valid: ValidEvent, spec: HookSpec, run$: Observable<JudgedHook>, redactor: Redactor = builtInRedactor): void {
     if (this.closed) return;
     const started = performance.now();
     let done = false;
@@ -48,7 +53,7 @@ export class BackgroundHooks implements BackgroundRunner {
         subscription?.unsubscribe();
         this.finish(entry);
         const stopped = interpretRun(valid.event, spec, { type: "failed", message: "stopped before it ended: the bus closed", durationMs: performance.now() - started });
-        this.record(seq, valid, stopped.result);
+        this.record(seq, valid, stopped.result, redactor);
       },
     };
     this.running.add(entry);
@@ -56,7 +61,7 @@ export class BackgroundHooks implements BackgroundRunner {
       if (done) return;
       done = true;
       this.finish(entry);
-      this.record(seq, valid, judged.result);
+      this.record(seq, valid, judged.result, redactor);
     });
   }
 
@@ -83,11 +88,12 @@ export class BackgroundHooks implements BackgroundRunner {
     while (this.appends.size > 0) await Promise.all([...this.appends]);
   }
 
-  private record(seq: number | null, valid: ValidEvent, result: HookResult): void {
+  private record(seq: number | null, valid: ValidEvent, result: HookResult, redactor: Redactor): void {
     // Without a record of its event (no log, or the arrival could not be written) there is nothing to attach it to.
     if (seq === null) return;
     const append = this.log
-      .append([{ kind: "hook", ts: new Date(), eventSeq: seq, event: valid.event, sessionId: valid.sessionId, result }])
+      // Redacted like every other record: an async hook's output may echo a secret of the payload.
+      .append([redactEntry({ kind: "hook", ts: new Date(), eventSeq: seq, event: valid.event, sessionId: valid.sessionId, result }, redactor)])
       .then(
         (r) => {
           for (const w of r.warnings) this.warn(`event log: ${w.message}`);

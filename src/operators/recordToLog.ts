@@ -1,6 +1,8 @@
 import { concatMap, type OperatorFunction } from "rxjs";
 import { messageOf } from "../errors.js";
-import type { EventEntry, EventLog, EventSource, LogWarning, SnapshotSource } from "../store/eventLog.js";
+import { nullEventLog, type EventEntry, type EventLog, type EventSource, type LogEntry, type LogWarning, type SnapshotSource } from "../store/eventLog.js";
+import { redactEntry } from "../redact/redactEntry.js";
+import { builtInRedactor, type Redactor } from "../redact/redactor.js";
 import type { Judged, Matched, Recorded } from "./stages.js";
 import type { Rejected } from "./unlessRejected.js";
 
@@ -12,6 +14,12 @@ export interface RecordOptions {
 }
 
 /**
+ * What the log keeps: the entry with its secrets redacted, by the patterns of the event's configuration. A log
+ * that keeps nothing (`--no-log`) is given the entry as it is.
+ */
+const redacted = (log: EventLog, entry: LogEntry, redactor: Redactor): LogEntry => (log === nullEventLog ? entry : redactEntry(entry, redactor));
+
+/**
  * Appends each event as it arrives, before its hooks run (contract 8, "Arrival first"). An event no hook matched
  * is recorded later, with its outcome, in one transaction. A log that cannot be written costs the record, never
  * the decision: the failure becomes a warning on the outcome.
@@ -21,7 +29,7 @@ export function recordArrival(options: RecordOptions): OperatorFunction<Matched,
     // An async hook's result is logged against its event, so an event with one is recorded on arrival too.
     if (matched.hooks.length === 0 && !matched.background?.length) return { ...matched, seq: null, arrivalLogged: "deferred", warnings: [] };
     try {
-      const appended = await options.log.append([eventEntry(matched, options)]);
+      const appended = await options.log.append([redacted(options.log, eventEntry(matched, options), matched.snapshot.redactor)]);
       return { ...matched, seq: appended[0] ?? null, arrivalLogged: "yes", warnings: appended.warnings.map(logWarningText) };
     } catch (e) {
       const warning = `${arrivalNotRecorded(matched.valid.event)}${messageOf(e)}`;
@@ -37,12 +45,12 @@ export function recordOutcome(options: RecordOptions): OperatorFunction<Judged, 
     let warning: string | null = null;
     try {
       if (judged.arrivalLogged === "yes" && judged.seq !== null) {
-        const appended = await options.log.append([{ kind: "outcome", ts: new Date(), eventSeq: judged.seq, outcome }]);
+        const appended = await options.log.append([redacted(options.log, { kind: "outcome", ts: new Date(), eventSeq: judged.seq, outcome }, judged.snapshot.redactor)]);
         if (appended.warnings.length) outcome = { ...outcome, warnings: [...outcome.warnings, ...appended.warnings.map(logWarningText)] };
       } else if (judged.arrivalLogged !== "yes") {
         // No hook ran (deferred), or the arrival could not be written: the whole event goes in one step. After a
         // failed arrival, one attempt only: the event already waited its budget for a lock once.
-        const appended = await options.log.append([{ ...eventEntry(judged, options), outcome }], judged.arrivalLogged === "failed" ? { lockWaitMs: 0 } : {});
+        const appended = await options.log.append([redacted(options.log, { ...eventEntry(judged, options), outcome }, judged.snapshot.redactor)], judged.arrivalLogged === "failed" ? { lockWaitMs: 0 } : {});
         outcome = { ...outcome, seq: appended[0] ?? null, warnings: [...outcome.warnings, ...appended.warnings.map(logWarningText)] };
       }
     } catch (e) {
@@ -79,12 +87,20 @@ export function recordRejection(options: Omit<RecordOptions, "replayRun">): Oper
       outcome: null,
     };
     try {
-      const appended = await options.log.append([entry]);
+      const appended = await options.log.append([redacted(options.log, entry, rejectionRedactor(options))]);
       return { ...rejected, seq: appended[0] ?? null, warnings: [...rejected.warnings, ...appended.warnings.map(logWarningText)] };
     } catch (e) {
       return { ...rejected, warnings: [...rejected.warnings, `event log: rejection not recorded: ${messageOf(e)}`] };
     }
   });
+}
+
+/**
+ * A rejected payload is judged by no configuration (and loading one for it could say the settings' warnings where
+ * a rejection must be one line): the built-in detectors redact it.
+ */
+function rejectionRedactor(_options: Omit<RecordOptions, "replayRun">): Redactor {
+  return builtInRedactor;
 }
 
 const arrivalNotRecorded = (event: string) => `event log: arrival of this ${event} event not recorded: `;

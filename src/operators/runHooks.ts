@@ -46,7 +46,7 @@ export function runHooks(options: RunHooksOptions): OperatorFunction<Recorded, R
       replay: options.replay,
       callChain: options.callChain,
     });
-    for (const spec of recorded.background ?? []) options.background?.start(recorded.seq, recorded.valid, spec, runOneHook(spec, recorded.valid, envFor, options));
+    for (const spec of recorded.background ?? []) options.background?.start(recorded.seq, recorded.valid, spec, runOneHook(spec, recorded.valid, envFor, options), recorded.snapshot.redactor);
     if (recorded.hooks.length === 0) return of({ ...recorded, judged: [] });
     return recorded.valid.event === "SessionStart" ? withEnvFile(recorded, envFor, options) : runAll(recorded, envFor, options);
   });

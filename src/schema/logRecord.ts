@@ -75,7 +75,14 @@ export type MatchCount = z.infer<typeof MatchCountSchema>;
 
 /** `qhooks verify`: the chain is whole, or the first record where it breaks. */
 export const VerifyResultSchema = z.discriminatedUnion("ok", [
-  z.object({ ok: z.literal(true), records: z.number().int() }),
+  z.object({
+    ok: z.literal(true),
+    records: z.number().int(),
+    /** Records whose content was erased (each verified through the digests its erasure record keeps). */
+    erased: z.number().int().optional(),
+    /** The first record checked: 1, or the record after the anchor older records were pruned to. */
+    from: z.number().int().optional(),
+  }),
   z.object({ ok: z.literal(false), records: z.number().int(), firstBad: z.number().int(), problem: z.string() }),
 ]);
 export type VerifyResult = z.infer<typeof VerifyResultSchema>;

@@ -28,6 +28,11 @@ export const ReplayResultSchema = z.object({
   skipped: z.string().nullable(),
   hookErrors: z.number().int(),
   timeouts: z.number().int(),
+  /**
+   * The payload's fields that the log keeps redacted (JSON paths, `payload` for a payload that is not JSON): hooks
+   * re-judged the event with markers where the secrets were. Absent when nothing was redacted.
+   */
+  redacted: z.array(z.string()).optional(),
 });
 export type ReplayResult = z.infer<typeof ReplayResultSchema>;
 

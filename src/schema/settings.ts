@@ -136,9 +136,22 @@ export const QhooksSettingsSchema = z.object({
    * Read from the user-level settings file only: a project must not be able to switch its own check off.
    */
   requireTrust: z.boolean({ error: "expected true or false" }).optional(),
+  /** Patterns of the user's own secrets, redacted in the log after the built-in detectors; each entry checked alone. */
+  redact: z.array(z.unknown(), { error: "expected an array of {\"pattern\", \"kind\"} entries" }).optional(),
+  /** How long records stay in the log: what `qhooks prune` removes when no --before is given (`90d`, `12w`, `48h`). */
+  retention: z.string({ error: 'expected a duration such as "90d"' }).regex(/^[1-9][0-9]{0,5}[hdw]$/, { error: 'expected a duration such as "90d" (hours h, days d, weeks w)' }).optional(),
 });
 export type QhooksSettings = z.infer<typeof QhooksSettingsSchema>;
 export const KNOWN_QHOOKS_KEYS = new Set(Object.keys(QhooksSettingsSchema.shape));
+/** One entry of `qhooks.redact`: a regex (JavaScript syntax, case-sensitive unless it says otherwise) and its kind. */
+export const RedactEntrySchema = z.strictObject(
+  {
+    pattern: z.string({ error: "expected a regex string" }).min(1, { error: "expected a non-empty regex" }).max(512, { error: "at most 512 characters" }),
+    kind: z.string({ error: "expected a kind" }).regex(/^[a-z0-9][a-z0-9-]{0,31}$/, { error: "expected a kind of lowercase letters, digits and -, at most 32" }),
+  },
+  { error: 'expected {"pattern": "...", "kind": "..."}' },
+);
+export type RedactEntry = z.infer<typeof RedactEntrySchema>;
 export const PluginFolderSchema = z.string({ error: "expected a plugin folder path" }).min(1, { error: "expected a plugin folder path" });
 
 export const KNOWN_GROUP_KEYS = new Set(Object.keys(GroupSettingSchema.shape));

@@ -7,6 +7,7 @@ import { parseSettingsFile, type ConfiguredHook, type ParsedSettingsFile } from 
 import { claudePluginRequests, loadPlugins, type EnabledEntry, type PluginRequest } from "./plugins.js";
 import { readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 import type { SettingsSource } from "./settingsSources.js";
+import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } from "../redact/redactor.js";
 
 export { MAX_SETTINGS_BYTES, readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 
@@ -29,6 +30,13 @@ export interface SettingsSnapshot {
    * replaced discovery: the trust check then reads the user-level file itself).
    */
   readonly requireTrust: boolean | null;
+  /**
+   * What the log keeps of an event is redacted by: the built-in detectors, then the `qhooks.redact` patterns of every
+   * file (a file can only add patterns: more is redacted, never less).
+   */
+  readonly redactor: Redactor;
+  /** `qhooks.retention` of the user-level file (`90d`): what `qhooks prune` removes by default. Null when unset. */
+  readonly retention: string | null;
   /** Every file whose change can change this configuration (plugin manifests and folders included), for watchers. */
   readonly watched: readonly string[];
   /** What the log keeps of this configuration: the `hooks` sections only, never other settings. */
@@ -110,6 +118,8 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   const document: { level: string; file: string; plugin?: string; hooks: unknown }[] = [];
   let stopBlockCap: number | null = null;
   let requireTrust: boolean | null = parts.some((p) => p.source.level === "user") ? false : null;
+  let retention: string | null = null;
+  const redact: RedactPattern[] = [];
   for (const { source, read, parsed, failure } of parts) {
     if (read.state === "unreadable") warnings.push(`${source.display}: ${read.why}; this file is skipped`);
     if (failure !== undefined) warnings.push(failure);
@@ -125,6 +135,12 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
       // The user's own switch: a project that could set it could switch off the check that guards against it.
       if (source.level === "user") requireTrust = parsed.qhooks.requireTrust;
       else warnings.push(`${source.display}: qhooks.requireTrust: read only from the user-level settings file; ignored here`);
+    }
+    for (const p of parsed.qhooks.redact) redact.push(p);
+    if (parsed.qhooks.retention !== undefined) {
+      // Removing records is the user's call: a project that could set it could have its own traces removed.
+      if (source.level === "user") retention = parsed.qhooks.retention;
+      else warnings.push(`${source.display}: qhooks.retention: read only from the user-level settings file; ignored here`);
     }
     if (parsed.hooksSection !== undefined) {
       document.push(source.plugin ? { level: source.level, file: source.path, plugin: source.plugin.name, hooks: parsed.hooksSection } : { level: source.level, file: source.path, hooks: parsed.hooksSection });
@@ -150,6 +166,8 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     warnings,
     stopBlockCap,
     requireTrust,
+    redactor: redact.length === 0 ? builtInRedactor : createRedactor(redact),
+    retention,
     watched: [...new Set(watched)],
     document,
   };

@@ -1,5 +1,7 @@
 import type { z } from "zod";
-import { KNOWN_QHOOKS_KEYS, PluginFolderSchema, QhooksSectionSchema, QhooksSettingsSchema } from "../schema/settings.js";
+import { KNOWN_QHOOKS_KEYS, PluginFolderSchema, QhooksSectionSchema, QhooksSettingsSchema, RedactEntrySchema } from "../schema/settings.js";
+import { compileRedactPattern } from "../redact/userPatterns.js";
+import type { RedactPattern } from "../redact/redactor.js";
 import { describeIssue } from "../schema/zodIssues.js";
 import { editDistance } from "./editDistance.js";
 
@@ -9,9 +11,13 @@ export interface QhooksSection {
   readonly plugins: readonly { readonly folder: string; readonly path: string }[];
   readonly stopBlockCap: number | undefined;
   readonly requireTrust: boolean | undefined;
+  /** `qhooks.redact`, compiled; entries that failed their check are left out (each said once). */
+  readonly redact: readonly RedactPattern[];
+  /** `qhooks.retention`, as written (`90d`). */
+  readonly retention: string | undefined;
 }
 
-export const EMPTY_QHOOKS_SECTION: QhooksSection = { plugins: [], stopBlockCap: undefined, requireTrust: undefined };
+export const EMPTY_QHOOKS_SECTION: QhooksSection = { plugins: [], stopBlockCap: undefined, requireTrust: undefined, redact: [], retention: undefined };
 
 /**
  * Reads the `qhooks` section of a settings file key by key, like the hooks section: a bad value is one warning
@@ -28,6 +34,8 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
   const plugins: { folder: string; path: string }[] = [];
   let stopBlockCap: number | undefined;
   let requireTrust: boolean | undefined;
+  let retention: string | undefined;
+  const redact: RedactPattern[] = [];
   for (const [key, value] of Object.entries(section)) {
     const path = ["qhooks", key];
     if (!KNOWN_QHOOKS_KEYS.has(key)) {
@@ -42,6 +50,16 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
     }
     if (key === "stopBlockCap") stopBlockCap = checked.data as number;
     if (key === "requireTrust") requireTrust = checked.data as boolean;
+    if (key === "retention") retention = checked.data as string;
+    if (key === "redact") {
+      (checked.data as unknown[]).forEach((entry, i) => {
+        const parsedEntry = RedactEntrySchema.safeParse(entry);
+        if (!parsedEntry.success) return warnIssue([...path, i], parsedEntry.error, "ignored", warn);
+        const compiled = compileRedactPattern(parsedEntry.data);
+        if (compiled.ok) redact.push(compiled.pattern);
+        else warn([...path, i, "pattern"], `${compiled.why}; ignored`);
+      });
+    }
     if (key === "plugins") {
       (checked.data as unknown[]).forEach((entry, i) => {
         const folder = PluginFolderSchema.safeParse(entry);
@@ -50,7 +68,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
       });
     }
   }
-  return { plugins, stopBlockCap, requireTrust };
+  return { plugins, stopBlockCap, requireTrust, redact, retention };
 }
 
 function warnIssue(path: PropertyKey[], error: z.ZodError, consequence: string, warn: (path: PropertyKey[], message: string) => void): void {

@@ -173,3 +173,50 @@ export interface AuditLog {
   verify(): Promise<VerifyResult>;
   close(): Promise<void>;
 }
+
+/** Which events `erase` removes the content of. */
+export type EraseSelector =
+  /** One event (its outcome too). */
+  | { readonly seq: number }
+  /** Every event of a session, live and replayed. */
+  | { readonly sessionId: string }
+  /** Every event whose payload, reason or outcome holds this text (case-sensitive, as written: not a regex). */
+  | { readonly pattern: string };
+
+export interface EraseResult {
+  /** Events whose content was erased now (those erased before are not counted again). */
+  readonly events: number;
+  /** Records rewritten (an event's own and its outcome's). */
+  readonly records: number;
+}
+
+export interface PruneResult {
+  /** Records deleted. */
+  readonly records: number;
+  /** Of which events. */
+  readonly events: number;
+  /** The first record kept, which `verify` starts from; null when the log holds nothing older than asked. */
+  readonly from: number | null;
+  /** The log's size before and after, in bytes, where the backend can tell. */
+  readonly bytesBefore: number | null;
+  readonly bytesAfter: number | null;
+}
+
+/**
+ * Removing what the log holds while its chain stays verifiable: erasure (content of chosen events, a secret found
+ * later or a person's data) and retention (every record older than a date). Each says what it did in a chained
+ * record of its own; `verify` then reports erased records as erased and checks the chain from the oldest record kept.
+ */
+export interface LogMaintenance {
+  /**
+   * Replaces the free-text parts of the selected events' records (payload, reason, outcome text and hook output)
+   * with `[ERASED]`, keeping their small columns (time, event, session, decision...), and appends one erasure
+   * record per record rewritten, holding the digests its parts had.
+   */
+  erase(selector: EraseSelector, why?: string | null): Promise<EraseResult>;
+  /**
+   * Deletes the records older than `before` (an event and its outcome go together), keeps the hash of the last one
+   * deleted as the anchor the chain starts from, appends a prune record that says so, and gives the space back.
+   */
+  prune(before: Date): Promise<PruneResult>;
+}

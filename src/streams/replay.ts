@@ -7,6 +7,8 @@ import { isRejected, unlessRejected } from "../operators/unlessRejected.js";
 import { validateEvent } from "../operators/validateEvent.js";
 import { isBlockingDecision } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
+import { redactedFields } from "../redact/redactor.js";
+import { ERASED } from "../store/journal/erasure.js";
 import type { ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../schema/replay.js";
 import { sha256Hex } from "../json/canonicalHash.js";
 import type { EventName } from "../schema/events.js";
@@ -105,6 +107,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     const judge = (record: StoredEvent): Observable<ReplayResult> => {
       // Reported, not silently dropped: the selection said "every match".
       if (record.decision === "rejected") return of(skipped(record, `its payload was rejected when it arrived (${record.reason ?? "invalid"})`));
+      if (record.payload === ERASED) return of(skipped(record, "its content was erased (qhooks erase)"));
       const settings = settingsFor(record.projectDir);
       if (typeof settings === "string") return of(skipped(record, settings));
       // A project that is gone is judged from the current directory, with --settings alone.
@@ -134,7 +137,8 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
           trust: trustFor(projectDir),
         }),
         map((judgement) => {
-          if (judgement.kind === "outcome") return compare(record, outcomeSide(judgement.outcome), judgement.outcome);
+          // What a hook says now is shown as the log keeps it: redacted by the configuration it was judged by.
+          if (judgement.kind === "outcome") return compare(record, outcomeSide(settings.redactor.value(judgement.outcome)), judgement.outcome);
           return skipped(record, judgement.kind === "rejected" ? judgement.rejection.error : judgement.error);
         }),
       );
@@ -193,6 +197,7 @@ export function addToSummary(summary: ReplaySummary, r: ReplayResult): void {
 const comparable = (decision: string | null) => (decision === "recorded" || decision === "unfinished" ? "none" : decision);
 
 function compare(record: StoredEvent, after: ReplaySide, outcome: Outcome | null): ReplayResult {
+  const redacted = redactedFields(record.payload);
   return {
     seq: record.seq,
     event: record.event,
@@ -204,6 +209,7 @@ function compare(record: StoredEvent, after: ReplaySide, outcome: Outcome | null
     skipped: null,
     hookErrors: outcome?.hooks.filter((h) => h.outcome === "error" || h.outcome === "invalid-output").length ?? 0,
     timeouts: outcome?.hooks.filter((h) => h.outcome === "timeout").length ?? 0,
+    ...(redacted.length ? { redacted } : {}),
   };
 }
 

@@ -58,7 +58,7 @@ describe("tamper evidence (qhooks verify)", function () {
     expect(v.text.code).to.equal(0);
     expect(v.text.stdout.trim()).to.equal(`ok: ${total} records`);
     expect(v.text.stderr).to.equal("");
-    expect(v.result).to.deep.equal({ ok: true, records: total });
+    expect(v.result).to.deep.equal({ ok: true, records: total, erased: 0, from: 1 });
   });
 
   it("a payload edited with the sqlite3 tool: exit 3, naming that record", async () => {

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { openEventLogWithWarnings } from "../../engine/openEventLog.js";
 import { recordEvent } from "../../engine/recordEvent.js";
+import { loadSettings } from "../../settings/loadSettings.js";
+import { discoverSettings } from "../../settings/settingsSources.js";
 import { EXIT, QhooksError } from "../../errors.js";
 import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
 import type { EventName } from "../../schema/events.js";
@@ -28,7 +30,9 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
   const { log, warnings } = openEventLogWithWarnings({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
   for (const w of warnings) warn(w);
   try {
-    const result = await recordEvent({ input, event, projectDir: context.projectDir, log });
+    // The user's redaction patterns (qhooks.redact) apply here too; the settings' other warnings are for qhooks hooks.
+    const { redactor } = loadSettings(discoverSettings(context.homeDir, context.projectDir, context.dialect));
+    const result = await recordEvent({ input, event, projectDir: context.projectDir, log, redactor });
     if (!result.ok) {
       err(`qhooks: ${result.error}`);
       return EXIT.failure;

@@ -77,7 +77,7 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
           if (flags.json) {
             process.stdout.write(`${first ? "" : ","}\n${JSON.stringify(r)}`);
             first = false;
-          } else if (r.changed || r.skipped !== null || (flags.matchOnly && hooksDiffer(r))) {
+          } else if (r.changed || r.skipped !== null || r.redacted || (flags.matchOnly && hooksDiffer(r))) {
             if (progress) process.stderr.write("\r\x1b[K");
             out(describe(r, flags.matchOnly, shown));
           }
@@ -109,6 +109,11 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
 /** One line per event: everything that comes from the log or a hook goes through `shown` (escaped). */
 function describe(r: ReplayResult, matchOnly: boolean, shown: (text: string) => string): string {
   const where = `#${r.seq} ${r.event ?? "(unknown event)"}${r.matchValue ? ` ${shown(r.matchValue)}` : ""}`;
+  const redacted = r.redacted ? `  [replayed with redacted ${r.redacted.length === 1 ? "field" : "fields"}: ${shown(r.redacted.join(", "))}]` : "";
+  return describeSides(r, where, matchOnly, shown) + redacted;
+}
+
+function describeSides(r: ReplayResult, where: string, matchOnly: boolean, shown: (text: string) => string): string {
   if (r.skipped !== null) return `  ${where}: not replayable: ${shown(r.skipped)}`;
   const hooks = (names: readonly string[]) => (names.length ? shown(names.join(", ")) : "no hooks");
   if (matchOnly) return `  ${where}: ${hooks(r.before.hooks)}  ->  ${hooks(r.after.hooks)}`;

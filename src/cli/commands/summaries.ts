@@ -116,7 +116,10 @@ export async function verifyCommand(flags: z.infer<typeof VerifyFlagsSchema>, co
     const result = await log.verify();
     if (flags.json) out(JSON.stringify(result));
     if (!result.ok) throw new QhooksError("integrity", `log integrity failure at record ${result.firstBad}: ${result.problem} (${result.records} records before it are intact)`);
-    if (!flags.json) out(`ok: ${result.records} records`);
+    if (!flags.json) {
+      const notes = [result.from !== undefined && result.from > 1 ? `from record ${result.from}: older records were pruned` : null, result.erased ? `${result.erased} erased` : null].filter((n) => n !== null);
+      out(`ok: ${result.records} records${notes.length ? ` (${notes.join("; ")})` : ""}`);
+    }
     return EXIT.ok;
   } finally {
     await log.close();

@@ -43,12 +43,28 @@ function tag(value: string | number | null): string {
 }
 
 /** The content digest of a format-4 record: what its link in the chain covers of it. */
-export function contentDigest(row: Omit<Hashed, "seq">): string {
+export function contentDigest(row: Omit<Hashed, "seq">, erased?: PartDigests): string {
   // Built whole and hashed in one call: the same bytes as hashing piece by piece, at a third of the cost.
   let text = "qhooks.journal/4 content\n";
   for (const column of V4_SMALL_COLUMNS) text += tag(row[column]);
-  text += `\nreason ${row.reason === null ? "-" : sha256(row.reason)}\nbody ${sha256(row.body)}\noutcome ${row.outcome === null ? "-" : sha256(row.outcome)}\n`;
+  if (erased === undefined) {
+    text += `\nreason ${row.reason === null ? "-" : sha256(row.reason)}\nbody ${sha256(row.body)}\noutcome ${row.outcome === null ? "-" : sha256(row.outcome)}\n`;
+  } else {
+    // An erased record: the parts' digests as they were before the erasure (kept by its erasure record).
+    text += `\nreason ${erased.reason}\nbody ${erased.body}\noutcome ${erased.outcome}\n`;
+  }
   return sha256(text);
+}
+
+/** The digest of each free-text part of a record as format 4 covers it (`-` for NULL). */
+export interface PartDigests {
+  readonly reason: string;
+  readonly body: string;
+  readonly outcome: string;
+}
+
+export function partDigests(row: Pick<Hashed, "reason" | "body" | "outcome">): PartDigests {
+  return { reason: row.reason === null ? "-" : sha256(row.reason), body: sha256(row.body), outcome: row.outcome === null ? "-" : sha256(row.outcome) };
 }
 
 /** A format-4 record's hash: its place in its log's chain, over its content digest. */
@@ -64,8 +80,8 @@ export function formatThreeHash(previousHash: string, row: Hashed): string {
 }
 
 /** The hash a record must have after `previousHash`, by the rules of its own format; null for a format unknown here. */
-export function recordHash(row: Hashed, previousHash: string, logId: string): string | null {
-  if (row.format === 4) return linkHash(logId, row.seq, previousHash, contentDigest(row));
+export function recordHash(row: Hashed, previousHash: string, logId: string, erased?: PartDigests): string | null {
+  if (row.format === 4) return linkHash(logId, row.seq, previousHash, contentDigest(row, erased));
   if (row.format === 3) return formatThreeHash(previousHash, row);
   return null;
 }

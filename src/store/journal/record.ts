@@ -32,9 +32,11 @@ export interface JournalRow {
  * event: an arrival (its payload in `body`; with `outcome` when judged in one step); outcome: the outcome of an
  * event recorded earlier (`ref`), every hook result in `body`; snapshot: a configuration, once per hash;
  * replay_run: the start or the end of a replay run; hook: one hook's result (format 3: every hook's, besides the
- * outcome; format 4: only an async hook's, which is never part of the outcome, `ref` naming its event).
+ * outcome; format 4: only an async hook's, which is never part of the outcome, `ref` naming its event); erasure: the
+ * content of an earlier record (`ref`) was erased, with the digests of the parts it had (see erasure.ts); prune: the
+ * records before `ref` + 1 were deleted, the hash of record `ref` kept as the anchor the chain now starts from.
  */
-export type JournalKind = "event" | "outcome" | "hook" | "snapshot" | "replay_run";
+export type JournalKind = "event" | "outcome" | "hook" | "snapshot" | "replay_run" | "erasure" | "prune";
 
 /** Every column, in table order (and in the order of `journalValues`, for a positional INSERT). */
 export const JOURNAL_COLUMNS = [

@@ -3,7 +3,8 @@ import { dirname } from "node:path";
 import type { Worker } from "node:worker_threads";
 import Database, { type Database as Db } from "better-sqlite3";
 import { QhooksError, messageOf } from "../../errors.js";
-import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EventLog, type LogEntry, type LogWarning } from "../eventLog.js";
+import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EraseResult, type EraseSelector, type EventLog, type LogEntry, type LogMaintenance, type LogWarning, type PruneResult } from "../eventLog.js";
+import { eraseEvents, PRUNE_STEP_RECORDS, pruneCut, pruneStep } from "./maintenance.js";
 import { wellFormed } from "../journal/hashFormat.js";
 import { appendRecords, prepareAppend, type AppendOutcome, type PreparedAppend } from "./appendRecords.js";
 import { Connection, identityOf, sameFile } from "./connection.js";
@@ -36,7 +37,8 @@ export interface SqliteLogOptions {
 }
 
 export type SqliteEventLog = EventLog &
-  AuditLog & {
+  AuditLog &
+  LogMaintenance & {
     readonly path: string;
     readonly db: Db;
     readonly connection: Connection;
@@ -99,7 +101,7 @@ const CLOSE_CHECKPOINT_WAL_BYTES = 4 * 1024 * 1024;
 /** Records per transaction when a reader catches the projections up. */
 const READER_CATCH_UP_RECORDS = 5_000;
 
-class SqliteLog implements EventLog, AuditLog {
+class SqliteLog implements EventLog, AuditLog, LogMaintenance {
   private conn: Connection;
   private projector: Projector;
   /** Said once each, with the next append that goes through. */
@@ -265,6 +267,58 @@ class SqliteLog implements EventLog, AuditLog {
   stats: AuditLog["stats"] = async (filter) => this.caughtUp(() => queryStats(this.db, filter));
   matchCounts: AuditLog["matchCounts"] = async (filter) => this.caughtUp(() => queryMatchCounts(this.db, filter));
   verify: AuditLog["verify"] = async () => this.guarded(() => verifyChain(this.db));
+
+  async erase(selector: EraseSelector, why: string | null = null): Promise<EraseResult> {
+    await this.upToDate();
+    return this.writeStep(() => eraseEvents(this.db, selector, why));
+  }
+
+  async prune(before: Date): Promise<PruneResult> {
+    await this.upToDate();
+    const bytesBefore = this.bytes();
+    let records = 0;
+    let events = 0;
+    let from: number | null = null;
+    // Where to cut is decided once (what later steps append lies after it); then in steps, each one short
+    // transaction, so that other writers get in between.
+    const target = this.guarded(() => pruneCut(this.db, before));
+    for (let first = target?.from ?? 0; target !== null && first < target.cut; ) {
+      const step = await this.writeStep(() => pruneStep(this.db, Math.min(target.cut, first + PRUNE_STEP_RECORDS), before));
+      records += step.records;
+      events += step.events;
+      from = target.cut;
+      if (step.records === 0) break;
+      first = this.guarded(() => (this.db.prepare("SELECT min(seq) AS seq FROM journal").get() as { seq: number }).seq);
+    }
+    if (records > 0) {
+      // The file gives the space back: VACUUM rewrites it (holding the write lock while it does), then the WAL
+      // that the rewrite went through is emptied and truncated.
+      await this.writeStep(() => this.db.exec("VACUUM"));
+      try {
+        this.db.pragma("wal_checkpoint(TRUNCATE)");
+      } catch {
+        // Readers still on the old pages: the next checkpoint does it.
+      }
+    }
+    return { records, events, from, bytesBefore, bytesAfter: this.bytes() };
+  }
+
+  private bytes(): number {
+    return (statSync(this.path, { throwIfNoEntry: false })?.size ?? 0) + (statSync(`${this.path}-wal`, { throwIfNoEntry: false })?.size ?? 0);
+  }
+
+  /** A write transaction of maintenance: waits for other writers' locks as long as an append would. */
+  private async writeStep<T>(step: () => T): Promise<T> {
+    const deadline = performance.now() + APPEND_BUDGET_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return this.projector.exclusive(() => whileBusy(step, WRITE_SPIN_MS));
+      } catch (e) {
+        if (!(isBusy(e) || isLocked(e)) || performance.now() > deadline) throw this.readError(e);
+        await new Promise((r) => setTimeout(r, Math.min(2 << Math.min(attempt, 4), 20)));
+      }
+    }
+  }
 
   private async caughtUp<T>(query: () => T): Promise<T> {
     await this.upToDate();

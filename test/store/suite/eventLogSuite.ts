@@ -4,11 +4,11 @@ import { QhooksError } from "../../../src/errors.js";
 import { EventDetailSchema } from "../../../src/schema/eventDetail.js";
 import { LogRecordSchema, MatchCountSchema, SessionRowSchema, StatsSchema, VerifyResultSchema } from "../../../src/schema/logRecord.js";
 import type { Outcome } from "../../../src/schema/outcome.js";
-import type { AuditLog, EventEntry, EventLog, LogEntry } from "../../../src/store/eventLog.js";
+import type { AuditLog, EventEntry, EventLog, LogEntry, LogMaintenance } from "../../../src/store/eventLog.js";
 import { makeOutcome, type SeedEvent } from "../storeHelpers.js";
 
 /** A log behind the port: what every backend gives the shared suite. */
-export type Store = EventLog & AuditLog;
+export type Store = EventLog & AuditLog & LogMaintenance;
 
 export interface StoreBackend {
   /** For the suite's title: SQLite, PostgreSQL... */
@@ -337,6 +337,85 @@ export function eventLogSuite(backend: StoreBackend): void {
       expect(await log.stopBlockStreak("S")).to.equal(1);
       expect(await log.stopBlockStreak("T")).to.equal(1);
       expect(await (await again()).stopBlockStreak("S")).to.equal(1);
+    });
+
+    describe("erasure and retention", () => {
+      const withOutput = (e: SeedEvent): Outcome => ({ ...makeOutcome(e), hooks: makeOutcome(e).hooks.map((h) => ({ ...h, stdout: `out ${e.sessionId} secret-${e.sessionId}`, stderr: `err secret-${e.sessionId}` })) });
+      /** An event with a hook, its output and reason holding `secret-<session>`. */
+      async function judged(log: Store, ts: Date, session: string): Promise<number> {
+        const e: SeedEvent = { ts, event: "PreToolUse", sessionId: session, matchValue: "Bash", decision: "deny", reason: `holds secret-${session}`, payload: { session_id: session, tool_name: "Bash", note: `secret-${session}` }, hooks: [{ name: "guard", decision: "deny", reason: `holds secret-${session}` }] };
+        const [seq] = await log.append([eventEntry(e, null)]);
+        await log.append([{ kind: "outcome", ts, eventSeq: seq!, outcome: { ...withOutput(e), seq: seq! } }]);
+        return seq!;
+      }
+
+      it("erase --seq: the event's and its outcome's text goes, how it was decided stays; verify passes and counts them as erased", async () => {
+        const { log, again } = await fresh();
+        const a = await judged(log, at(0), "a");
+        const b = await judged(log, at(1), "b");
+        const one = await record(log, { ts: at(2), event: "Stop", sessionId: "c", decision: "none", payload: { session_id: "c", note: "secret-c" } });
+        expect(await log.erase({ seq: a }, "test")).to.deep.equal({ events: 1, records: 2 });
+        expect(await log.erase({ seq: one })).to.deep.equal({ events: 1, records: 1 });
+        const detail = EventDetailSchema.parse(await log.event(a));
+        expect(detail.payload).to.equal("[ERASED]");
+        expect(detail).to.deep.include({ decision: "deny", sessionId: "a", matchValue: "Bash" });
+        expect(detail.outcome!.reason).to.equal("[ERASED]");
+        expect(detail.outcome!.hooks.map((h) => [h.name, h.outcome, h.stdout, h.stderr])).to.deep.equal([["guard", "block", "[ERASED]", "[ERASED]"]]);
+        const listed = JSON.stringify(await all(log.events({}, 10)));
+        expect(listed).to.not.contain("secret-a");
+        expect(listed).to.not.contain("secret-c");
+        expect(listed).to.contain("secret-b");
+        expect(await log.count({ grep: "secret-a" })).to.equal(0);
+        expect(await log.count({ sessions: ["a"] }), "the event is still there").to.equal(1);
+        const verified = VerifyResultSchema.parse(await log.verify());
+        expect(verified).to.deep.include({ ok: true, erased: 3, from: 1 });
+        expect(await log.erase({ seq: a }), "erased already").to.deep.equal({ events: 0, records: 0 });
+        expect(await log.erase({ seq: 10_000 })).to.deep.equal({ events: 0, records: 0 });
+        expect((await (await again()).verify()).ok).to.equal(true);
+        expect((await log.event(b))!.payload).to.contain("secret-b");
+      });
+
+      it("erase --session and --pattern select what they say; appends after an erasure chain on", async () => {
+        const { log } = await fresh();
+        await judged(log, at(0), "a");
+        await judged(log, at(1), "b");
+        await judged(log, at(2), "b");
+        await judged(log, at(3), "c");
+        expect(await log.erase({ sessionId: "b" })).to.deep.equal({ events: 2, records: 4 });
+        expect(await log.erase({ pattern: "secret-c" })).to.deep.equal({ events: 1, records: 2 });
+        await judged(log, at(4), "d");
+        const text = JSON.stringify(await all(log.events({}, 10)));
+        for (const gone of ["secret-b", "secret-c"]) expect(text).to.not.contain(gone);
+        for (const kept of ["secret-a", "secret-d"]) expect(text).to.contain(kept);
+        expect(await log.verify()).to.deep.include({ ok: true, erased: 6 });
+      });
+
+      it("prune: records older than the date go with their projections; the rest verifies from the first kept, snapshots still readable", async () => {
+        const { log, again } = await fresh();
+        const old1 = await judged(log, at(0), "old");
+        await record(log, { ts: at(1), event: "Stop", sessionId: "old", decision: "none" });
+        const kept = await judged(log, at(60), "new");
+        await record(log, { ts: at(61), event: "Stop", sessionId: "both", decision: "block", hooks: [{ name: "keep-going", decision: "block" }] });
+        expect(await log.count({})).to.equal(4);
+        const pruned = await log.prune(at(30));
+        expect(pruned).to.include({ events: 2, from: kept });
+        expect(pruned.records).to.be.at.least(4);
+        expect(await log.count({})).to.equal(2);
+        expect(await log.event(old1)).to.equal(null);
+        expect((await log.sessions({})).map((s) => s.sessionId).sort()).to.deep.equal(["both", "new"]);
+        expect((await log.stats({})).events).to.equal(2);
+        expect(EventDetailSchema.parse(await log.event(kept)).snapshot, "its configuration is still in the log").to.deep.equal(SNAPSHOT);
+        const verified = VerifyResultSchema.parse(await log.verify());
+        expect(verified).to.deep.include({ ok: true, from: kept });
+        await judged(log, at(62), "later");
+        expect(await log.prune(at(30)), "nothing older left").to.include({ records: 0, events: 0 });
+        expect(await (await again()).verify()).to.deep.include({ ok: true, from: kept });
+        expect((await log.prune(at(1000))).events).to.equal(3);
+        expect(await log.count({})).to.equal(0);
+        await judged(log, at(1001), "after");
+        expect(await log.count({})).to.equal(1);
+        expect((await log.verify()).ok).to.equal(true);
+      });
     });
 
     it("an untouched log verifies, whatever strings went into it; what is read back is what was stored", async () => {

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { EXIT, QhooksError } from "../../errors.js";
+import { loadSettings } from "../../settings/loadSettings.js";
+import { discoverSettings } from "../../settings/settingsSources.js";
+import type { EraseSelector } from "../../store/eventLog.js";
+import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import type { CliContext } from "../globals.js";
+import { out } from "../io.js";
+import { parseTimeArg } from "../timeArg.js";
+
+export const EraseFlagsSchema = z.object({
+  seq: z.string().regex(/^[1-9][0-9]{0,15}$/, { error: "--seq: expected an event's seq (a whole number from 1)" }).optional(),
+  session: z.string().min(1, { error: "--session: expected a session id" }).optional(),
+  pattern: z.string().min(1, { error: "--pattern: expected the text to erase (not empty)" }).optional(),
+  why: z.string().max(200, { error: "--why: at most 200 characters" }).optional(),
+  json: z.boolean().default(false),
+});
+
+/** `qhooks erase --seq N | --session S | --pattern P`: the content of those events goes; the chain still verifies. */
+export async function eraseCommand(flags: z.infer<typeof EraseFlagsSchema>, context: CliContext): Promise<number> {
+  const given = [flags.seq, flags.session, flags.pattern].filter((f) => f !== undefined).length;
+  if (given !== 1) throw new QhooksError("usage", "qhooks erase: give exactly one of --seq N, --session ID, --pattern TEXT");
+  const selector: EraseSelector = flags.seq !== undefined ? { seq: Number(flags.seq) } : flags.session !== undefined ? { sessionId: flags.session } : { pattern: flags.pattern! };
+  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  try {
+    const result = await log.erase(selector, flags.why ?? null);
+    if (flags.json) out(JSON.stringify(result));
+    else if (result.events === 0) out("Nothing to erase: no event matches that has content left.");
+    else out(`Erased the content of ${result.events} event${result.events === 1 ? "" : "s"} (${result.records} record${result.records === 1 ? "" : "s"}); qhooks verify reports them as erased.`);
+    return EXIT.ok;
+  } finally {
+    await log.close();
+  }
+}
+
+export const PruneFlagsSchema = z.object({
+  before: z.string().optional(),
+  json: z.boolean().default(false),
+  utc: z.boolean().default(false),
+});
+
+/** `qhooks prune --before 90d`: records older than that are deleted; the chain is checked from the oldest kept. */
+export async function pruneCommand(flags: z.infer<typeof PruneFlagsSchema>, context: CliContext): Promise<number> {
+  let spec = flags.before;
+  let from = "--before";
+  if (spec === undefined) {
+    spec = loadSettings(discoverSettings(context.homeDir, context.projectDir, context.dialect)).retention ?? undefined;
+    from = "qhooks.retention";
+  }
+  if (spec === undefined) throw new QhooksError("usage", 'qhooks prune: say how old: --before 90d (or set "qhooks": {"retention": "90d"} in your user-level settings)');
+  const before = parseTimeArg(from, spec, { utc: flags.utc });
+  if (before.getTime() > Date.now()) throw new QhooksError("usage", `${from} ${JSON.stringify(spec)}: in the future; that would delete every record`);
+  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  try {
+    const result = await log.prune(before);
+    if (flags.json) out(JSON.stringify(result));
+    else if (result.records === 0) out(`Nothing older than ${before.toISOString()} to prune.`);
+    else {
+      const mb = (n: number | null) => (n === null ? "?" : `${(n / 1024 / 1024).toFixed(1)} MB`);
+      out(`Pruned ${result.records} records (${result.events} events) older than ${before.toISOString()}; the log starts at record ${result.from} now, ${mb(result.bytesBefore)} -> ${mb(result.bytesAfter)}.`);
+    }
+    return EXIT.ok;
+  } finally {
+    await log.close();
+  }
+}
