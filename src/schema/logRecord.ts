@@ -66,6 +66,13 @@ export type Stats = z.infer<typeof StatsSchema>;
 /** `qhooks verify`: the chain is whole, or the first record where it breaks. */
 export const VerifyResultSchema = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(true), records: z.number().int() }),
-  z.object({ ok: z.literal(false), records: z.number().int(), firstBad: z.number().int(), problem: z.string() }),
+  z.object({
+    ok: z.literal(false),
+    records: z.number().int(),
+    firstBad: z.number().int(),
+    problem: z.string(),
+    /** Where the log keeps several chains (PostgreSQL: one per writer), the one that breaks; firstBad is its own numbering. */
+    chain: z.string().optional(),
+  }),
 ]);
 export type VerifyResult = z.infer<typeof VerifyResultSchema>;
