@@ -318,6 +318,25 @@ Examples:
     });
 
   program
+    .command("ship")
+    .description("copy the local log's new records to a central PostgreSQL database (resumable; each chain segment checked on arrival)")
+    .requiredOption("--to <url>", "the central database: postgres://user@host:5432/database")
+    .option("--watch", "keep shipping: a round every --interval until interrupted")
+    .option("--interval <pause>", "pause between rounds with --watch: 500ms, 10s, 5m...", "30s")
+    .option("--batch <n>", "records per transaction", "5000")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  qhooks ship --to postgres://qhooks@db.internal:5432/qhooks           # once (e.g. as a SessionEnd hook)
+  qhooks ship --to postgres://qhooks@db.internal:5432/qhooks --watch   # keep shipping every 30 s`,
+    )
+    .action(async (raw: unknown, command: Command) => {
+      const { shipCommand, ShipFlagsSchema } = await import("./commands/ship.js");
+      setExit(await shipCommand(flagsOf(ShipFlagsSchema, raw), cliContext(command)));
+    });
+
+  program
     .command("schema")
     .description("print a JSON Schema: settings (for editors: validation and completion), outcome, payload EVENT, or hook-test")
     .argument("[what]", "settings (the default), outcome, payload, or hook-test (a line of a hook test file)")
