@@ -40,6 +40,21 @@ const withoutZodLocales = {
   },
 };
 
+/**
+ * The OpenTelemetry exporters load node's http and https with `import()`, which a script run from a code cache
+ * (vm.Script) cannot do: in the bundle, those become requires.
+ */
+const builtinImportsAsRequires = {
+  name: "builtin-imports-as-requires",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]@opentelemetry[\\/].*\.js$/ }, async (args) => {
+      const { readFile } = await import("node:fs/promises");
+      const text = await readFile(args.path, "utf8");
+      return { contents: text.replace(/\bimport\((['"])((?:node:)?(?:https?|zlib|os|url))\1\)/g, "Promise.resolve().then(() => require($1$2$1))"), loader: "js" };
+    });
+  },
+};
+
 const result = await build({
   entryPoints: ["dist/src/cli/main.js"],
   outfile: "dist/bin/cli.cjs",
@@ -59,7 +74,7 @@ const result = await build({
   keepNames: false,
   logLevel: "warning",
   metafile: true,
-  plugins: [withoutZodLocales],
+  plugins: [withoutZodLocales, builtinImportsAsRequires],
 });
 // What the bundle is made of, for whoever looks at start-up time next (outside dist/bin: it is not shipped).
 writeFileSync("dist/meta/cli.json", JSON.stringify(result.metafile));

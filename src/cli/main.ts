@@ -336,6 +336,27 @@ Examples:
       setExit(await shipCommand(flagsOf(ShipFlagsSchema, raw), cliContext(command)));
     });
 
+  addFilterOptions(
+    program
+      .command("export")
+      .description("send the log's events and outcomes to an OpenTelemetry collector as OTLP log records (OTLP/HTTP)")
+      .requiredOption("--otlp <url>", "the collector: http://host:4318 (/v1/logs is added) or the full URL of its logs endpoint")
+      .addOption(new Option("--protocol <protocol>", "how records are encoded").choices(["protobuf", "json"]).default("protobuf"))
+      .option("--watch", "keep exporting: a round every --interval until interrupted, each event sent once it has its outcome")
+      .option("--interval <pause>", "pause between rounds with --watch: 500ms, 10s, 5m...", "10s")
+      .addHelpText(
+        "after",
+        `
+Examples:
+  qhooks export --otlp http://localhost:4318 --since 7d       # the last week, once
+  qhooks export --otlp http://collector:4318 --watch          # keep sending new events`,
+      ),
+  ).action(async (raw: Record<string, unknown>, command: Command) => {
+    const { exportCommand, ExportFlagsSchema } = await import("./commands/export.js");
+    const { otlp, protocol, watch, interval, ...filter } = raw;
+    setExit(await exportCommand(flagsOf(ExportFlagsSchema, { otlp, protocol, watch, interval, filter, version: version() }), cliContext(command)));
+  });
+
   program
     .command("schema")
     .description("print a JSON Schema: settings (for editors: validation and completion), outcome, payload EVENT, or hook-test")
