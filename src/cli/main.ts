@@ -53,7 +53,7 @@ function buildProgram(setExit: (code: number) => void): Command {
         "events, decides one outcome per event, and keeps every event and decision in a local SQLite log.",
     )
     .version(version(), "-V, --version")
-    .option("--db <path>", "event log file (default: $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db)")
+    .option("--db <path>", "event log file, or a PostgreSQL URL postgres://... (default: $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db)")
     .option("--project-dir <dir>", "project directory (default: $QODERCN_PROJECT_DIR, else the working directory)")
     // Every command's help shows the options above too, which apply to it (given before or after its name).
     .configureHelp({ showGlobalOptions: true, visibleGlobalOptions: (): Option[] => program.options.filter((o) => !o.hidden && o.long !== "--version") })
@@ -74,7 +74,7 @@ Getting started:
   qhooks replay --session ID --settings new.json      what would new rules have decided in a past session?
 
 Exit status: 0 ok, 1 bad usage or input (one "qhooks: ..." line) or a failed hook test (test), 2 blocked (run),
-3 log integrity failure (verify).
+3 log integrity failure (verify, ship).
 Settings: ~/.qoder-cn/settings.json, <project>/.qoder/settings.json, <project>/.qoder/settings.local.json;
 with --dialect claude: ~/.claude/settings.json, <project>/.claude/settings.json, <project>/.claude/settings.local.json
 and the plugins Claude Code has enabled.
