@@ -25,8 +25,8 @@ export interface ChainHead {
 }
 
 /** Locks the writer's chain (creating it when new) until the transaction ends, and reads its head. */
-export async function lockWriter(client: pg.Client, writer: string, origin: "direct" | "shipped", label: string): Promise<ChainHead> {
-  await client.query("INSERT INTO qhooks_writers (writer_id, origin, label) VALUES ($1, $2, $3) ON CONFLICT (writer_id) DO NOTHING", [writer, origin, label]);
+export async function lockWriter(client: pg.Client, writer: string, origin: "direct" | "shipped", label: string, known = false): Promise<ChainHead> {
+  if (!known) await client.query("INSERT INTO qhooks_writers (writer_id, origin, label) VALUES ($1, $2, $3) ON CONFLICT (writer_id) DO NOTHING", [writer, origin, label]);
   const { rows } = await client.query<{ head_seq: number; head_hash: string }>("SELECT head_seq, head_hash FROM qhooks_writers WHERE writer_id = $1 FOR UPDATE", [writer]);
   return { seq: rows[0]!.head_seq, hash: rows[0]!.head_hash };
 }
