@@ -196,4 +196,35 @@ describe("schema migrations", function () {
       expect(r.stderr).to.match(/^qhooks: .*newer/);
     });
   });
+  describe("another program's SQLite database", () => {
+    let foreign: string;
+    const tables = () => readOnly(foreign, (db) => db.prepare("SELECT name FROM sqlite_schema ORDER BY name").all());
+    beforeEach(() => {
+      foreign = join(sb.root, `foreign-${Math.random().toString(36).slice(2)}.db`);
+      sqlite3(foreign, "CREATE TABLE notes(body TEXT); INSERT INTO notes VALUES ('mine');");
+    });
+    afterEach(() => {
+      // Never written to: no qhooks table appears in it, its own rows stay.
+      expect(tables()).to.deep.equal([{ name: "notes" }]);
+      expect(userVersion(foreign)).to.equal(0);
+    });
+
+    for (const command of [["log"], ["verify"], ["record", "Stop"]]) {
+      it(`qhooks ${command.join(" ")}: one clear line, exit 1, the file left alone`, async () => {
+        const r = await sb.run(["--db", foreign, ...command], { input: JSON.stringify({ session_id: "f1" }) });
+        expect(r.code).to.equal(1);
+        expect(r.stdout).to.equal("");
+        const lines = nonEmptyLines(r.stderr);
+        expect(lines).to.have.length(1);
+        expect(lines[0]).to.match(/^qhooks: .*did not create/);
+      });
+    }
+
+    it("qhooks run still decides, with one warning that the event is not logged", async () => {
+      const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "f2" }), ["--db", foreign]);
+      expect(r.code).to.equal(2);
+      expect(r.outcome).to.include({ decision: "deny", blocked: true, seq: null });
+      expect(qhooksLines(r.stderr).join("\n")).to.match(/did not create/).and.match(/not logged/);
+    });
+  });
 });

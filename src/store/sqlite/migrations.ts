@@ -126,10 +126,22 @@ export function migrate(db: Database, target: number = SCHEMA_VERSION): void {
   if (current() >= target) return;
   // IMMEDIATE: take the write lock before reading the version, so two processes cannot both run a step.
   db.transaction(() => {
+    if (current() === 0) refuseForeignDatabase(db);
     for (const step of MIGRATIONS) {
       if (step.version > target || step.version <= current()) continue;
       step.up(db);
       db.pragma(`user_version = ${step.version}`);
     }
   }).immediate();
+}
+
+/**
+ * A file at version 0 that already holds tables is some other program's SQLite database (a path typed wrong, a
+ * `--db` pointed at an app's data): qhooks never writes its tables into it. A new qhooks log is empty at version 0.
+ */
+function refuseForeignDatabase(db: Database): void {
+  const owned = db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'").get() as { n: number };
+  if (owned.n > 0) {
+    throw new QhooksError("log", `${db.name} is an SQLite database that qhooks did not create; point --db or QHOOKS_DB at a qhooks log or a new file`);
+  }
 }
