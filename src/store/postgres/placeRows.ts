@@ -93,14 +93,23 @@ export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow
     cols.outcome.push(utf8(row.outcome)); cols.refGid.push(refGid);
     if (row.kind === "event") live.set(gid, row.run_id === null);
   }
+  // The records and their event rows in one statement (one round trip).
+  const events = placed.filter((p) => p.row.kind === "event");
   await client.query(
-    `INSERT INTO qhooks_journal (gid, writer_id, seq, ts, kind, event, session_id, match_value, project_dir, source, ref, run_id, config_hash,
-                                 name, status, decision, blocked, duration_ms, reason, body, hash, format, outcome, ref_gid)
-     SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::bytea[], $9::bytea[],
-                          $10::text[], $11::bigint[], $12::bytea[], $13::bytea[], $14::bytea[], $15::text[], $16::text[], $17::smallint[],
-                          $18::float8[], $19::bytea[], $20::bytea[], $21::text[], $22::smallint[], $23::bytea[], $24::bigint[])`,
+    `WITH journal AS (
+       INSERT INTO qhooks_journal (gid, writer_id, seq, ts, kind, event, session_id, match_value, project_dir, source, ref, run_id, config_hash,
+                                   name, status, decision, blocked, duration_ms, reason, body, hash, format, outcome, ref_gid)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::bytea[], $9::bytea[],
+                            $10::text[], $11::bigint[], $12::bytea[], $13::bytea[], $14::bytea[], $15::text[], $16::text[], $17::smallint[],
+                            $18::float8[], $19::bytea[], $20::bytea[], $21::text[], $22::smallint[], $23::bytea[], $24::bigint[]))
+     INSERT INTO qhooks_events (gid, ts, event, session_id, match_value, project_dir, run_id, decision, blocked, outcome_gid)
+     SELECT * FROM unnest($25::bigint[], $26::text[], $27::text[], $28::bytea[], $29::bytea[], $30::bytea[], $31::bytea[], $32::text[], $33::smallint[], $34::bigint[])
+     ON CONFLICT (gid) DO NOTHING`,
     [cols.gid, cols.writer, cols.seq, cols.ts, cols.kind, cols.event, cols.session, cols.match, cols.project, cols.source, cols.ref, cols.run, cols.config,
-      cols.name, cols.status, cols.decision, cols.blocked, cols.duration, cols.reason, cols.body, cols.hash, cols.format, cols.outcome, cols.refGid],
+      cols.name, cols.status, cols.decision, cols.blocked, cols.duration, cols.reason, cols.body, cols.hash, cols.format, cols.outcome, cols.refGid,
+      events.map((p) => p.gid), events.map((p) => p.row.ts), events.map((p) => p.row.event), events.map((p) => utf8(p.row.session_id)),
+      events.map((p) => utf8(p.row.match_value)), events.map((p) => utf8(p.row.project_dir)), events.map((p) => utf8(p.row.run_id)),
+      events.map((p) => p.row.decision), events.map((p) => p.row.blocked ?? 0), events.map((p) => (p.row.outcome !== null ? p.gid : null))],
   );
 
   // Whether the event each outcome refers to is live, for those not among these records.
@@ -110,19 +119,6 @@ export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow
     for (const r of rows) live.set(r.gid, r.live);
   }
 
-  const events = placed.filter((p) => p.row.kind === "event");
-  if (events.length > 0) {
-    await client.query(
-      `INSERT INTO qhooks_events (gid, ts, event, session_id, match_value, project_dir, run_id, decision, blocked, outcome_gid)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bytea[], $5::bytea[], $6::bytea[], $7::bytea[], $8::text[], $9::smallint[], $10::bigint[])
-       ON CONFLICT (gid) DO NOTHING`,
-      [
-        events.map((p) => p.gid), events.map((p) => p.row.ts), events.map((p) => p.row.event), events.map((p) => utf8(p.row.session_id)),
-        events.map((p) => utf8(p.row.match_value)), events.map((p) => utf8(p.row.project_dir)), events.map((p) => utf8(p.row.run_id)),
-        events.map((p) => p.row.decision), events.map((p) => p.row.blocked ?? 0), events.map((p) => (p.row.outcome !== null ? p.gid : null)),
-      ],
-    );
-  }
   const outcomes = placed.filter((p) => p.row.kind === "outcome" && p.refGid !== null);
   if (outcomes.length > 0) {
     await client.query(
