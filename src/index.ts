@@ -60,5 +60,7 @@ export { nullEventLog } from "./store/eventLog.js";
 export { LogFilterSchema } from "./schema/logFilter.js";
 export type { EventLog, AuditLog, AppendResult, LogWarning, LogEntry, LogFilter, StoredEvent } from "./store/eventLog.js";
 export { openSqliteLog } from "./store/sqlite/sqliteEventLog.js";
+// A file or a postgres:// URL; the PostgreSQL backend is loaded on first use.
+export { openStore, isPostgresUrl, type Store, type OpenStoreOptions } from "./store/openStore.js";
 
 export { QhooksError } from "./errors.js";
