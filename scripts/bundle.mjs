@@ -40,21 +40,6 @@ const withoutZodLocales = {
   },
 };
 
-/**
- * The OpenTelemetry exporters load node's http and https with `import()`, which a script run from a code cache
- * (vm.Script) cannot do: in the bundle, those become requires.
- */
-const builtinImportsAsRequires = {
-  name: "builtin-imports-as-requires",
-  setup(b) {
-    b.onLoad({ filter: /[\\/]@opentelemetry[\\/].*\.js$/ }, async (args) => {
-      const { readFile } = await import("node:fs/promises");
-      const text = await readFile(args.path, "utf8");
-      return { contents: text.replace(/\bimport\((['"])((?:node:)?(?:https?|zlib|os|url))\1\)/g, "Promise.resolve().then(() => require($1$2$1))"), loader: "js" };
-    });
-  },
-};
-
 const result = await build({
   entryPoints: ["dist/src/cli/main.js"],
   outfile: "dist/bin/cli.cjs",
@@ -65,7 +50,9 @@ const result = await build({
   platform: "node",
   target: "node20",
   // better-sqlite3's JavaScript is bundled too; its native addon is loaded from node_modules (nativeBinding.ts).
-  external: ["*.node", "pg-native"],
+  // The PostgreSQL client and the OpenTelemetry SDK are loaded from node_modules, and only by the commands that use
+  // them: bundled, they doubled the script every `qhooks run` reads and checks against its code cache.
+  external: ["*.node", "pg", "pg-native", "@opentelemetry/*"],
   ...importMetaInCjs,
   // rxjs's package.json sends Node to its CommonJS build, which cannot be tree-shaken: take its ES modules.
   // jsonc-parser's CommonJS build is UMD, whose requires esbuild cannot follow: take its ES modules too.
@@ -74,7 +61,7 @@ const result = await build({
   keepNames: false,
   logLevel: "warning",
   metafile: true,
-  plugins: [withoutZodLocales, builtinImportsAsRequires],
+  plugins: [withoutZodLocales],
 });
 // What the bundle is made of, for whoever looks at start-up time next (outside dist/bin: it is not shipped).
 writeFileSync("dist/meta/cli.json", JSON.stringify(result.metafile));

@@ -2,6 +2,8 @@ import { arch, hostname, type as osType } from "node:os";
 import { SeverityNumber, type LogAttributes } from "@opentelemetry/api-logs";
 import { ExportResultCode } from "@opentelemetry/core";
 import { resourceFromAttributes } from "@opentelemetry/resources";
+import { OTLPLogExporter as JsonExporter } from "@opentelemetry/exporter-logs-otlp-http";
+import { OTLPLogExporter as ProtobufExporter } from "@opentelemetry/exporter-logs-otlp-proto";
 import { LoggerProvider, type LogRecordExporter, type LogRecordProcessor, type SdkLogRecord, type ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import { QhooksError, messageOf } from "../errors.js";
 import type { EventDetail } from "../schema/eventDetail.js";
@@ -105,10 +107,11 @@ class Collector implements LogRecordProcessor {
   shutdown = async () => undefined;
 }
 
-async function newExporter(url: string, protocol: OtlpProtocol): Promise<LogRecordExporter> {
+// Imported statically: this module is itself loaded only by the export command, and the CLI runs as a script
+// (from a code cache) that cannot import() a package.
+function newExporter(url: string, protocol: OtlpProtocol): LogRecordExporter {
   const options = { url, timeoutMillis: 10_000 };
-  if (protocol === "json") return new (await import("@opentelemetry/exporter-logs-otlp-http")).OTLPLogExporter(options);
-  return new (await import("@opentelemetry/exporter-logs-otlp-proto")).OTLPLogExporter(options);
+  return protocol === "json" ? new JsonExporter(options) : new ProtobufExporter(options);
 }
 
 function send(exporter: LogRecordExporter, records: ReadableLogRecord[], where: string): Promise<void> {
@@ -128,7 +131,7 @@ function send(exporter: LogRecordExporter, records: ReadableLogRecord[], where: 
  */
 export async function exportOtlp(options: OtlpExportOptions): Promise<OtlpExportResult> {
   const url = logsEndpoint(options.url);
-  const exporter = await newExporter(url, options.protocol ?? "protobuf");
+  const exporter = newExporter(url, options.protocol ?? "protobuf");
   const collector = new Collector();
   const provider = new LoggerProvider({ resource: machineResource(options.version), processors: [collector] });
   const logger = provider.getLogger("qhooks", options.version);
