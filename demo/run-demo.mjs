@@ -83,3 +83,15 @@ const rm = JSON.parse(qhooks(["log", "--blocked", "--grep", "rm -rf", "--json", 
 console.log(`\n${bold("Keep a decision as a test.")} The blocked rm -rf (#${rm.seq}), in a project whose settings hold the sample hooks (demo/.demo/project):`);
 inProject("save the event and its decision to .qoder/hook-tests.jsonl (one JSON line per case)", ["test", "add", String(rm.seq), "--name", "rm -rf is denied", "--ran", "block-rm"]);
 inProject("judge every case with the settings in force (hooks run for real, with QHOOKS_TEST=1; nothing is logged)", ["test"]);
+
+// Last, the session to look at rather than read: one HTML file, with no network needed to open it.
+const report = join(work, "report.html");
+console.log(`\n${bold(`$ qhooks report --session demo-7f3a -o ${report}`)}   # the session as a timeline: hooks as bars, decisions by colour`);
+const made = qhooks(["report", "--session", "demo-7f3a", "-o", report]);
+process.stdout.write(made.stdout);
+if (made.status !== 0) {
+  process.stderr.write(made.stderr);
+  process.exitCode = 1;
+} else {
+  console.log(`Open it in a browser: ${report}`);
+}

@@ -375,6 +375,47 @@ Examples:
       setExit(schemaCommand(what ?? "settings", event === undefined ? undefined : eventArgument(event)));
     });
 
+  program
+    .command("show")
+    .description("one event in full: payload, each hook's command, exit, duration and output, the outcome, the config hash, the chain")
+    .argument("<seq>", "the event's SEQ, as qhooks log shows it")
+    .option("--json", "the event as the log holds it (JSON; see docs/cli.md)")
+    .option("--utc", "the time in UTC instead of the local zone")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  qhooks log --blocked          # find the event, by its SEQ
+  qhooks show 41                # everything about it
+  qhooks show 41 --json | jq -r '.outcome.hooks[0].stderr'`,
+    )
+    .action(async (seq: string, raw: unknown, command: Command) => {
+      const { showCommand, ShowFlagsSchema } = await import("./commands/show.js");
+      setExit(await showCommand(seq, flagsOf(ShowFlagsSchema, raw), cliContext(command)));
+    });
+
+  addFilterOptions(
+    program
+      .command("report")
+      .description("write a session timeline as one self-contained HTML file: hooks by duration, decisions, blocked events, per-hook charts")
+      .option("-o, --output <file>", "the HTML file to write (default qhooks-report.html in the working directory; - for stdout)")
+      .option("-n, --limit <n>", "read at most this many matching events, newest first (default 50000), or all; the timeline draws the newest 1000 one by one")
+      .addHelpText(
+        "after",
+        `
+The page needs no network: its styles and script are inside it. Open it in any browser.
+
+Examples:
+  qhooks report --session 3f2a9b1c            # one session (a unique prefix of its id will do)
+  qhooks report --since yesterday -o today.html
+  qhooks report --blocked --since 7d          # only what was blocked this week`,
+      ),
+  ).action(async (raw: Record<string, unknown>, command: Command) => {
+    const { reportCommand, ReportFlagsSchema } = await import("./commands/report.js");
+    const { output, limit, utc, ...filter } = raw;
+    setExit(await reportCommand(flagsOf(ReportFlagsSchema, { filter: { ...filter, utc }, output, limit, utc }), cliContext(command)));
+  });
+
   // Only now: subcommands inherit it when they are made, and they must refuse stray words.
   program.allowExcessArguments();
   return program;

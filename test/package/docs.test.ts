@@ -44,7 +44,7 @@ describe("docs: the documentation stands on its own", () => {
   it("the help of every command names no internal document either", async () => {
     const sb = new Sandbox();
     try {
-      for (const args of [[], ["run"], ["record"], ["log"], ["sessions"], ["stats"], ["replay"], ["verify"], ["hooks"], ["hooks", "add"], ["schema"], ["test"], ["test", "add"]]) {
+      for (const args of [[], ["run"], ["record"], ["log"], ["sessions"], ["stats"], ["replay"], ["verify"], ["hooks"], ["hooks", "add"], ["schema"], ["test"], ["test", "add"], ["show"], ["report"]]) {
         const r = await sb.run(["help", ...args]);
         expect(r.code, args.join(" ")).to.equal(0);
         expect(r.stdout.match(FOREIGN)?.[0], `qhooks help ${args.join(" ")}`).to.equal(undefined);

@@ -108,7 +108,7 @@ function caseLine(r: CaseResult, text: (s: string) => string): string {
 }
 
 /** `4`, or `#4` as qhooks prints it: a whole number from 1. */
-function seqArgument(raw: string): number {
+export function seqArgument(raw: string): number {
   const digits = raw.startsWith("#") ? raw.slice(1) : raw;
   const seq = /^\d+$/.test(digits) ? Number(digits) : NaN;
   if (!Number.isSafeInteger(seq) || seq < 1) throw new QhooksError("usage", `seq must be a whole number from 1 (the SEQ column of qhooks log), not "${oneLineText(raw, 40)}"`);
@@ -119,7 +119,7 @@ function seqArgument(raw: string): number {
  * Why no event has this seq: the log numbers all its records (settings, outcomes, hook runs), so a seq below the
  * newest event's may be one of those; above it, there is nothing yet.
  */
-async function notInLog(log: AuditLog, seq: number): Promise<string> {
+export async function notInLog(log: AuditLog, seq: number): Promise<string> {
   let newest: number | null = null;
   for await (const r of log.events({}, 1)) newest = r.seq;
   const hint = "qhooks log shows each event's SEQ";

@@ -1,0 +1,126 @@
+import { z } from "zod";
+import { EXIT, QhooksError } from "../../errors.js";
+import { prettyStoredJson } from "../../json/storedJson.js";
+import type { EventDetail } from "../../schema/eventDetail.js";
+import type { HookResult, Outcome } from "../../schema/outcome.js";
+import { openStore } from "../../store/openStore.js";
+import type { CliContext } from "../globals.js";
+import { out } from "../io.js";
+import { detailText, durationText, fieldLines, indented, type DetailText, type Field } from "../output/detailText.js";
+import { stdoutTerminal } from "../output/terminal.js";
+import { showTime } from "../output/times.js";
+import { notInLog, seqArgument } from "./test.js";
+
+export const ShowFlagsSchema = z.object({
+  json: z.boolean().default(false),
+  utc: z.boolean().default(false),
+});
+export type ShowFlags = z.infer<typeof ShowFlagsSchema>;
+
+/** `qhooks show <seq>`: one event in full, as the log holds it. */
+export async function showCommand(seqArg: string, flags: ShowFlags, context: CliContext): Promise<number> {
+  const seq = seqArgument(seqArg);
+  const log = openStore(context.dbPath, { mustExist: true });
+  try {
+    const detail = await log.event(seq);
+    if (detail === null) throw new QhooksError("usage", await notInLog(log, seq));
+    if (flags.json) out(JSON.stringify(detail, null, 2));
+    else out(showLines(detail, { utc: flags.utc, text: detailText(stdoutTerminal(context.env)) }).join("\n"));
+    return EXIT.ok;
+  } finally {
+    await log.close();
+  }
+}
+
+/**
+ * The event as people read it: a heading, where and when it came from, what was decided and by which
+ * configuration, its place in the hash chain, then its payload, each hook that ran with its command, exit,
+ * duration and output, the hooks that did not run, and the rest of the outcome.
+ */
+export function showLines(d: EventDetail, options: { utc: boolean; text: DetailText }): string[] {
+  const { line, lines } = options.text;
+  const o = d.outcome;
+  const time = showTime(d.ts, options.utc);
+  const heading = [`#${d.seq}`, d.event ?? "(no event)", d.matchValue === null ? null : line(d.matchValue), decisionWord(d)].filter((p) => p !== null);
+  const source =
+    d.replay === null ? d.source : `${d.source}: run ${line(d.replay.runId)}, re-judging #${d.replay.of}`;
+  const chain = d.chain.records.map((r) => `#${r.seq} ${r.kind} (format ${r.format}) ${r.hash}`);
+  const result: string[] = [
+    heading.join("  "),
+    ...fieldLines([
+      ["time", `${time.text} ${time.zone}`.trim()],
+      ["session", d.sessionId === null ? "-" : line(d.sessionId)],
+      ["project", line(d.projectDir)],
+      ["source", source],
+      ["decision", decisionText(d, line)],
+      ["took", o === null ? null : durationText(o.durationMs)],
+      ["config", d.snapshot === null ? (o === null ? null : o.configHash) : `${d.snapshot.hash}${d.snapshot.warnings.length ? ` (${plural(d.snapshot.warnings.length, "warning")})` : ""}`],
+      ["chain", chain.length ? chain : ["-"]],
+      ["log id", d.chain.logId],
+    ]),
+    "",
+    d.rejection === null ? "Payload" : "Payload (as it arrived)",
+    ...indented(lines(prettyStoredJson(d.payload))),
+  ];
+  if (o !== null) {
+    result.push("", o.hooks.length === 0 ? "Hooks: none ran" : `Hooks: ${o.hooks.length} ran`);
+    o.hooks.forEach((h) => result.push(...hookLines(h, options.text)));
+    if (o.skipped.length) {
+      result.push("", `Skipped: ${o.skipped.length}`);
+      for (const s of o.skipped) {
+        result.push(`  ${line(s.name)}: ${s.reason}`);
+        result.push(...fieldLines([["command", s.command === null ? null : line(s.command)], ["from", from(s.level, s.matcher, line)], ["why", line(s.message)]], "    "));
+      }
+    }
+    const rest = outcomeFields(o, options.text);
+    if (rest.length) result.push("", "Outcome", ...rest);
+  }
+  if (d.snapshot?.warnings.length) result.push("", "Settings warnings", ...d.snapshot.warnings.map((w) => `  ${line(w)}`));
+  return result;
+}
+
+/** `DENY` for a blocking decision (as the log's table shows it), the decision otherwise. */
+function decisionWord(d: EventDetail): string {
+  return d.outcome?.blocked ? d.decision.toUpperCase() : d.decision;
+}
+
+function decisionText(d: EventDetail, line: (s: string) => string): string {
+  if (d.rejection !== null) return `rejected: ${line(d.rejection)}`;
+  if (d.outcome === null) return d.decision === "recorded" ? "recorded (qhooks record: no hook judged it)" : `${d.decision} (no outcome was logged)`;
+  const why = d.outcome.reason === null ? "" : `: ${line(d.outcome.reason)}`;
+  return `${decisionWord(d)}${d.outcome.blocked ? " (blocked)" : ""}${why}`;
+}
+
+/** `block-rm: block (exit 2, 12 ms)` and its command, provenance, decision, error and output. */
+function hookLines(h: HookResult, text: DetailText): string[] {
+  const { line, lines } = text;
+  const ended = [h.exitCode === null ? null : `exit ${h.exitCode}`, h.signal === null ? null : `signal ${h.signal}`, h.timedOut ? "timed out" : null, durationText(h.durationMs)];
+  const output = (s: string) => (s === "" ? "(empty)" : lines(s.replace(/\n$/, "")));
+  const fields: Field[] = [
+    ["command", h.command === null ? "(in-process handler)" : line(h.command)],
+    ["from", from(h.level, h.matcher, line)],
+    ["decision", h.decision === "none" && h.reason === null ? null : `${h.decision}${h.reason === null ? "" : `: ${line(h.reason)}`}`],
+    ["error", h.error === null ? null : line(h.error)],
+    ["stdout", output(h.stdout)],
+    ["stderr", output(h.stderr)],
+    ["output", h.truncated ? "cut: the hook wrote more than qhooks keeps" : null],
+  ];
+  return ["", `  ${line(h.name)}: ${h.outcome} (${ended.filter((e) => e !== null).join(", ")})`, ...fieldLines(fields, "    ")];
+}
+
+const from = (level: string, matcher: string | null, line: (s: string) => string): string => `${line(level)}${matcher === null || matcher === "" ? "" : `, matcher ${line(matcher)}`}`;
+
+/** The outcome's fields beyond the decision: only those that say something. */
+function outcomeFields(o: Outcome, text: DetailText): string[] {
+  const { line, lines } = text;
+  return fieldLines([
+    ["continue", o.continue ? null : `no${o.stopReason === null ? "" : `: ${line(o.stopReason)}`}`],
+    ["messages", o.systemMessages.length ? o.systemMessages.map(line) : null],
+    ["context", o.additionalContext.length ? o.additionalContext.flatMap(lines) : null],
+    ["new input", o.updatedInput === null ? null : lines(JSON.stringify(o.updatedInput, null, 2))],
+    ["quiet", o.suppressOutput ? "yes (suppressOutput)" : null],
+    ["warnings", o.warnings.length ? o.warnings.map(line) : null],
+  ]);
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
