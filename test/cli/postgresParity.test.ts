@@ -87,6 +87,17 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
     }
   });
 
+  it("show of the blocked event: the same but for the chain (each names its own log)", async () => {
+    const [blocked] = JSON.parse((await both(["log", "--json", "--blocked"]))[0]) as { seq: number }[];
+    const [s, p] = await both(["show", String(blocked!.seq), "--json"]);
+    const withoutChain = (text: string) => {
+      const { chain, ...rest } = JSON.parse(text) as { chain: unknown };
+      expect(chain).to.be.an("object");
+      return normalized(rest);
+    };
+    expect(withoutChain(p)).to.deep.equal(withoutChain(s));
+  });
+
   it("verify: the same", async () => {
     const [s, p] = await both(["verify"]);
     expect(p).to.equal(s);
