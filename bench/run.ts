@@ -21,9 +21,10 @@ import { memoryCases } from "./cases/memory.js";
 import { watchdogCases } from "./cases/watchdog.js";
 import { trustCases } from "./cases/trust.js";
 import { redactionCases } from "./cases/redaction.js";
+import { postgresCases } from "./cases/postgres.js";
 import type { Peer } from "./peer/peer.js";
 
-const GROUPS = ["1", "2", "4", "W", "T", "R", "5", "6", "7"] as const;
+const GROUPS = ["1", "2", "4", "W", "T", "R", "5", "6", "7", "8"] as const;
 
 function parseArgs(argv: readonly string[]): { config: BenchConfig; peer: string | null; only: Set<string> } {
   let config = FULL;
@@ -36,7 +37,7 @@ function parseArgs(argv: readonly string[]): { config: BenchConfig; peer: string
     else if (arg.startsWith("--peer=")) peer = arg.slice("--peer=".length);
     else if (arg === "--only") only = new Set((argv[++i] ?? "").split(",").map((s) => (s.trim() === "3" ? "2" : s.trim())));
     else if (arg === "--help" || arg === "-h") {
-      process.stdout.write("usage: npm run bench [-- --quick] [-- --peer gemini] [-- --only 1,2,4,W,T,5,6,7]\n");
+      process.stdout.write("usage: npm run bench [-- --quick] [-- --peer gemini] [-- --only 1,2,4,W,T,5,6,7,8]\n");
       process.exit(0);
     } else {
       process.stderr.write(`bench: unknown argument ${arg}\n`);
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
     if (only.has("5")) results.push(...(await logStoreCases(config, await bigLog())), ...(await projectionCases(config)));
     if (only.has("6")) results.push(...(await replayCases(config)));
     if (only.has("7")) results.push(...(await memoryCases(config, await bigLog())));
+    if (only.has("8")) results.push(...(await postgresCases(config, await bigLog())));
   } finally {
     await peer?.close();
   }

@@ -50,7 +50,9 @@ const result = await build({
   platform: "node",
   target: "node20",
   // better-sqlite3's JavaScript is bundled too; its native addon is loaded from node_modules (nativeBinding.ts).
-  external: ["*.node"],
+  // The PostgreSQL client and the OpenTelemetry SDK are loaded from node_modules, and only by the commands that use
+  // them: bundled, they doubled the script every `qhooks run` reads and checks against its code cache.
+  external: ["*.node", "pg", "pg-native", "@opentelemetry/*"],
   ...importMetaInCjs,
   // rxjs's package.json sends Node to its CommonJS build, which cannot be tree-shaken: take its ES modules.
   // jsonc-parser's CommonJS build is UMD, whose requires esbuild cannot follow: take its ES modules too.
@@ -73,7 +75,7 @@ await build({
   format: "cjs",
   platform: "node",
   target: "node20",
-  external: ["better-sqlite3", "rxjs", "rxjs/*", "zod", "zod/*", "*.node"],
+  external: ["better-sqlite3", "rxjs", "rxjs/*", "zod", "zod/*", "*.node", "pg", "pg-native"],
   ...importMetaInCjs,
   logLevel: "warning",
 });

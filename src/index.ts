@@ -62,6 +62,8 @@ export type { EventLog, AuditLog, AppendResult, LogWarning, LogEntry, LogFilter,
 export type { LogMaintenance, EraseSelector, EraseResult, PruneResult } from "./store/eventLog.js";
 export { createRedactor, builtInRedactor, type Redactor, type RedactPattern } from "./redact/redactor.js";
 export { openSqliteLog } from "./store/sqlite/sqliteEventLog.js";
+// A file or a postgres:// URL; the PostgreSQL backend is loaded on first use.
+export { openStore, isPostgresUrl, type Store, type OpenStoreOptions } from "./store/openStore.js";
 
 export { QhooksError } from "./errors.js";
 

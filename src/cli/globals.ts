@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { defaultLogPath } from "../store/logPath.js";
+import { isPostgresUrl } from "../store/openStore.js";
 import { QhooksError } from "../errors.js";
 import { dialectOf } from "../settings/settingsPlan.js";
 import type { Dialect } from "../settings/settingsSources.js";
@@ -13,7 +14,7 @@ export interface CliContext {
   readonly dialect: Dialect;
   readonly projectDir: string;
   readonly homeDir: string;
-  /** The log file: `--db`, else $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db. */
+  /** The log file or PostgreSQL URL: `--db`, else $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db. */
   readonly dbPath: string;
   readonly env: NodeJS.ProcessEnv;
 }
@@ -26,7 +27,7 @@ export function cliContext(command: Command): CliContext {
   // In front of Claude Code, its hooks environment names the project as CLAUDE_PROJECT_DIR.
   const fromEnv = dialect === "claude" ? (env.CLAUDE_PROJECT_DIR ?? env.QODERCN_PROJECT_DIR) : env.QODERCN_PROJECT_DIR;
   const projectDir = resolve(globals.projectDir ?? fromEnv ?? process.cwd());
-  const dbPath = globals.db !== undefined ? resolve(globals.db) : defaultLogPath(env, homeDir);
+  const dbPath = globals.db !== undefined ? (isPostgresUrl(globals.db) ? globals.db : resolve(globals.db)) : defaultLogPath(env, homeDir);
   return { dialect, projectDir, homeDir, dbPath, env };
 }
 

@@ -53,7 +53,7 @@ function buildProgram(setExit: (code: number) => void): Command {
         "events, decides one outcome per event, and keeps every event and decision in a local SQLite log.",
     )
     .version(version(), "-V, --version")
-    .option("--db <path>", "event log file (default: $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db)")
+    .option("--db <path>", "event log file, or a PostgreSQL URL postgres://... (default: $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db)")
     .option("--project-dir <dir>", "project directory (default: $QODERCN_PROJECT_DIR, else the working directory)")
     // Every command's help shows the options above too, which apply to it (given before or after its name).
     .configureHelp({ showGlobalOptions: true, visibleGlobalOptions: (): Option[] => program.options.filter((o) => !o.hidden && o.long !== "--version") })
@@ -74,7 +74,7 @@ Getting started:
   qhooks replay --session ID --settings new.json      what would new rules have decided in a past session?
 
 Exit status: 0 ok, 1 bad usage or input (one "qhooks: ..." line) or a failed hook test (test), 2 blocked (run),
-3 log integrity failure (verify).
+3 log integrity failure (verify, ship).
 Settings: ~/.qoder-cn/settings.json, <project>/.qoder/settings.json, <project>/.qoder/settings.local.json;
 with --dialect claude: ~/.claude/settings.json, <project>/.claude/settings.json, <project>/.claude/settings.local.json
 and the plugins Claude Code has enabled.
@@ -395,6 +395,46 @@ Examples:
       const { pruneCommand, PruneFlagsSchema } = await import("./commands/protect.js");
       setExit(await pruneCommand(flagsOf(PruneFlagsSchema, raw), cliContext(command)));
     });
+
+  program
+    .command("ship")
+    .description("copy the local log's new records to a central PostgreSQL database (resumable; each chain segment checked on arrival)")
+    .requiredOption("--to <url>", "the central database: postgres://user@host:5432/database")
+    .option("--watch", "keep shipping: a round every --interval until interrupted")
+    .option("--interval <pause>", "pause between rounds with --watch: 500ms, 10s, 5m...", "30s")
+    .option("--batch <n>", "records per transaction", "5000")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  qhooks ship --to postgres://qhooks@db.internal:5432/qhooks           # once (e.g. as a SessionEnd hook)
+  qhooks ship --to postgres://qhooks@db.internal:5432/qhooks --watch   # keep shipping every 30 s`,
+    )
+    .action(async (raw: unknown, command: Command) => {
+      const { shipCommand, ShipFlagsSchema } = await import("./commands/ship.js");
+      setExit(await shipCommand(flagsOf(ShipFlagsSchema, raw), cliContext(command)));
+    });
+
+  addFilterOptions(
+    program
+      .command("export")
+      .description("send the log's events and outcomes to an OpenTelemetry collector as OTLP log records (OTLP/HTTP)")
+      .requiredOption("--otlp <url>", "the collector: http://host:4318 (/v1/logs is added) or the full URL of its logs endpoint")
+      .addOption(new Option("--protocol <protocol>", "how records are encoded").choices(["protobuf", "json"]).default("protobuf"))
+      .option("--watch", "keep exporting: a round every --interval until interrupted, each event sent once it has its outcome")
+      .option("--interval <pause>", "pause between rounds with --watch: 500ms, 10s, 5m...", "10s")
+      .addHelpText(
+        "after",
+        `
+Examples:
+  qhooks export --otlp http://localhost:4318 --since 7d       # the last week, once
+  qhooks export --otlp http://collector:4318 --watch          # keep sending new events`,
+      ),
+  ).action(async (raw: Record<string, unknown>, command: Command) => {
+    const { exportCommand, ExportFlagsSchema } = await import("./commands/export.js");
+    const { otlp, protocol, watch, interval, ...filter } = raw;
+    setExit(await exportCommand(flagsOf(ExportFlagsSchema, { otlp, protocol, watch, interval, filter, version: version() }), cliContext(command)));
+  });
 
   program
     .command("schema")

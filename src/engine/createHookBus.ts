@@ -28,7 +28,7 @@ export const HookBusOptionsSchema = z.object({
   projectDir: z.string().min(1),
   /** The OS home by default; also the hooks' HOME, so `~` means the same place in settings and in commands. */
   homeDir: z.string().min(1).optional(),
-  /** A log file path; `false` for no log; undefined for $QHOOKS_DB, else <homeDir>/.qoder-cn/qhooks/events.db. */
+  /** A log file path or a PostgreSQL URL (postgres://...); `false` for no log; undefined for $QHOOKS_DB, else <homeDir>/.qoder-cn/qhooks/events.db. */
   db: z.union([z.string().min(1), z.literal(false)]).optional(),
   /** Exactly these settings files, in order, instead of the three discovered levels. */
   settingsFiles: z.array(z.string().min(1)).optional(),

@@ -83,6 +83,13 @@ export const VerifyResultSchema = z.discriminatedUnion("ok", [
     /** The first record checked: 1, or the record after the anchor older records were pruned to. */
     from: z.number().int().optional(),
   }),
-  z.object({ ok: z.literal(false), records: z.number().int(), firstBad: z.number().int(), problem: z.string() }),
+  z.object({
+    ok: z.literal(false),
+    records: z.number().int(),
+    firstBad: z.number().int(),
+    problem: z.string(),
+    /** Where the log keeps several chains (PostgreSQL: one per writer), the one that breaks; firstBad is its own numbering. */
+    chain: z.string().optional(),
+  }),
 ]);
 export type VerifyResult = z.infer<typeof VerifyResultSchema>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import { openStore } from "../../store/openStore.js";
 import type { LogRecord } from "../../schema/logRecord.js";
 import { FilterFlagsSchema, limitFlag } from "../filterFlags.js";
 import { FormatFlagsSchema, resolveFormat } from "../output/formats.js";
@@ -25,7 +25,7 @@ export type LogFlags = z.infer<typeof LogFlagsSchema>;
 
 /** `qhooks log`: the audit trail, newest first. */
 export async function logCommand(flags: LogFlags, context: CliContext): Promise<number> {
-  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true });
   try {
     const filter = await resolveSessions(log, { ...flags.filter, replayRun: flags.replay });
     // One more than the limit is read, to tell a cut listing from a complete one.

@@ -2,7 +2,7 @@ import { lastValueFrom, tap } from "rxjs";
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import type { ReplayResult, ReplaySide } from "../../schema/replay.js";
-import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import { openStore, type Store } from "../../store/openStore.js";
 import { addToSummary, DEFAULT_REPLAY_CONCURRENCY, emptySummary, newRunId, replay$ } from "../../streams/replay.js";
 import type { ReplayRun } from "../../schema/replay.js";
 import { FilterFlagsSchema, hasSelector, wholeNumberFlag } from "../filterFlags.js";
@@ -31,7 +31,7 @@ export type ReplayFlags = z.infer<typeof ReplayFlagsSchema>;
 
 /** `qhooks replay`: which recorded decisions would a new hook config change? */
 export async function replayCommand(flags: ReplayFlags, context: CliContext): Promise<number> {
-  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true });
   try {
     const terminal = stdoutTerminal(context.env);
     if (flags.list) return await listRuns(log, flags, context);
@@ -122,7 +122,7 @@ function describeSides(r: ReplayResult, where: string, matchOnly: boolean, shown
   return `  ${where}: ${side(r.before)}  ->  ${side(r.after)}`;
 }
 
-async function listRuns(log: ReturnType<typeof openSqliteLog>, flags: ReplayFlags, context: CliContext): Promise<number> {
+async function listRuns(log: Store, flags: ReplayFlags, context: CliContext): Promise<number> {
   const runs = await log.replayRuns();
   const terminal = stdoutTerminal(context.env);
   const format = resolveFormat(flags.json ? "json" : undefined, terminal);

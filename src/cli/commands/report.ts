@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import type { LogFilter } from "../../schema/logFilter.js";
-import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import { openStore } from "../../store/openStore.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { FilterFlagsSchema, limitFlag } from "../filterFlags.js";
 import type { CliContext } from "../globals.js";
@@ -27,7 +27,7 @@ export type ReportFlags = z.infer<typeof ReportFlagsSchema>;
 
 /** `qhooks report`: the matching events as one self-contained HTML page; its path on stdout. */
 export async function reportCommand(flags: ReportFlags, context: CliContext): Promise<number> {
-  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true });
   let page: string;
   let read: number;
   try {

@@ -3,7 +3,7 @@ import { EXIT, QhooksError } from "../../errors.js";
 import { prettyStoredJson } from "../../json/storedJson.js";
 import type { EventDetail } from "../../schema/eventDetail.js";
 import type { HookResult, Outcome } from "../../schema/outcome.js";
-import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import { openStore } from "../../store/openStore.js";
 import type { CliContext } from "../globals.js";
 import { out } from "../io.js";
 import { detailText, durationText, fieldLines, indented, type DetailText, type Field } from "../output/detailText.js";
@@ -20,7 +20,7 @@ export type ShowFlags = z.infer<typeof ShowFlagsSchema>;
 /** `qhooks show <seq>`: one event in full, as the log holds it. */
 export async function showCommand(seqArg: string, flags: ShowFlags, context: CliContext): Promise<number> {
   const seq = seqArgument(seqArg);
-  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true });
   try {
     const detail = await log.event(seq);
     if (detail === null) throw new QhooksError("usage", await notInLog(log, seq));

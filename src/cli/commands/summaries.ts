@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import type { SessionRow, Stats } from "../../schema/logRecord.js";
-import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import { openStore } from "../../store/openStore.js";
 import { timeWindow } from "../filterFlags.js";
 import { FormatFlagsSchema, resolveFormat } from "../output/formats.js";
 import { renderTable, renderTsv, type Column } from "../output/table.js";
@@ -18,7 +18,7 @@ export type WindowFlags = z.infer<typeof WindowFlagsSchema>;
 
 /** `qhooks sessions`: one row per live session. */
 export async function sessionsCommand(flags: WindowFlags, context: CliContext): Promise<number> {
-  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true });
   try {
     const sessions = await log.sessions(flags.window);
     const terminal = stdoutTerminal(context.env);
@@ -56,7 +56,7 @@ function sessionColumns(utc: boolean, rows?: readonly SessionRow[]): Column<Sess
 
 /** `qhooks stats`: counts by event and decision, and how each hook behaves. */
 export async function statsCommand(flags: WindowFlags, context: CliContext): Promise<number> {
-  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true });
   try {
     const stats = await log.stats(flags.window);
     const terminal = stdoutTerminal(context.env);
@@ -111,7 +111,7 @@ export const VerifyFlagsSchema = z.object({ json: z.boolean().default(false) });
 
 /** `qhooks verify`: the hash chain, record by record. */
 export async function verifyCommand(flags: z.infer<typeof VerifyFlagsSchema>, context: CliContext): Promise<number> {
-  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true });
   try {
     const result = await log.verify();
     if (flags.json) out(JSON.stringify(result));

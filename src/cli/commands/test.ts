@@ -10,7 +10,7 @@ import { casePassed, runCases, type CaseResult } from "../../hooktest/runCases.j
 import { appendCase, defaultTestFile, parseTestFile, readTestFile } from "../../hooktest/testFile.js";
 import { DecisionSchema } from "../../schema/events.js";
 import type { AuditLog } from "../../store/eventLog.js";
-import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import { openStore } from "../../store/openStore.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { requireProjectDir, type CliContext } from "../globals.js";
 import { out, warn } from "../io.js";
@@ -40,7 +40,7 @@ export type TestAddFlags = z.infer<typeof TestAddFlagsSchema>;
 /** `qhooks test add <seq>`: a logged event, saved as a case of the project's test file. */
 export async function testAddCommand(seqArg: string, flags: TestAddFlags, context: CliContext): Promise<number> {
   const seq = seqArgument(seqArg);
-  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true });
   try {
     const logged = await readLoggedEvent(log, seq);
     if (logged === null) throw new QhooksError("usage", await notInLog(log, seq));

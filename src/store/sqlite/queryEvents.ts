@@ -5,7 +5,8 @@ import type { Outcome } from "../../schema/outcome.js";
 import type { LogFilter, StoredEvent } from "../eventLog.js";
 import { wellFormed } from "../journal/hashFormat.js";
 
-interface EventListRow {
+/** An event's row as the listing reads it (shared with the PostgreSQL backend, which reads the same columns). */
+export interface EventListRow {
   seq: number;
   ts: string;
   event: string | null;
@@ -93,7 +94,7 @@ export async function* queryEvents(db: Database, filter: LogFilter, limit: numbe
   for (const row of rows) yield toLogRecord(row);
 }
 
-function toLogRecord(row: EventListRow): LogRecord {
+export function toLogRecord(row: EventListRow): LogRecord {
   const outcome = row.outcome === null ? null : (JSON.parse(row.outcome) as Outcome);
   const base = {
     ts: row.ts,

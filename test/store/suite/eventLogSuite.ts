@@ -20,6 +20,11 @@ export interface StoreBackend {
   fresh(): Promise<{ readonly log: Store; again(): Promise<Store> }>;
   /** Removes whatever `fresh()` made. */
   cleanup(): Promise<void>;
+  /**
+   * False for a backend that does not erase or prune yet: the suite then checks that both refuse with a usage error
+   * and change nothing, instead of running the erasure and retention cases.
+   */
+  readonly maintenance?: boolean;
 }
 
 const SNAPSHOT = { hash: "c".repeat(64), document: [{ level: "project", hooks: { PreToolUse: [] } }], warnings: ["a warning of this configuration"] };
@@ -339,7 +344,20 @@ export function eventLogSuite(backend: StoreBackend): void {
       expect(await (await again()).stopBlockStreak("S")).to.equal(1);
     });
 
-    describe("erasure and retention", () => {
+    if (backend.maintenance === false) {
+      it("erase and prune refuse with one line and change nothing (not available on this backend)", async () => {
+        const { log } = await fresh();
+        const [seq] = await log.append([eventEntry({ ts: at(0), event: "Stop", sessionId: "kept", decision: "none", payload: { session_id: "kept" } }, null)]);
+        for (const attempt of [() => log.erase({ seq: seq! }), () => log.prune(at(100))]) {
+          const error = await attempt().then(() => null, (e: unknown) => e);
+          expect(error).to.be.instanceOf(QhooksError);
+          expect((error as QhooksError).code).to.equal("usage");
+          expect((error as QhooksError).message).not.to.include("\n");
+        }
+        expect(await log.count({})).to.equal(1);
+        expect((await log.verify()).ok).to.equal(true);
+      });
+    } else describe("erasure and retention", () => {
       const withOutput = (e: SeedEvent): Outcome => ({ ...makeOutcome(e), hooks: makeOutcome(e).hooks.map((h) => ({ ...h, stdout: `out ${e.sessionId} secret-${e.sessionId}`, stderr: `err secret-${e.sessionId}` })) });
       /** An event with a hook, its output and reason holding `secret-<session>`. */
       async function judged(log: Store, ts: Date, session: string): Promise<number> {

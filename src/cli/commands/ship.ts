@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { EXIT, QhooksError, isQhooksError } from "../../errors.js";
+import { isPostgresUrl } from "../../store/openStore.js";
+import { wholeNumberFlag } from "../filterFlags.js";
+import { parseInterval, pause, stopOnSignals } from "../intervalArg.js";
+import { out, warn } from "../io.js";
+import type { CliContext } from "../globals.js";
+
+export const ShipFlagsSchema = z.object({
+  to: z.string({ error: "--to postgres://... is required" }),
+  watch: z.boolean().default(false),
+  interval: z.string().default("30s"),
+  batch: wholeNumberFlag(1).default(5_000),
+});
+export type ShipFlags = z.infer<typeof ShipFlagsSchema>;
+
+/** `qhooks ship --to URL`: copies the local log's new records to a central PostgreSQL database. */
+export async function shipCommand(flags: ShipFlags, context: CliContext): Promise<number> {
+  if (!isPostgresUrl(flags.to)) throw new QhooksError("usage", `--to ${JSON.stringify(flags.to)}: expected a PostgreSQL URL (postgres://user@host:5432/database)`);
+  if (isPostgresUrl(context.dbPath)) throw new QhooksError("usage", "ship copies a local log file: --db (or $QHOOKS_DB) names a database, not a file");
+  const interval = parseInterval("--interval", flags.interval);
+  const { shipLog } = await import("../../store/postgres/ship.js");
+  const { shownUrl } = await import("../../store/postgres/connect.js");
+  const to = shownUrl(flags.to);
+  const once = async () => {
+    const done = await shipLog({ from: context.dbPath, to: flags.to, batch: flags.batch });
+    out(done.shipped > 0 ? `shipped ${done.shipped} records of log ${done.logId} to ${to} (through record ${done.head})` : `up to date: log ${done.logId} has ${done.head} records in ${to}`);
+  };
+  if (!flags.watch) {
+    await once();
+    return EXIT.ok;
+  }
+  // Continuous: a round every interval; a server that is away is a warning and the next round tries again. A log
+  // that fails its chain check stops the loop (shipping it again would fail the same way).
+  const stop = stopOnSignals();
+  while (!stop.aborted) {
+    try {
+      await once();
+    } catch (e) {
+      if (!isQhooksError(e) || e.code === "integrity" || e.code === "usage") throw e;
+      warn(`${e.message}; trying again in ${flags.interval}`);
+    }
+    await pause(interval, stop);
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,46 @@
+import type { AuditLog, EventLog } from "./eventLog.js";
+import { openSqliteLog } from "./sqlite/sqliteEventLog.js";
+
+/** A log behind the whole port: what the audit commands read and what `run` and `record` append to. */
+export type Store = EventLog & AuditLog;
+
+/** A log location that names a PostgreSQL database rather than a file (`postgres://` or `postgresql://`). */
+export const isPostgresUrl = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location);
+
+export interface OpenStoreOptions {
+  /** Audits read an existing log and never create one. */
+  readonly mustExist?: boolean;
+  /** PostgreSQL: the chain this process appends to (default: this machine's). */
+  readonly writer?: string;
+}
+
+/**
+ * The log at a location: a SQLite file, or a PostgreSQL database named by URL. The PostgreSQL backend is loaded and
+ * connects on first use, so that a dispatch logging to a file never loads it and one logging to a server that is
+ * down still decides (the append fails, and says so).
+ */
+export function openStore(location: string, options: OpenStoreOptions = {}): Store {
+  if (!isPostgresUrl(location)) return openSqliteLog(location, { mustExist: options.mustExist ?? false });
+  return lazyStore(async () => (await import("./postgres/postgresEventLog.js")).openPostgresLog(location, options));
+}
+
+function lazyStore(load: () => Promise<Store>): Store {
+  let loading: Promise<Store> | null = null;
+  const store = () => (loading ??= load());
+  return {
+    append: async (entries, options) => (await store()).append(entries, options),
+    stopBlockStreak: async (sessionId) => (await store()).stopBlockStreak(sessionId),
+    event: async (seq) => (await store()).event(seq),
+    events: (filter, limit) => (async function* () { yield* (await store()).events(filter, limit); })(),
+    read: (filter) => (async function* () { yield* (await store()).read(filter); })(),
+    count: async (filter) => (await store()).count(filter),
+    replayRuns: async () => (await store()).replayRuns(),
+    sessions: async (filter) => (await store()).sessions(filter),
+    stats: async (filter) => (await store()).stats(filter),
+    matchCounts: async (filter) => (await store()).matchCounts(filter),
+    verify: async () => (await store()).verify(),
+    close: async () => {
+      if (loading) await (await loading).close();
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { expect } from "chai";
+import { spawn } from "node:child_process";
+import { hostname } from "node:os";
+import { shipLog } from "../../src/store/postgres/ship.js";
+import { seedLog, waitFor, type SeedEvent } from "../store/storeHelpers.js";
+import { OtlpReceiver } from "../support/otlpReceiver.js";
+import { createTestDatabase } from "../support/postgres.js";
+import { CLI, Sandbox } from "../support/sandbox.js";
+
+const t0 = Date.parse("2026-03-02T09:00:00.000Z");
+const at = (minutes: number) => new Date(t0 + minutes * 60_000);
+const HISTORY: SeedEvent[] = [
+  { ts: at(0), event: "SessionStart", sessionId: "s-1", matchValue: "startup", decision: "none" },
+  { ts: at(1), event: "PreToolUse", sessionId: "s-1", matchValue: "Bash", decision: "deny", reason: "rm -rf refused", hooks: [{ name: "block-rm", command: "~/block-rm.sh", decision: "deny", reason: "rm -rf refused", durationMs: 12.5 }, { name: "audit", durationMs: 3 }] },
+  { ts: at(2), event: "Notification", sessionId: "s-2", matchValue: "idle", decision: "recorded" },
+  { ts: at(3), event: "Stop", sessionId: "s-2", decision: "rejected", reason: "payload is not valid JSON", payload: "{nope" },
+];
+
+describe("export --otlp: the log as OpenTelemetry log records", function () {
+  this.timeout(120_000);
+  let sb: Sandbox;
+  let receiver: OtlpReceiver;
+  let url: string;
+  beforeEach(async () => {
+    sb = new Sandbox();
+    await seedLog(sb.db, HISTORY, "/work/project");
+    receiver = new OtlpReceiver();
+    url = await receiver.start();
+  });
+  afterEach(async () => {
+    await receiver.stop();
+    await sb.cleanup();
+  });
+
+  it("one record per event, oldest first, with its outcome's attributes and the machine as resource (protobuf)", async () => {
+    const r = await sb.run(["export", "--otlp", url]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.equal(`exported 4 events to ${url}/v1/logs\n`);
+    expect(receiver.contentTypes[0]).to.equal("application/x-protobuf");
+    expect(receiver.records.map((x) => x.attributes["qhooks.event"])).to.deep.equal(["SessionStart", "PreToolUse", "Notification", "Stop"]);
+    const blocked = receiver.records[1]!;
+    expect(blocked.timeUnixNano).to.equal(BigInt(at(1).getTime()) * 1_000_000n);
+    expect(blocked.severityText).to.equal("WARN");
+    expect(blocked.body).to.equal("PreToolUse deny: rm -rf refused");
+    expect(blocked.attributes).to.deep.include({
+      "qhooks.decision": "deny",
+      "qhooks.blocked": true,
+      "session.id": "s-1",
+      "qhooks.tool": "Bash",
+      "qhooks.reason": "rm -rf refused",
+      "qhooks.project_dir": "/work/project",
+      "qhooks.hook.names": ["block-rm", "audit"],
+      "qhooks.hook.outcomes": ["block", "success"],
+      "qhooks.hook.durations_ms": [12.5, 3],
+    });
+    expect(blocked.attributes["qhooks.seq"]).to.be.a("number");
+    expect(blocked.resource).to.deep.include({ "service.name": "qhooks", "host.name": hostname() });
+    expect(receiver.records[3]!).to.deep.include({ severityText: "ERROR", body: "Stop rejected: payload is not valid JSON" });
+    expect(receiver.records[2]!.attributes).to.deep.include({ "qhooks.decision": "recorded", "qhooks.hook.names": [] });
+  });
+
+  it("--protocol json sends the same records; --since selects by time", async () => {
+    expect((await sb.run(["export", "--otlp", url])).code).to.equal(0);
+    const protobuf = receiver.records.splice(0);
+    const r = await sb.run(["export", "--otlp", `${url}/v1/logs`, "--protocol", "json"]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(receiver.contentTypes.at(-1)).to.equal("application/json");
+    expect(receiver.records).to.deep.equal(protobuf);
+    receiver.records.splice(0);
+    expect((await sb.run(["export", "--otlp", url, "--since", at(2).toISOString()])).stdout).to.equal(`exported 2 events to ${url}/v1/logs\n`);
+    expect(receiver.records.map((x) => x.attributes["qhooks.event"])).to.deep.equal(["Notification", "Stop"]);
+  });
+
+  it("from the central PostgreSQL log: the same records, each naming the chain it came from", async () => {
+    const db = await createTestDatabase();
+    try {
+      const shipped = await shipLog({ from: sb.db, to: db.url });
+      expect((await sb.run(["export", "--otlp", url])).code).to.equal(0);
+      const fromFile = receiver.records.splice(0);
+      const r = await sb.run(["export", "--otlp", url], { env: { QHOOKS_DB: db.url } });
+      expect(r.code, r.stderr).to.equal(0);
+      expect(receiver.records).to.deep.equal(fromFile);
+      expect(receiver.records[0]!.attributes["qhooks.log_id"]).to.equal(shipped.logId);
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it("a collector that refuses the records, or is not there: one line, exit 1", async () => {
+    receiver.refuse = true;
+    const refused = await sb.run(["export", "--otlp", url]);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr.trim().split("\n")).to.have.length(1);
+    expect(refused.stderr).to.match(/^qhooks: the collector at http:\/\/127\.0\.0\.1:\d+\/v1\/logs did not take the records/);
+    const bad = await sb.run(["export", "--otlp", "ftp://example"]);
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.match(/^qhooks: --otlp "ftp:\/\/example": expected an http/);
+  });
+
+  it("--watch sends each event once, new ones as they come, until stopped", async () => {
+    const child = spawn(process.execPath, [CLI, "export", "--otlp", url, "--watch", "--interval", "200ms"], { env: sb.env(), stdio: ["ignore", "pipe", "pipe"] });
+    const done = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    await waitFor("the history", () => receiver.records.length >= 4, 30_000);
+    await seedLog(sb.db, [{ ts: new Date(), event: "Stop", sessionId: "s-3", decision: "block", reason: "tests fail", hooks: [{ name: "tests", decision: "block" }] }]);
+    await waitFor("the new event", () => receiver.records.length >= 5, 30_000);
+    await new Promise((r) => setTimeout(r, 600));
+    child.kill("SIGTERM");
+    expect(await done).to.equal(0);
+    const seqs = receiver.records.map((x) => x.attributes["qhooks.seq"]);
+    expect(new Set(seqs).size, "each once").to.equal(seqs.length);
+    expect(receiver.records.map((x) => x.attributes["session.id"]).at(-1)).to.equal("s-3");
+  });
+});
