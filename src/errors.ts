@@ -25,7 +25,7 @@ export class QhooksError extends Error {
 
 export const isQhooksError = (e: unknown): e is QhooksError => e instanceof QhooksError;
 
-/** Exit status of the CLI for each kind of failure (contract 5). Blocked `run`s exit 2, decided elsewhere. */
+/** Exit status of the CLI for each kind of failure. Blocked `run`s exit 2, decided elsewhere. */
 export const EXIT = { ok: 0, failure: 1, blocked: 2, integrity: 3 } as const;
 
 export function exitCodeFor(error: unknown): number {

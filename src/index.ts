@@ -1,6 +1,6 @@
 // The public surface of qhooks: re-exports only.
 
-// The embeddable bus (contract 6).
+// The embeddable bus.
 export { createHookBus, HookBusOptionsSchema, UseOptionsSchema } from "./engine/createHookBus.js";
 export type { HookBus, HookBusOptions, InProcessHook, UseOptions } from "./engine/createHookBus.js";
 export { judgeOnce } from "./engine/judgeOnce.js";

@@ -8,7 +8,7 @@ import { QhooksError } from "../errors.js";
 import { dialectOf } from "../settings/settingsPlan.js";
 import type { Dialect } from "../settings/settingsSources.js";
 
-/** What every command needs to know about where it runs (contract 1.1 and 5, "Global"). */
+/** What every command needs to know about where it runs. */
 export interface CliContext {
   /** Whose settings levels are read (`--dialect`, else $QHOOKS_DIALECT, else qoder). */
   readonly dialect: Dialect;

@@ -30,5 +30,5 @@ export function delivered(text: string): Promise<boolean> {
     process.stdout.write(text.endsWith("\n") ? text : `${text}\n`, (e) => resolve(!e));
   });
 }
-/** Settings and runtime warnings: one line each, prefixed as contract 1.2 says. */
+/** Settings and runtime warnings: one line each, prefixed as docs/settings.md describes. */
 export const warn = (line: string): void => err(`qhooks: warning: ${line}`);

@@ -23,7 +23,7 @@ import { BackgroundHooks } from "../handlers/backgroundHooks.js";
 import { chatEvaluatorFromEnv } from "../handlers/chatEvaluator.js";
 import type { Evaluator, McpToolCaller } from "../handlers/services.js";
 
-/** Options of `createHookBus` (contract 6). */
+/** Options of `createHookBus`. */
 export const HookBusOptionsSchema = z.object({
   projectDir: z.string().min(1),
   /** The OS home by default; also the hooks' HOME, so `~` means the same place in settings and in commands. */
@@ -39,7 +39,7 @@ export const HookBusOptionsSchema = z.object({
    * Claude Code has enabled). Undefined: $QHOOKS_DIALECT, else "qoder".
    */
   dialect: z.enum(DIALECTS).optional(),
-  /** Apply edits to settings files without a restart (contract 1.3). Default true. */
+  /** Apply edits to settings files without a restart. Default true. */
   watch: z.boolean().optional(),
   /** The environment hooks inherit; process.env by default. Also where QHOOKS_* limits are read. */
   env: z.record(z.string(), z.string().optional()).optional(),

@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_EVENT_OUTPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES } from "../exec/cappedOutput.js";
 import { DEFAULT_STOP_BLOCK_CAP } from "../operators/guardStopLoop.js";
 
-/** Limits that users tune through the environment (contract 8), read once per engine. */
+/** Limits that users tune through the environment, read once per engine. */
 export interface Limits {
   readonly maxOutputBytes: number;
   readonly maxEventOutputBytes: number;

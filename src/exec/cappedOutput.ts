@@ -1,4 +1,4 @@
-/** Default cap for each of a hook's stdout and stderr (contract 8), overridable with QHOOKS_MAX_OUTPUT. */
+/** Default cap for each of a hook's stdout and stderr, overridable with QHOOKS_MAX_OUTPUT. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
 /**

@@ -3,7 +3,7 @@ import type { EventName } from "../schema/events.js";
 
 /**
  * The chain of hooks a `qhooks run` was started from, outermost first, as `Event:commandHash` entries. Each hook
- * qhooks starts inherits the chain plus itself, so a nested `qhooks run` can refuse a cycle (contract 8).
+ * qhooks starts inherits the chain plus itself, so a nested `qhooks run` can refuse a cycle.
  */
 export const CALL_CHAIN_VAR = "QHOOKS_CALL_CHAIN";
 
@@ -28,7 +28,7 @@ export const MAX_ENV_VALUE_BYTES = 4096;
 
 const fitsInEnvironment = (value: string): boolean => !value.includes("\0") && Buffer.byteLength(value) <= MAX_ENV_VALUE_BYTES;
 
-/** The environment of every hook of one event (contract 3); `withHook` adds the hook's own place in the chain. */
+/** The environment of every hook of one event; `withHook` adds the hook's own place in the chain. */
 export function hookEnvironment(options: HookEnvironmentOptions): (command: string) => Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.baseEnv)) if (v !== undefined) env[k] = v;

@@ -15,7 +15,7 @@ export function attachWatcher(w: GroupWatcher): void {
 
 /**
  * Every process group this engine started and may still have to kill. A group leaves the registry when its main
- * process exits on its own (leftover background processes are the hook's business, contract 8), or once SIGKILL
+ * process exits on its own (leftover background processes are the hook's business), or once SIGKILL
  * has been sent after a timeout or a cancel.
  */
 const live = new Set<number>();

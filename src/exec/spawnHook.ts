@@ -30,7 +30,7 @@ export type HookProcessEnd =
 
 /**
  * After the main process exits, how long to keep reading output that is still in the pipes. A background process
- * the hook left behind may hold them open forever (contract 8): it is not waited for beyond this.
+ * the hook left behind may hold them open forever: it is not waited for beyond this.
  */
 export const PIPE_DRAIN_MS = 25;
 

@@ -5,7 +5,7 @@ import { EVENT_TRAITS, isBlockingDecision, type Decision, type EventName } from 
 import type { Outcome } from "../schema/outcome.js";
 import type { Judged, JudgedHook, Ran } from "./stages.js";
 
-/** Folds the hooks' results of each event into its one outcome (contract 3.3). */
+/** Folds the hooks' results of each event into its one outcome. */
 export function aggregateOutcome(now: () => number = () => performance.now()): OperatorFunction<Ran, Judged> {
   return map((ran) => {
     // Shadow hooks never count: the outcome is folded from the others; folded with them too, it says what enforcing

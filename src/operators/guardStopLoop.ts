@@ -3,7 +3,7 @@ import { messageOf } from "../errors.js";
 import type { EventLog } from "../store/eventLog.js";
 import type { Judged } from "./stages.js";
 
-/** Consecutive blocked Stop outcomes a session may have before the next block is overruled (contract 3.3). */
+/** Consecutive blocked Stop outcomes a session may have before the next block is overruled. */
 export const DEFAULT_STOP_BLOCK_CAP = 8;
 
 /**

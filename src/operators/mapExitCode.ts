@@ -9,12 +9,12 @@ import type { HookOutcomeKind, HookResult } from "../schema/outcome.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
 import type { HookRun, HookSpec, JudgedHook } from "./stages.js";
 
-/** Reads each finished run of `spec` as a decision: contract 3.1 for commands, contract 8 for in-process handlers. */
+/** Reads each finished run of `spec` as a decision: exit codes and JSON for commands, return values for in-process handlers (docs/hooks.md). */
 export function mapExitCode(event: EventName, spec: HookSpec): OperatorFunction<HookRun, JudgedHook> {
   return map((run) => interpretRun(event, spec, run));
 }
 
-/** What an in-process handler may return (contract 8); `undefined` means no opinion. */
+/** What an in-process handler may return; `undefined` means no opinion. */
 export const InProcessResultSchema = z
   .object({
     decision: z.enum(["allow", "deny", "ask", "block"]).optional(),

@@ -17,7 +17,7 @@ export interface HandlerSelection {
 }
 
 /**
- * Selects, for each event, the hooks that will run (contract 3, "Selection"): those that match, less those that
+ * Selects, for each event, the hooks that will run: those that match, less those that
  * trust does not let run (reported as skipped, with a warning each).
  */
 export function matchHooks(inProcess: () => readonly InProcessHandler[] = () => [], trust?: TrustPolicy, handlers: HandlerSelection = {}): OperatorFunction<Validated, Matched> {

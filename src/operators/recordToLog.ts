@@ -20,7 +20,7 @@ export interface RecordOptions {
 const redacted = (log: EventLog, entry: LogEntry, redactor: Redactor): LogEntry => (log === nullEventLog ? entry : redactEntry(entry, redactor));
 
 /**
- * Appends each event as it arrives, before its hooks run (contract 8, "Arrival first"). An event no hook matched
+ * Appends each event as it arrives, before its hooks run. An event no hook matched
  * is recorded later, with its outcome, in one transaction. A log that cannot be written costs the record, never
  * the decision: the failure becomes a warning on the outcome.
  */
@@ -68,7 +68,7 @@ export function recordOutcome(options: RecordOptions): OperatorFunction<Judged, 
   });
 }
 
-/** Appends rejected payloads: they are listed with decision `rejected` (contract 8). */
+/** Appends rejected payloads: they are listed with decision `rejected`. */
 export function recordRejection(options: Omit<RecordOptions, "replayRun">): OperatorFunction<Rejected, Rejected> {
   return concatMap(async (rejected) => {
     const { rejection, arrival } = rejected;

@@ -3,7 +3,7 @@ import { chainEntry } from "../exec/hookEnvironment.js";
 import type { Rejected } from "./unlessRejected.js";
 import type { Matched } from "./stages.js";
 
-/** How many `qhooks run`s may be nested inside each other's hooks (contract 8). */
+/** How many `qhooks run`s may be nested inside each other's hooks. */
 export const MAX_NESTING = 4;
 
 /**

@@ -31,7 +31,7 @@ export interface RunHooksOptions {
 
 /**
  * Runs every selected hook of each event at once, each raced against its own timeout, and emits the event when all
- * of them have finished or timed out (contract 3). One hook's block never cancels its siblings. Results keep
+ * of them have finished or timed out. One hook's block never cancels its siblings. Results keep
  * selection order, whatever order the hooks finish in.
  */
 export function runHooks(options: RunHooksOptions): OperatorFunction<Recorded, Ran> {

@@ -22,7 +22,7 @@ export interface Arrival {
   readonly startedAt: number;
 }
 
-/** An in-process handler registered with `bus.use()` (contract 8). */
+/** An in-process handler registered with `bus.use()`. */
 export interface InProcessHandler {
   readonly event: EventName;
   readonly matcherSource: string | null;

@@ -5,7 +5,7 @@ import type { Rejected } from "./unlessRejected.js";
 import type { Arrival, Validated } from "./stages.js";
 
 /**
- * Checks each arriving payload against its event's schema (contract 2.3) and pins the configuration it will be
+ * Checks each arriving payload against its event's schema and pins the configuration it will be
  * judged by. An invalid payload becomes a Rejected value that skips the rest of the pipeline, but not the log.
  */
 export function validateEvent(options: {

@@ -2,7 +2,7 @@ import { EVENT_TRAITS, type EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import { lastPlainLine, relayedFields } from "./relayedFields.js";
 
-/** What `qhooks run --format hook` answers, as the single hook an agent calls (contract 8, `--format hook`). */
+/** What `qhooks run --format hook` answers, as the single hook an agent calls. */
 export interface HookProtocolReply {
   readonly exitCode: 0 | 2;
   /** One JSON object in the Claude/Qoder hook output schema, a WorktreeCreate path, or "" when there is nothing to say. */

@@ -3,7 +3,7 @@ import { quoteValue } from "../text/oneLine.js";
 import { EVENT_NAMES, EventNameSchema, PAYLOAD_SCHEMAS, matchValueOf, type EventName } from "../schema/events.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
 
-/** Largest payload accepted, in bytes of JSON (contract 8). */
+/** Largest payload accepted, in bytes of JSON. */
 export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
 
 /** A payload that passed validation, ready to be matched and handed to hooks. */
@@ -40,7 +40,7 @@ export interface ParsePayloadOptions {
 }
 
 /**
- * Validates a payload (contract 2.3). Takes the agent's JSON text, or an object from an embedding agent. Never
+ * Validates a payload. Takes the agent's JSON text, or an object from an embedding agent. Never
  * throws: a rejection is a value.
  */
 export function parsePayload(input: string | object, options: ParsePayloadOptions): ParsedPayload {

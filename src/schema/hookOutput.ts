@@ -35,7 +35,7 @@ const str = () => z.string({ error: "expected a string" });
 const bool = () => z.boolean({ error: "expected true or false" });
 const inputObject = () => z.record(z.string(), z.unknown(), { error: "expected an object" });
 
-/** Fields every event understands (contract 3.2, "Universal"). */
+/** Fields every event understands. */
 const universal = {
   continue: bool().optional(),
   stopReason: str().optional(),
@@ -177,7 +177,7 @@ const informational = (event: EventName) =>
     });
 
 /**
- * The JSON a hook may print on exit 0, per event (contract 3.2), each parsing straight into a Verdict. Keys qhooks
+ * The JSON a hook may print on exit 0, per event, each parsing straight into a Verdict. Keys qhooks
  * does not read (a SessionStart `sessionTitle`, a MessageDisplay `displayContent`...) pass; `--format hook` relays
  * them from the hooks' stdout.
  */

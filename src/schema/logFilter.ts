@@ -2,7 +2,7 @@ import { z } from "zod";
 import { EventNameSchema } from "./events.js";
 import { LogDecisionSchema } from "./logRecord.js";
 
-/** Which events an audit query or a replay selects (contract 5, `qhooks log` filters). */
+/** Which events an audit query or a replay selects. */
 export const LogFilterSchema = z.object({
   event: EventNameSchema.optional(),
   sessions: z.array(z.string()).optional(),

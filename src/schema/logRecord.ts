@@ -3,7 +3,7 @@ import { DecisionSchema, EventNameSchema } from "./events.js";
 import { HookResultSchema, OutcomeSchema } from "./outcome.js";
 
 /**
- * A log record's decision: an outcome's (contract 2.1), or what became of an event that was never judged:
+ * A log record's decision: an outcome's, or what became of an event that was never judged:
  * `recorded` (captured by `qhooks record`), `rejected` (invalid payload), `unfinished` (arrived; no outcome came).
  */
 // One flat enum rather than a union of two: a bad value (`qhooks log --decision maybe`) is then reported with the
@@ -13,7 +13,7 @@ export type LogDecision = z.infer<typeof LogDecisionSchema>;
 
 export const EventSourceSchema = z.enum(["dispatch", "record", "replay"]);
 
-/** One event as `qhooks log --json` lists it (contract 8): every outcome field plus where and when it came from. */
+/** One event as `qhooks log --json` lists it: every outcome field plus where and when it came from. */
 export const LogRecordSchema = OutcomeSchema.extend({
   /** Null only for a rejected payload that named no known event. */
   event: EventNameSchema.nullable(),
@@ -35,7 +35,7 @@ export const LogRecordSchema = OutcomeSchema.extend({
 });
 export type LogRecord = z.infer<typeof LogRecordSchema>;
 
-/** One row of `qhooks sessions --json` (contract 5). */
+/** One row of `qhooks sessions --json`. */
 export const SessionRowSchema = z.object({
   sessionId: z.string(),
   projectDir: z.string(),

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { DecisionSchema, EventNameSchema } from "./events.js";
 
-/** How one hook run ended (contract 3.1). Only `success` and `block` can carry a decision. */
+/** How one hook run ended. Only `success` and `block` can carry a decision. */
 export const HookOutcomeKindSchema = z.enum(["success", "block", "error", "invalid-output", "timeout"]);
 export type HookOutcomeKind = z.infer<typeof HookOutcomeKindSchema>;
 
-/** One hook's result inside an outcome (contract 4, `hooks[]`). */
+/** One hook's result inside an outcome. */
 export const HookResultSchema = z.object({
   name: z.string(),
   /** null for an in-process handler. */
@@ -53,7 +53,7 @@ export const SkippedHookSchema = z.object({
 });
 export type SkippedHook = z.infer<typeof SkippedHookSchema>;
 
-/** One outcome per event (contract 4): what `qhooks run` prints and `dispatch()` resolves to. */
+/** One outcome per event: what `qhooks run` prints and `dispatch()` resolves to. */
 export const OutcomeSchema = z.object({
   event: EventNameSchema,
   sessionId: z.string(),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { EventNameSchema } from "./events.js";
 import { LogDecisionSchema } from "./logRecord.js";
 
-/** One side of a replay comparison (contract 8, "Replay JSON"). */
+/** One side of a replay comparison. */
 export const ReplaySideSchema = z.object({
   /** null after a `--match-only` replay, or when the event could not be replayed. */
   decision: LogDecisionSchema.nullable(),

@@ -1,7 +1,7 @@
 import { oneLineText } from "../text/oneLine.js";
 
 /**
- * Matchers (contract 2.2), compiled once when settings load so that dispatch only tests.
+ * Matchers, compiled once when settings load so that dispatch only tests.
  * Case-sensitive throughout.
  */
 export type Matcher =

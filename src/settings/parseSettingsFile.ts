@@ -60,7 +60,7 @@ export interface ParsedSettingsFile {
 }
 
 /**
- * Validates one settings file entry by entry (contract 1.2): a bad entry is reported and skipped, its neighbours
+ * Validates one settings file entry by entry: a bad entry is reported and skipped, its neighbours
  * still apply. Never throws for anything the file may contain.
  */
 export function parseSettingsFile(source: SettingsSource, text: string): ParsedSettingsFile {
@@ -84,7 +84,7 @@ export const MAX_WARNINGS_PER_FILE = 100;
 type Warn = (path: ReadonlyArray<PropertyKey>, message: string) => void;
 
 function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<ParsedSettingsFile, "warnings"> {
-  // The issue's own path continues the entry's (`hooks.PreToolUse[1].hooks[0].timeout: …`, as contract 1.2 writes it).
+  // The issue's own path continues the entry's (`hooks.PreToolUse[1].hooks[0].timeout: …`).
   const warnIssue = (path: ReadonlyArray<PropertyKey>, error: z.ZodError, consequence: string) => {
     const issue = error.issues[0]!;
     warn([...path, ...issue.path], `${describeIssue(issue)}; ${consequence}`);

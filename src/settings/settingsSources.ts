@@ -30,7 +30,7 @@ export interface SettingsSource {
   readonly plugin?: PluginInfo;
 }
 
-/** The three levels of contract 1.1 (or Claude Code's three), lowest priority first. */
+/** The three settings levels (user, project, local; or Claude Code's three), lowest priority first. */
 export function discoverSettings(homeDir: string, projectDir: string, dialect: Dialect = "qoder"): SettingsSource[] {
   if (dialect === "claude") {
     return [

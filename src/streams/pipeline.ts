@@ -33,7 +33,7 @@ export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "l
 }
 
 /**
- * The whole flow of contract 3, one event at a time and many events at once: validate, match, record the arrival,
+ * The whole flow of judging an event, one event at a time and many events at once: validate, match, record the arrival,
  * run the hooks in parallel (each raced against its timeout), read each run, fold one outcome, guard against Stop
  * loops, record the outcome. Exactly one Judgement comes out per Arrival that goes in, whatever goes wrong.
  */

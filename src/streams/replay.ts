@@ -57,7 +57,7 @@ export const newRunId = (now = new Date()): string =>
   `replay-${now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15)}-${Math.random().toString(16).slice(2, 6)}`;
 
 /**
- * Re-judges recorded events with a hook configuration (contract 5, `qhooks replay`): the same pipeline as live
+ * Re-judges recorded events with a hook configuration: the same pipeline as live
  * dispatch, fed from the log, with QHOOKS_REPLAY=1 in the hooks' environment. Emits one result per event, in log
  * order; the replayed events and outcomes are appended to the log under the run's id, apart from live history.
  */

@@ -20,7 +20,7 @@ function stampOf(path: string): string {
 }
 
 /**
- * The current settings snapshot, then a new one each time an edit changes what the files say (contract 1.3).
+ * The current settings snapshot, then a new one each time an edit changes what the files say.
  * Files are re-read synchronously when a poll sees a change, so the moment an edit is seen is the moment it
  * applies. Watching stops on unsubscribe and never keeps the process alive.
  *

@@ -24,7 +24,7 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
   }
   const input = await readStdin(MAX_PAYLOAD_BYTES, "qhooks record");
   // Started as a hook of a replay: the payload is an event of the log being re-judged. Recording it again would
-  // add it to live history, which a replay never changes (contract 5); the replay keeps its own record of it.
+  // add it to live history, which a replay never changes; the replay keeps its own record of it.
   // Started as a hook of `qhooks test`: a test's payload is no live event either.
   if (context.env.QHOOKS_REPLAY === "1" || context.env.QHOOKS_TEST === "1") return EXIT.ok;
   const { log, warnings } = openEventLogWithWarnings({ db: context.dbPath, env: context.env, homeDir: context.homeDir });

@@ -24,7 +24,7 @@ export const RunFlagsSchema = z.object({
 });
 export type RunFlags = z.infer<typeof RunFlagsSchema>;
 
-/** `qhooks run <event>`: one payload on stdin, one outcome out (contract 5 and 8). */
+/** `qhooks run <event>`: one payload on stdin, one outcome out. */
 export async function runCommand(event: EventName, flags: RunFlags, context: CliContext): Promise<number> {
   // In front of Claude Code (--dialect claude) qhooks reads its user, project and local levels and plugins on
   // purpose; the entries that call qhooks live in Claude Code's managed settings, which qhooks never reads.
@@ -40,7 +40,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
   const projectDir = requireProjectDir(context);
   const input = await readStdin(MAX_PAYLOAD_BYTES, "qhooks run");
   // Started by a hook of a replay: judged as part of the replay, which records the outcome through that hook's
-  // run; logging it here would add a live event, and a replay never changes live history (contract 5).
+  // run; logging it here would add a live event, and a replay never changes live history.
   const replaying = context.env.QHOOKS_REPLAY === "1";
   // Started by a hook that `qhooks test` runs: a hook test never adds to the live log either.
   const testing = context.env.QHOOKS_TEST === "1";
