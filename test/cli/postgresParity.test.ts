@@ -9,7 +9,7 @@ function normalized(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = /^(ts|durationMs|runId|startedAt|finishedAt|firstTs|lastTs|p50Ms|p95Ms|p99Ms)$/.test(k) ? "*" : normalized(v);
+    out[k] = /^(ts|durationMs|runId|startedAt|finishedAt|firstTs|lastTs|p50Ms|p95Ms|p99Ms|maxMs)$/.test(k) ? "*" : normalized(v);
   }
   return out;
 }

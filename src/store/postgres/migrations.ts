@@ -57,6 +57,8 @@ export const PG_MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly w
       CREATE UNIQUE INDEX qhooks_journal_outcome_of ON qhooks_journal (ref_gid) WHERE kind = 'outcome';
       CREATE INDEX qhooks_journal_snapshots ON qhooks_journal (config_hash) WHERE kind = 'snapshot';
       CREATE INDEX qhooks_journal_replay_runs ON qhooks_journal (gid) WHERE kind = 'replay_run';
+      -- Async hooks' results, listed with the event they name.
+      CREATE INDEX qhooks_journal_hooks_of ON qhooks_journal (ref_gid, gid) WHERE kind = 'hook';
 
       -- One row per event, live or replayed, updated when its outcome comes.
       CREATE TABLE qhooks_events (

@@ -3,7 +3,7 @@ import type pg from "pg";
 import { QhooksError } from "../../errors.js";
 import type { LogRecord, MatchCount, SessionRow, Stats, VerifyResult } from "../../schema/logRecord.js";
 import type { ReplayRun } from "../../schema/replay.js";
-import type { EventDetail } from "../../schema/eventDetail.js";
+import type { EventDetail, SnapshotSource } from "../../schema/eventDetail.js";
 import type { Outcome } from "../../schema/outcome.js";
 import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EraseResult, type EventLog, type LogEntry, type LogMaintenance, type PruneResult, type LogFilter, type StoredEvent } from "../eventLog.js";
 import { contentDigest, linkHash, wellFormed } from "../journal/hashFormat.js";
@@ -65,6 +65,8 @@ function eventWhere(filter: LogFilter, p: Params): string {
   if (filter.sessions?.length) terms.push(`v.session_id = ANY(${p.add(filter.sessions.map(bytes))}::bytea[])`);
   if (filter.tool !== undefined) terms.push(`v.match_value = ${p.add(bytes(filter.tool))}`);
   if (filter.decision !== undefined) terms.push(filter.decision === "unfinished" ? "v.decision IS NULL" : `v.decision = ${p.add(filter.decision)}`);
+  // Shadow hooks that would have changed the outcome: the outcome says so itself (its JSON, as SQLite reads it).
+  if (filter.shadow === true) terms.push(`convert_from(CASE WHEN v.outcome_gid = v.gid THEN e.outcome ELSE o.body END, 'UTF8')::jsonb #>> '{shadow,changed}' = 'true'`);
   if (filter.blocked === true) terms.push("v.blocked = 1");
   else if (filter.blocked === false) terms.push("v.blocked = 0");
   if (filter.hook !== undefined) {
@@ -180,7 +182,8 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
 
   /** The records of a batch of appends, after this writer's head: checked, numbered, linked and inserted. */
   private async place(client: pg.Client, batch: readonly PreparedAppend[]): Promise<{ outcomes: AppendOutcome[]; snapshots: string[] }> {
-    const refs = batch.flatMap((a) => a.rows.filter((r) => r.row.kind === "outcome").map((r) => r.row.ref!));
+    // Outcomes and async hooks' results name an event of the log: looked up once for the batch.
+    const refs = batch.flatMap((a) => a.rows.filter((r) => r.row.kind === "outcome" || r.row.kind === "hook").map((r) => r.row.ref!));
     const events = new Map<number, { live: boolean; judged: boolean }>();
     if (refs.length > 0) {
       const { rows } = await client.query<{ gid: number; live: boolean; judged: boolean }>(
@@ -217,6 +220,7 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     const added: string[] = [];
     const outcomes = batch.map((append): AppendOutcome => {
       for (const { row } of append.rows) {
+        if (row.kind === "hook" && !events.has(row.ref!)) return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach a hook result to`) };
         if (row.kind !== "outcome") continue;
         const event = events.get(row.ref!);
         if (!event) return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach an outcome to`) };
@@ -270,7 +274,7 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
       event.config_hash === null
         ? []
         : await this.query<{ body: Buffer }>("SELECT body FROM qhooks_journal WHERE kind = 'snapshot' AND config_hash = $1 ORDER BY (writer_id = $2) DESC, gid LIMIT 1", [bytes(event.config_hash), e.writer_id]);
-    const snapshot = snap ? (JSON.parse(snap.body.toString("utf8")) as { document: unknown; warnings: string[] }) : null;
+    const snapshot = snap ? (JSON.parse(snap.body.toString("utf8")) as { document: unknown; warnings: string[]; sources?: SnapshotSource[] }) : null;
     const decision = outcome?.decision ?? (event.decision === "recorded" || event.decision === "rejected" ? event.decision : "unfinished");
     return {
       seq,
@@ -284,7 +288,7 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
       rejection: event.decision === "rejected" ? event.reason : null,
       decision,
       outcome,
-      snapshot: snapshot && event.config_hash !== null ? { hash: event.config_hash, document: snapshot.document, warnings: snapshot.warnings } : null,
+      snapshot: snapshot && event.config_hash !== null ? { hash: event.config_hash, document: snapshot.document, warnings: snapshot.warnings, ...(snapshot.sources ? { sources: snapshot.sources } : {}) } : null,
       replay: event.run_id !== null && e.ref_gid !== null ? { runId: event.run_id, of: Number(e.ref_gid) } : null,
       chain: {
         logId: e.writer_id as string,
@@ -325,13 +329,17 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
       const rows = await this.query<Record<string, unknown>>(
         `SELECT v.gid AS seq, e.ts, e.event, e.session_id, e.match_value, e.project_dir, e.source, e.ref_gid AS ref, e.run_id, e.config_hash,
                 v.decision AS e_decision, e.reason AS e_reason, coalesce(o.reason, e.reason) AS r_reason, v.blocked, e.body AS payload,
-                CASE WHEN v.outcome_gid = v.gid THEN e.outcome ELSE o.body END AS outcome
+                CASE WHEN v.outcome_gid = v.gid THEN e.outcome ELSE o.body END AS outcome,
+                (SELECT array_agg(h.body ORDER BY h.gid) FROM qhooks_journal h WHERE h.kind = 'hook' AND h.ref_gid = v.gid AND h.format >= 4) AS async_bodies
                 ${order === "ASC" ? ", (SELECT array_agg(h.name ORDER BY h.idx) FROM qhooks_hooks h WHERE h.event_gid = v.gid) AS hooks" : ""}
          FROM ${EVENT_JOIN} WHERE ${where}${keyset} ORDER BY v.gid ${order} LIMIT ${take}`,
         p.values,
       );
       for (const r of rows) {
         for (const column of ["session_id", "match_value", "project_dir", "run_id", "config_hash", "e_reason", "r_reason", "payload", "outcome"]) r[column] = textOf(r[column] as Buffer | null);
+        // Each body is one async hook's result as JSON: the list SQLite's query gives as one JSON array.
+        const bodies = r.async_bodies as Buffer[] | null;
+        r.async_hooks = bodies === null ? null : `[${bodies.map((b) => b.toString("utf8")).join(",")}]`;
         given++;
         try {
           yield map(r);
