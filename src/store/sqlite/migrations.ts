@@ -113,6 +113,12 @@ export const MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly what
       db.exec(PROJECTION_TABLES);
     },
   },
+  {
+    version: 5,
+    what: "an index of async hooks' results by the event they name, so that listing events finds them without a scan",
+    // Partial: only async hooks' records (rare) have entries, so other appends touch no page of it.
+    up: (db) => db.exec("CREATE INDEX journal_async_hooks ON journal (ref, seq) WHERE kind = 'hook'"),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
