@@ -295,6 +295,17 @@ describe("reliability: resource limits", function () {
       }
     }
     console.log(`      exit codes seen: ${[...seen.entries()].map(([k, n]) => `${k}×${n}`).join(", ")}`);
+    // Random damage may land where no check reads (a free page, an index): one edit that surely reaches a record's
+    // content (a session id changed wherever the file holds it) must be an integrity failure.
+    const edited = join(sb.root, "edited.db");
+    const bytes = readFileSync(good);
+    const from = Buffer.from("old17");
+    for (let at = bytes.indexOf(from); at !== -1; at = bytes.indexOf(from, at + 1)) bytes.write("olx17", at);
+    writeFileSync(edited, bytes);
+    const verdict = await cliWithDeadline(sb, ["--db", edited, "verify"], { deadlineMs: 30_000 });
+    expectCleanCli(verdict, "edited record");
+    seen.set(`verify:${verdict.code}`, (seen.get(`verify:${verdict.code}`) ?? 0) + 1);
+    expect(verdict.code, `an edited record: ${clip(verdict.stderr)}`).to.equal(3);
     expect(seen.get("verify:3") ?? 0, "some damage is an integrity failure").to.be.greaterThan(0);
   }
 
