@@ -3,7 +3,8 @@ import type pg from "pg";
 import { QhooksError } from "../../errors.js";
 import type { LogRecord, MatchCount, SessionRow, Stats, VerifyResult } from "../../schema/logRecord.js";
 import type { ReplayRun } from "../../schema/replay.js";
-import type { EventDetail, SnapshotSource } from "../../schema/eventDetail.js";
+import type { EventDetail } from "../../schema/eventDetail.js";
+import { eventDetailOf } from "../journal/eventDetail.js";
 import type { Outcome } from "../../schema/outcome.js";
 import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EraseResult, type EventLog, type LogEntry, type LogMaintenance, type PruneResult, type LogFilter, type StoredEvent } from "../eventLog.js";
 import { contentDigest, linkHash, wellFormed } from "../journal/hashFormat.js";
@@ -268,33 +269,18 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     const outcomeGid = place?.outcome_gid ?? null;
     const [o] = outcomeGid !== null && outcomeGid !== seq ? await this.query("SELECT * FROM qhooks_journal WHERE gid = $1", [outcomeGid]) : [];
     const outcomeRecord = o ? journalRowOf(o) : undefined;
-    const outcomeJson = event.outcome ?? outcomeRecord?.body ?? null;
-    const outcome = outcomeJson === null ? null : ({ ...(JSON.parse(outcomeJson) as Outcome), seq } satisfies Outcome);
     const [snap] =
       event.config_hash === null
         ? []
         : await this.query<{ body: Buffer }>("SELECT body FROM qhooks_journal WHERE kind = 'snapshot' AND config_hash = $1 ORDER BY (writer_id = $2) DESC, gid LIMIT 1", [bytes(event.config_hash), e.writer_id]);
-    const snapshot = snap ? (JSON.parse(snap.body.toString("utf8")) as { document: unknown; warnings: string[]; sources?: SnapshotSource[] }) : null;
-    const decision = outcome?.decision ?? (event.decision === "recorded" || event.decision === "rejected" ? event.decision : "unfinished");
-    return {
+    return eventDetailOf({
       seq,
-      ts: event.ts,
-      source: event.source as EventDetail["source"],
-      event: event.event as EventDetail["event"],
-      sessionId: outcome?.sessionId ?? event.session_id,
-      matchValue: event.match_value,
-      projectDir: event.project_dir ?? "",
-      payload: event.body,
-      rejection: event.decision === "rejected" ? event.reason : null,
-      decision,
-      outcome,
-      snapshot: snapshot && event.config_hash !== null ? { hash: event.config_hash, document: snapshot.document, warnings: snapshot.warnings, ...(snapshot.sources ? { sources: snapshot.sources } : {}) } : null,
-      replay: event.run_id !== null && e.ref_gid !== null ? { runId: event.run_id, of: Number(e.ref_gid) } : null,
-      chain: {
-        logId: e.writer_id as string,
-        records: [{ gid: seq, r: event }, ...(outcomeRecord ? [{ gid: outcomeGid!, r: outcomeRecord }] : [])].map(({ gid, r }) => ({ seq: gid, kind: r.kind, format: r.format, hash: r.hash })),
-      },
-    };
+      event,
+      outcome: outcomeRecord ? { seq: outcomeGid!, row: outcomeRecord } : null,
+      snapshotBody: snap ? snap.body.toString("utf8") : null,
+      replayOf: e.ref_gid === null ? null : Number(e.ref_gid),
+      logId: e.writer_id as string,
+    });
   }
 
   events(filter: LogFilter, limit: number): AsyncIterable<LogRecord> {
