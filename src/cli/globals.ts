@@ -7,6 +7,7 @@ import { isPostgresUrl } from "../store/openStore.js";
 import { QhooksError } from "../errors.js";
 import { dialectOf } from "../settings/settingsPlan.js";
 import type { Dialect } from "../settings/settingsSources.js";
+import { oneLineText } from "../text/oneLine.js";
 
 /** What every command needs to know about where it runs. */
 export interface CliContext {
@@ -40,4 +41,12 @@ export function requireProjectDir(context: CliContext): string {
     );
   }
   return context.projectDir;
+}
+
+/**
+ * `--settings` files replace the settings levels: a mistyped one would judge with no hooks at all, so each must
+ * exist (what it holds is read, and warned about, like any settings file).
+ */
+export function requireSettingsFiles(files: readonly string[]): void {
+  for (const f of files) if (!existsSync(resolve(f))) throw new QhooksError("usage", `--settings ${oneLineText(f)}: no such file`);
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { QhooksError, EXIT } from "../../errors.js";
@@ -9,12 +9,12 @@ import type { Explanation } from "../../schema/explanation.js";
 import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { eventArgument, isEventName } from "../eventArg.js";
-import { requireProjectDir, type CliContext } from "../globals.js";
+import { requireProjectDir, requireSettingsFiles, type CliContext } from "../globals.js";
 import { out, readStdin } from "../io.js";
 import { stdoutTerminal } from "../output/terminal.js";
 import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
 import { showTime } from "../output/times.js";
-import { notInLog, seqArgument } from "./test.js";
+import { notInLog, seqArgument } from "../seqArg.js";
 
 export const ExplainFlagsSchema = z.object({
   payload: z.string().min(1).optional(),
@@ -59,7 +59,7 @@ async function unlogged(target: string, payload: string, flags: ExplainFlags, co
   const event = eventArgument(target);
   const projectDir = requireProjectDir(context);
   // A mistyped file would otherwise explain a configuration with no hooks at all.
-  for (const f of flags.settings) if (!existsSync(resolve(f))) throw new QhooksError("usage", `--settings ${oneLineText(f)}: no such file`);
+  requireSettingsFiles(flags.settings);
   const input = payload === "-" ? await readStdin(MAX_PAYLOAD_BYTES, "qhooks explain --payload -") : readPayloadFile(payload);
   const made = explainPayload({
     event,

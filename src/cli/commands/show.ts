@@ -9,7 +9,7 @@ import { out } from "../io.js";
 import { detailText, durationText, fieldLines, indented, type DetailText, type Field } from "../output/detailText.js";
 import { stdoutTerminal } from "../output/terminal.js";
 import { showTime } from "../output/times.js";
-import { notInLog, seqArgument } from "./test.js";
+import { notInLog, seqArgument } from "../seqArg.js";
 
 export const ShowFlagsSchema = z.object({
   json: z.boolean().default(false),

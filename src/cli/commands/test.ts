@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
@@ -9,12 +9,12 @@ import { readLoggedEvent } from "../../hooktest/loggedEvent.js";
 import { casePassed, runCases, type CaseResult } from "../../hooktest/runCases.js";
 import { appendCase, defaultTestFile, parseTestFile, readTestFile } from "../../hooktest/testFile.js";
 import { DecisionSchema } from "../../schema/events.js";
-import type { AuditLog } from "../../store/eventLog.js";
 import { openStore } from "../../store/openStore.js";
 import { oneLineText } from "../../text/oneLine.js";
-import { requireProjectDir, type CliContext } from "../globals.js";
+import { requireProjectDir, requireSettingsFiles, type CliContext } from "../globals.js";
 import { out, warn } from "../io.js";
 import { stdoutTerminal } from "../output/terminal.js";
+import { notInLog, seqArgument } from "../seqArg.js";
 import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
 
 const nonEmpty = z.string().min(1);
@@ -61,7 +61,7 @@ export async function testAddCommand(seqArg: string, flags: TestAddFlags, contex
 export async function testCommand(flags: TestFlags, context: CliContext): Promise<number> {
   const projectDir = requireProjectDir(context);
   // A test run judges with exactly the files named: a mistyped one would otherwise judge with no hooks at all.
-  for (const f of flags.settings) if (!existsSync(resolve(f))) throw new QhooksError("usage", `--settings ${oneLineText(f)}: no such file`);
+  requireSettingsFiles(flags.settings);
   const { file, shown } = testFile(flags.file, context);
   const entries = parseTestFile(readTestFile(file, shown));
   const text = stdoutText(context);
@@ -105,27 +105,6 @@ function caseLine(r: CaseResult, text: (s: string) => string): string {
   const where = r.name === null ? `line ${r.line}` : `${text(oneLineText(r.name, 100))} (line ${r.line})`;
   if (casePassed(r)) return `ok    ${where}: ${r.outcome?.decision ?? ""}`;
   return `FAIL  ${where}: ${text(r.problems.map((p) => p.message).join("; "))}`;
-}
-
-/** `4`, or `#4` as qhooks prints it: a whole number from 1. */
-export function seqArgument(raw: string): number {
-  const digits = raw.startsWith("#") ? raw.slice(1) : raw;
-  const seq = /^\d+$/.test(digits) ? Number(digits) : NaN;
-  if (!Number.isSafeInteger(seq) || seq < 1) throw new QhooksError("usage", `seq must be a whole number from 1 (the SEQ column of qhooks log), not "${oneLineText(raw, 40)}"`);
-  return seq;
-}
-
-/**
- * Why no event has this seq: the log numbers all its records (settings, outcomes, hook runs), so a seq below the
- * newest event's may be one of those; above it, there is nothing yet.
- */
-export async function notInLog(log: AuditLog, seq: number): Promise<string> {
-  let newest: number | null = null;
-  for await (const r of log.events({}, 1)) newest = r.seq;
-  const hint = "qhooks log shows each event's SEQ";
-  if (newest === null) return `no event #${seq}: the log has no events yet`;
-  if (seq < newest) return `#${seq} is not an event but another record of the log (settings, an outcome, a hook's run); ${hint}`;
-  return `no event #${seq}: the newest event in the log is #${newest}; ${hint}`;
 }
 
 /** The test file: `--file`, else the project's; with the path to show (relative to here when it is below). */
