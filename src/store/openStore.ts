@@ -1,8 +1,8 @@
-import type { AuditLog, EventLog } from "./eventLog.js";
+import type { AuditLog, EventLog, LogMaintenance } from "./eventLog.js";
 import { openSqliteLog } from "./sqlite/sqliteEventLog.js";
 
 /** A log behind the whole port: what the audit commands read and what `run` and `record` append to. */
-export type Store = EventLog & AuditLog;
+export type Store = EventLog & AuditLog & LogMaintenance;
 
 /** A log location that names a PostgreSQL database rather than a file (`postgres://` or `postgresql://`). */
 export const isPostgresUrl = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location);
@@ -39,6 +39,8 @@ function lazyStore(load: () => Promise<Store>): Store {
     stats: async (filter) => (await store()).stats(filter),
     matchCounts: async (filter) => (await store()).matchCounts(filter),
     verify: async () => (await store()).verify(),
+    erase: async (selector, why) => (await store()).erase(selector, why),
+    prune: async (before) => (await store()).prune(before),
     close: async () => {
       if (loading) await (await loading).close();
     },

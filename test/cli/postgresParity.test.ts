@@ -9,7 +9,7 @@ function normalized(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = /^(ts|durationMs|runId|startedAt|finishedAt|firstTs|lastTs|p50Ms|p95Ms|p99Ms|maxMs)$/.test(k) ? "*" : normalized(v);
+    out[k] = /^(ts|durationMs|runId|startedAt|finishedAt|firstTs|lastTs|lastRun|p50Ms|p95Ms|p99Ms|maxMs)$/.test(k) ? "*" : normalized(v);
   }
   return out;
 }
@@ -96,6 +96,26 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
       return normalized(rest);
     };
     expect(withoutChain(p)).to.deep.equal(withoutChain(s));
+  });
+
+  it("explain of the blocked event, and the usage ledger: the same on both", async () => {
+    const [blocked] = JSON.parse((await both(["log", "--json", "--blocked"]))[0]) as { seq: number }[];
+    const [s, p] = await both(["explain", String(blocked!.seq), "--json"]);
+    expect(normalized(JSON.parse(p))).to.deep.equal(normalized(JSON.parse(s)));
+    const [us, up] = await both(["hooks", "--usage", "--json"]);
+    expect(normalized(JSON.parse(up))).to.deep.equal(normalized(JSON.parse(us)));
+  });
+
+  it("erase and prune on PostgreSQL: one line saying they work on SQLite logs only, exit 1, nothing changed", async () => {
+    const before = await sb.run(["log", "--json", "--limit", "all"], { env: pgEnv() });
+    for (const args of [["erase", "--session", SESSION], ["prune", "--before", "1d"]]) {
+      const r = await sb.run(args, { env: pgEnv() });
+      expect(r.code, r.stderr).to.equal(1);
+      expect(r.stdout).to.equal("");
+      expect(r.stderr.trim().split("\n")).to.have.length(1);
+      expect(r.stderr).to.match(/^qhooks: qhooks (erase|prune) works on a SQLite log only/);
+    }
+    expect((await sb.run(["log", "--json", "--limit", "all"], { env: pgEnv() })).stdout).to.equal(before.stdout);
   });
 
   it("verify: the same", async () => {

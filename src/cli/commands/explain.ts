@@ -6,7 +6,7 @@ import { explainLogged, explainPayload } from "../../explain/explain.js";
 import { formatExplanation } from "../../explain/formatExplanation.js";
 import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
 import type { Explanation } from "../../schema/explanation.js";
-import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import { openStore } from "../../store/openStore.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { eventArgument, isEventName } from "../eventArg.js";
 import { requireProjectDir, requireSettingsFiles, type CliContext } from "../globals.js";
@@ -43,7 +43,7 @@ async function logged(target: string, flags: ExplainFlags, context: CliContext):
   if (isEventName(target)) throw new QhooksError("usage", `explain ${target} needs --payload FILE (or - for stdin): the event to explain; or give a logged event's SEQ`);
   if (flags.settings.length || flags.plugin.length) throw new QhooksError("usage", "--settings and --plugin go with --payload: a logged event is explained with the configuration logged with it");
   const seq = seqArgument(target);
-  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true });
   try {
     const detail = await log.event(seq);
     if (detail === null) throw new QhooksError("usage", await notInLog(log, seq));

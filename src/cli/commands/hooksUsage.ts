@@ -4,7 +4,7 @@ import { usageLedger } from "../../explain/usageLedger.js";
 import type { HookUsage } from "../../schema/usage.js";
 import { loadSettings } from "../../settings/loadSettings.js";
 import { planSettings } from "../../settings/settingsPlan.js";
-import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import { openStore } from "../../store/openStore.js";
 import { timeWindow } from "../filterFlags.js";
 import type { CliContext } from "../globals.js";
 import { out } from "../io.js";
@@ -35,7 +35,7 @@ export async function hooksUsageCommand(flags: UsageFlags, context: CliContext):
     baseDir: process.cwd(),
   });
   const snapshot = loadSettings(sources, plugins);
-  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true });
   let ledger;
   try {
     const [stats, matchCounts] = [await log.stats(window), await log.matchCounts(window)];

@@ -3,7 +3,7 @@ import { EXIT, QhooksError } from "../../errors.js";
 import { loadSettings } from "../../settings/loadSettings.js";
 import { discoverSettings } from "../../settings/settingsSources.js";
 import type { EraseSelector } from "../../store/eventLog.js";
-import { openSqliteLog } from "../../store/sqlite/sqliteEventLog.js";
+import { openStore } from "../../store/openStore.js";
 import type { CliContext } from "../globals.js";
 import { out } from "../io.js";
 import { parseTimeArg } from "../timeArg.js";
@@ -21,7 +21,7 @@ export async function eraseCommand(flags: z.infer<typeof EraseFlagsSchema>, cont
   const given = [flags.seq, flags.session, flags.pattern].filter((f) => f !== undefined).length;
   if (given !== 1) throw new QhooksError("usage", "qhooks erase: give exactly one of --seq N, --session ID, --pattern TEXT");
   const selector: EraseSelector = flags.seq !== undefined ? { seq: Number(flags.seq) } : flags.session !== undefined ? { sessionId: flags.session } : { pattern: flags.pattern! };
-  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true });
   try {
     const result = await log.erase(selector, flags.why ?? null);
     if (flags.json) out(JSON.stringify(result));
@@ -50,7 +50,7 @@ export async function pruneCommand(flags: z.infer<typeof PruneFlagsSchema>, cont
   if (spec === undefined) throw new QhooksError("usage", 'qhooks prune: say how old: --before 90d (or set "qhooks": {"retention": "90d"} in your user-level settings)');
   const before = parseTimeArg(from, spec, { utc: flags.utc });
   if (before.getTime() > Date.now()) throw new QhooksError("usage", `${from} ${JSON.stringify(spec)}: in the future; that would delete every record`);
-  const log = openSqliteLog(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true });
   try {
     const result = await log.prune(before);
     if (flags.json) out(JSON.stringify(result));

@@ -4,11 +4,12 @@ import { QhooksError } from "../../../src/errors.js";
 import { EventDetailSchema } from "../../../src/schema/eventDetail.js";
 import { LogRecordSchema, MatchCountSchema, SessionRowSchema, StatsSchema, VerifyResultSchema } from "../../../src/schema/logRecord.js";
 import type { Outcome } from "../../../src/schema/outcome.js";
-import type { AuditLog, EventEntry, EventLog, LogEntry, LogMaintenance } from "../../../src/store/eventLog.js";
+import type { EventEntry } from "../../../src/store/eventLog.js";
+import type { Store } from "../../../src/store/openStore.js";
 import { makeOutcome, type SeedEvent } from "../storeHelpers.js";
 
 /** A log behind the port: what every backend gives the shared suite. */
-export type Store = EventLog & AuditLog & LogMaintenance;
+export type { Store };
 
 export interface StoreBackend {
   /** For the suite's title: SQLite, PostgreSQL... */
