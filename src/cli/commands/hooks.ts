@@ -1,7 +1,5 @@
 import { z } from "zod";
 import { EXIT } from "../../errors.js";
-import { loadSettings } from "../../settings/loadSettings.js";
-import { planSettings } from "../../settings/settingsPlan.js";
 import { EventFlagSchema } from "../filterFlags.js";
 import { OutputFormatSchema } from "../output/formats.js";
 import { renderTable, renderTsv, type Column } from "../output/table.js";
@@ -9,6 +7,7 @@ import { stdoutTerminal } from "../output/terminal.js";
 import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
 import { err, out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
+import { settingsOfFlags } from "../settingsFlags.js";
 
 export const HooksFlagsSchema = z
   .object({
@@ -50,15 +49,7 @@ interface HookRow {
 
 /** `qhooks hooks`: what is configured, where it comes from, and what is wrong with it. */
 export function hooksCommand(flags: HooksFlags, context: CliContext): number {
-  const { sources, plugins } = planSettings({
-    homeDir: context.homeDir,
-    projectDir: context.projectDir,
-    dialect: context.dialect,
-    settingsFiles: flags.settings.length ? flags.settings : undefined,
-    plugins: flags.plugin,
-    baseDir: process.cwd(),
-  });
-  const snapshot = loadSettings(sources, plugins);
+  const snapshot = settingsOfFlags(flags, context);
   const hooks = snapshot.hooks.filter((h) => flags.event === undefined || h.event === flags.event);
   const seen = new Map<string, string>();
   const rows: HookRow[] = hooks.map((h) => {

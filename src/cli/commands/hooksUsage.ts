@@ -2,11 +2,10 @@ import { EXIT } from "../../errors.js";
 import { configOfSettings } from "../../explain/loggedConfig.js";
 import { usageLedger } from "../../explain/usageLedger.js";
 import type { HookUsage } from "../../schema/usage.js";
-import { loadSettings } from "../../settings/loadSettings.js";
-import { planSettings } from "../../settings/settingsPlan.js";
 import { openStore } from "../../store/openStore.js";
 import { timeWindow } from "../filterFlags.js";
 import type { CliContext } from "../globals.js";
+import { settingsOfFlags } from "../settingsFlags.js";
 import { out } from "../io.js";
 import { renderTable, renderTsv, type Column } from "../output/table.js";
 import { stdoutTerminal } from "../output/terminal.js";
@@ -26,15 +25,7 @@ export interface UsageFlags {
 /** `qhooks hooks --usage`: every configured hook, loaded or not, with what the log says it did in the window. */
 export async function hooksUsageCommand(flags: UsageFlags, context: CliContext): Promise<number> {
   const window = timeWindow(flags);
-  const { sources, plugins } = planSettings({
-    homeDir: context.homeDir,
-    projectDir: context.projectDir,
-    dialect: context.dialect,
-    settingsFiles: flags.settings.length ? flags.settings : undefined,
-    plugins: flags.plugin,
-    baseDir: process.cwd(),
-  });
-  const snapshot = loadSettings(sources, plugins);
+  const snapshot = settingsOfFlags(flags, context);
   const log = openStore(context.dbPath, { mustExist: true });
   let ledger;
   try {

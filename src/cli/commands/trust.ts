@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { QhooksError } from "../../errors.js";
 import type { TrustEntry, TrustReport } from "../../schema/trust.js";
-import { loadSettings } from "../../settings/loadSettings.js";
-import { planSettings } from "../../settings/settingsPlan.js";
 import { reviewHooks, revokedBy } from "../../trust/reviewHooks.js";
 import { createTrustPolicy } from "../../trust/trustPolicy.js";
 import { ProjectTrust } from "../../trust/trustScope.js";
@@ -12,6 +10,7 @@ import { renderTable, renderTsv, type Column } from "../output/table.js";
 import { stdoutTerminal } from "../output/terminal.js";
 import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
 import { showTime } from "../output/times.js";
+import { settingsOfFlags } from "../settingsFlags.js";
 import { out } from "../io.js";
 import { requireProjectDir, type CliContext } from "../globals.js";
 
@@ -46,15 +45,7 @@ export function trustCommand(flags: TrustFlags, context: CliContext): number {
   }
 
   const projectDir = requireProjectDir(context);
-  const { sources, plugins } = planSettings({
-    homeDir: context.homeDir,
-    projectDir,
-    dialect: context.dialect,
-    settingsFiles: flags.settings.length ? flags.settings : undefined,
-    plugins: flags.plugin,
-    baseDir: process.cwd(),
-  });
-  const snapshot = loadSettings(sources, plugins);
+  const snapshot = settingsOfFlags(flags, context, projectDir);
   const project = new ProjectTrust(projectDir, context.homeDir);
 
   if (flags.revoke !== undefined) {
