@@ -46,6 +46,19 @@ export const SessionRowSchema = z.object({
 });
 export type SessionRow = z.infer<typeof SessionRowSchema>;
 
+/** What one hook's runs came to: `qhooks stats`'s per-hook row, and the counts of the usage ledger. */
+export const HookRunCountsSchema = z.object({
+  runs: z.number().int(),
+  blocks: z.number().int(),
+  errors: z.number().int(),
+  invalidOutputs: z.number().int(),
+  timeouts: z.number().int(),
+  p50Ms: z.number().nullable(),
+  p95Ms: z.number().nullable(),
+  p99Ms: z.number().nullable(),
+  maxMs: z.number().nullable(),
+});
+
 /** `qhooks stats --json`. */
 export const StatsSchema = z.object({
   events: z.number().int(),
@@ -53,15 +66,7 @@ export const StatsSchema = z.object({
   hooks: z.array(
     z.object({
       name: z.string(),
-      runs: z.number().int(),
-      blocks: z.number().int(),
-      errors: z.number().int(),
-      invalidOutputs: z.number().int(),
-      timeouts: z.number().int(),
-      p50Ms: z.number().nullable(),
-      p95Ms: z.number().nullable(),
-      p99Ms: z.number().nullable(),
-      maxMs: z.number().nullable(),
+      ...HookRunCountsSchema.shape,
       /** When its latest run's event arrived. */
       lastTs: z.string().nullable(),
     }),

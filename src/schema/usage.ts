@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { HookSourceSchema } from "./explanation.js";
+import { HookRunCountsSchema } from "./logRecord.js";
 
 /** One configured hook in the usage ledger (`qhooks hooks --usage --json`): loaded or not, and what it did. */
 export const HookUsageSchema = z.object({
@@ -14,14 +15,7 @@ export const HookUsageSchema = z.object({
   loaded: z.boolean(),
   notLoaded: z.string().nullable(),
   /** Its runs in the window (hook runs are counted by name: two entries with one name share them). */
-  runs: z.number().int(),
-  blocks: z.number().int(),
-  errors: z.number().int(),
-  invalidOutputs: z.number().int(),
-  timeouts: z.number().int(),
-  p50Ms: z.number().nullable(),
-  p95Ms: z.number().nullable(),
-  maxMs: z.number().nullable(),
+  ...HookRunCountsSchema.omit({ p99Ms: true }).shape,
   lastRun: z.string().nullable(),
   /** Live events of its event in the window, and how many of them its matcher matches. */
   events: z.number().int(),
