@@ -95,11 +95,10 @@ describe("handlers: command hook fields", () => {
   describe("async", () => {
     it("starts with the others, never delays or changes the outcome; its result is logged with its event and shown by qhooks log", async () => {
       const m = markerHook(sb, "async");
-      settings("PreToolUse", { command: `sleep 0.6; ${m.command}; echo 'late block' >&2; exit 2`, async: true, name: "slow" }, { command: "true", name: "quick" });
+      settings("PreToolUse", { command: `sleep 2; ${m.command}; echo 'late block' >&2; exit 2`, async: true, name: "slow" }, { command: "true", name: "quick" });
       const bus = sb.bus({ watch: false, db: sb.db });
-      const start = performance.now();
       const outcome = await dispatch(bus, "PreToolUse");
-      expect(performance.now() - start).to.be.below(550);
+      // The outcome came before the async hook got past its sleep: it was not waited for (no clock needed).
       expect(m.ran()).to.equal(false);
       expect(outcome.decision).to.equal("none");
       expect(outcome.hooks.map((h) => h.name)).to.deep.equal(["quick"]);
