@@ -20,6 +20,13 @@ export interface EventLog {
    */
   append(entries: readonly LogEntry[], options?: AppendOptions): Promise<AppendResult>;
   /**
+   * The same append, committed before it returns, for a backend that can write without waiting: an event judged in
+   * one step then costs no turn of the event loop. Null when it cannot be done at once (the write lock is held
+   * elsewhere, the file is being reopened, the write failed): nothing was kept, and the caller uses append(), which
+   * waits, retries and says why. Absent: always append().
+   */
+  appendNow?(entries: readonly LogEntry[], options?: AppendOptions): AppendResult | null;
+  /**
    * How many judged live Stop events of the session, newest first, were blocked in a row: the Stop-loop guard's
    * input. Null when the log cannot tell (no log), which turns the guard off.
    */
@@ -129,6 +136,7 @@ export type LogEntry = EventEntry | OutcomeEntry | HookEntry | ReplayRunEntry;
 /** The log that keeps nothing (`--no-log`, `db: false`). */
 export const nullEventLog: EventLog = {
   append: async (entries) => appendResult(entries.map(() => null)),
+  appendNow: (entries) => appendResult(entries.map(() => null)),
   stopBlockStreak: async () => null,
   close: async () => undefined,
 };

@@ -43,6 +43,11 @@ export class GroupCommit<Req, Res> {
     });
   }
 
+  /** Nothing queued, nothing being committed. */
+  get idle(): boolean {
+    return this.draining === null && this.queue.length === 0;
+  }
+
   /** Resolves when nothing is queued or being committed. */
   async settled(): Promise<void> {
     while (this.draining) await this.draining;

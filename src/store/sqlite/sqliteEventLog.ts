@@ -108,6 +108,8 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
   private warnings: LogWarning[] = [];
   /** The file was replaced while another process still used the old one: the path cannot be reopened yet. */
   private stale = false;
+  /** appendNow() found the path naming another file after its commit: the next batch reopens it first. */
+  private moved = false;
   private readonly commits: GroupCommit<PreparedAppend, AppendOutcome>;
 
   constructor(
@@ -166,13 +168,46 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
   }
 
   /**
+   * One append in a transaction of its own, now: what an event judged in one step costs when nothing waits. Not
+   * while a batch is queued or the file is being reopened, nor when another process holds the lock (one attempt,
+   * no spinning): append() does those. Checked after the commit like a batch; a record that went to a file
+   * removed or replaced meanwhile is appended again by append(), after the path is reopened.
+   */
+  appendNow(entries: readonly LogEntry[], _options: AppendOptions = {}): AppendResult | null {
+    if (entries.length === 0) return appendResult([]);
+    const conn = this.conn;
+    if (!conn.db.open || this.stale || this.moved || !this.commits.idle) return null;
+    let done;
+    try {
+      const prepared = prepareAppend(entries);
+      done = this.projector.exclusive(() => conn.appendBatch.immediate([prepared]));
+    } catch {
+      return null;
+    }
+    if (!sameFile(identityOf(this.path), conn.identity)) {
+      this.moved = true;
+      return null;
+    }
+    for (const hash of done.snapshots) conn.knownSnapshots.add(hash);
+    this.projector.committed(done.records);
+    const outcome = done.outcomes[0]!;
+    if (!outcome.ok) return null;
+    const warnings = this.warnings;
+    this.warnings = [];
+    return appendResult(outcome.seqs, warnings);
+  }
+
+  /**
    * One transaction for a batch of appends, in the file now at the log's path. Checked after the commit, so that no
    * record can go to a file removed or replaced just before it: if the path names another file by then, the log is
    * reopened there and the batch appended again (an outcome whose event stayed in the old file is refused, and its
    * caller says so).
    */
   private async commit(batch: readonly PreparedAppend[]): Promise<Attempt<AppendOutcome>> {
-    if (!this.conn.db.open || this.stale) await this.reopen();
+    if (!this.conn.db.open || this.stale || this.moved) {
+      this.moved = false;
+      await this.reopen();
+    }
     for (let attempt = 1; ; attempt++) {
       const conn = this.conn;
       const done = this.projector.exclusive(() => whileBusy(() => conn.appendBatch.immediate(batch), WRITE_SPIN_MS));
