@@ -21,6 +21,11 @@ export interface HookProcessRequest {
   readonly input: string;
   readonly stdout: CappedOutput;
   readonly stderr: CappedOutput;
+  /**
+   * The process is started at once, but its command runs only once this resolves: the gate's line waits for it.
+   * What it waits for (an event's arrival committing) overlaps with starting the shell.
+   */
+  readonly gate?: PromiseLike<unknown>;
 }
 
 /** How a hook's main process ended; output is read from the request's CappedOutputs. */
@@ -156,8 +161,13 @@ function startProcess(request: HookProcessRequest, done: (end: Attempt) => void)
   stderr.on("error", () => undefined);
   // A hook may exit, or close stdin, without reading its payload: EPIPE is expected, not a failure.
   stdin.on("error", () => undefined);
-  // Registered (and the watchdog told): open the gate, then the payload.
-  stdin.end(`go\n${request.input}`);
+  // Registered (and the watchdog told): open the gate, then the payload; with a gate of the caller's, once it opens.
+  if (request.gate === undefined) stdin.end(`go\n${request.input}`);
+  else
+    request.gate.then(
+      () => settled || stdin.end(`go\n${request.input}`),
+      () => settled || stdin.end(`go\n${request.input}`),
+    );
 
   let exited = false;
   let terminating = false;

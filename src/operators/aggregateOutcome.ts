@@ -4,15 +4,25 @@ import { canonicalJson } from "../json/canonicalHash.js";
 import { EVENT_TRAITS, isBlockingDecision, type Decision, type EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { Judged, JudgedHook, Ran } from "./stages.js";
+import { line, warningLines, type PipelineWarning } from "./warnings.js";
 
 /** Folds the hooks' results of each event into its one outcome. */
 export function aggregateOutcome(now: () => number = () => performance.now()): OperatorFunction<Ran, Judged> {
-  return map((ran) => {
+  return map(aggregateStep(now));
+}
+
+/** aggregateOutcome's step for one event, made once for a stream. */
+export function aggregateStep(now: () => number = () => performance.now()): (ran: Ran) => Judged {
+  return (ran) => {
     // Shadow hooks never count: the outcome is folded from the others; folded with them too, it says what enforcing
     // them would change.
     const enforced = ran.judged.filter((j) => j.result.shadow !== true);
     const folded = foldVerdicts(ran.valid.event, enforced);
     const shadow = enforced.length === ran.judged.length ? undefined : shadowOutcome(ran.valid.event, ran.judged, folded);
+    const warnings: PipelineWarning[] =
+      ran.selectionWarnings.length === 0 && folded.warnings.length === 0
+        ? [...ran.warnings]
+        : [...ran.selectionWarnings.map(line), ...ran.warnings, ...folded.warnings.map(line)];
     const outcome: Outcome = {
       event: ran.valid.event,
       sessionId: ran.valid.sessionId,
@@ -32,10 +42,10 @@ export function aggregateOutcome(now: () => number = () => performance.now()): O
       skipped: [...ran.skipped],
       ...(shadow ? { shadow } : {}),
       env: { ...(ran.env ?? {}) },
-      warnings: [...ran.selectionWarnings, ...ran.warnings, ...folded.warnings],
+      warnings: warningLines(warnings),
     };
-    return { ...ran, outcome };
-  });
+    return { ...ran, warnings, outcome };
+  };
 }
 
 /** What the outcome would have been with the shadow hooks enforced, and whether that differs from the real one. */

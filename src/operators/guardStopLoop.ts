@@ -2,6 +2,7 @@ import { concatMap, type OperatorFunction } from "rxjs";
 import { messageOf } from "../errors.js";
 import type { EventLog } from "../store/eventLog.js";
 import type { Judged } from "./stages.js";
+import { warningLines, type PipelineWarning } from "./warnings.js";
 
 /** Consecutive blocked Stop outcomes a session may have before the next block is overruled. */
 export const DEFAULT_STOP_BLOCK_CAP = 8;
@@ -13,34 +14,45 @@ export const DEFAULT_STOP_BLOCK_CAP = 8;
  * depend on the event (it can come from the settings the event is judged by).
  */
 export function guardStopLoop(log: EventLog, cap: number | ((judged: Judged) => number), enabled = true): OperatorFunction<Judged, Judged> {
-  return concatMap(async (judged): Promise<Judged> => {
-    const { outcome } = judged;
-    if (!enabled || outcome.event !== "Stop" || !outcome.blocked) return judged;
-    const limit = typeof cap === "function" ? cap(judged) : cap;
-    if (limit === 0) return judged;
-    let streak: number | null;
-    try {
-      streak = await log.stopBlockStreak(outcome.sessionId);
-    } catch (e) {
-      return withWarning(judged, `Stop-loop guard is off for this event: the log cannot be read (${messageOf(e)})`);
-    }
-    if (streak === null) return withWarning(judged, "Stop-loop guard is off without an event log: a Stop hook that always blocks can keep the agent going forever");
-    if (streak < limit) return judged;
-    const message = `qhooks: ${streak} Stop hooks in a row blocked session ${outcome.sessionId}; letting the agent stop this time (Stop-loop guard, cap ${limit}: QHOOKS_STOP_BLOCK_CAP or qhooks.stopBlockCap, 0 turns it off). Blocked because: ${outcome.reason ?? "no reason given"}`;
-    return {
-      ...judged,
-      outcome: {
-        ...outcome,
-        decision: "none",
-        blocked: false,
-        reason: null,
-        systemMessages: [...outcome.systemMessages, message],
-      },
-    };
-  });
+  const guard = guardStep(log, cap, enabled);
+  return concatMap(async (judged) => (guard.applies(judged) ? guard.run(judged) : judged));
 }
 
-const withWarning = (judged: Judged, warning: string): Judged => ({
-  ...judged,
-  outcome: { ...judged.outcome, warnings: [...judged.outcome.warnings, warning] },
-});
+/**
+ * guardStopLoop's step for one event, made once for a stream: `applies` says, without waiting, whether the event
+ * needs the guard at all (only a blocked live Stop does); `run` reads the streak and decides.
+ */
+export function guardStep(log: EventLog, cap: number | ((judged: Judged) => number), enabled = true): { applies: (judged: Judged) => boolean; run: (judged: Judged) => Promise<Judged> } {
+  return {
+    applies: (judged) => enabled && judged.outcome.event === "Stop" && judged.outcome.blocked,
+    run: async (judged) => {
+      const { outcome } = judged;
+      const limit = typeof cap === "function" ? cap(judged) : cap;
+      if (limit === 0) return judged;
+      let streak: number | null;
+      try {
+        streak = await log.stopBlockStreak(outcome.sessionId);
+      } catch (e) {
+        return withWarning(judged, { kind: "stop-guard-off", why: "unreadable", detail: messageOf(e) });
+      }
+      if (streak === null) return withWarning(judged, { kind: "stop-guard-off", why: "no-log", detail: null });
+      if (streak < limit) return judged;
+      const message = `qhooks: ${streak} Stop hooks in a row blocked session ${outcome.sessionId}; letting the agent stop this time (Stop-loop guard, cap ${limit}: QHOOKS_STOP_BLOCK_CAP or qhooks.stopBlockCap, 0 turns it off). Blocked because: ${outcome.reason ?? "no reason given"}`;
+      return {
+        ...judged,
+        outcome: {
+          ...outcome,
+          decision: "none",
+          blocked: false,
+          reason: null,
+          systemMessages: [...outcome.systemMessages, message],
+        },
+      };
+    },
+  };
+}
+
+const withWarning = (judged: Judged, warning: PipelineWarning): Judged => {
+  const warnings = [...judged.warnings, warning];
+  return { ...judged, warnings, outcome: { ...judged.outcome, warnings: warningLines(warnings) } };
+};

@@ -21,19 +21,27 @@ export interface HandlerSelection {
  * trust does not let run (reported as skipped, with a warning each).
  */
 export function matchHooks(inProcess: () => readonly InProcessHandler[] = () => [], trust?: TrustPolicy, handlers: HandlerSelection = {}): OperatorFunction<Validated, Matched> {
+  return map(matchStep(inProcess, trust, handlers));
+}
+
+/** matchHooks's step for one event, made once for a stream. */
+export function matchStep(inProcess: () => readonly InProcessHandler[] = () => [], trust?: TrustPolicy, handlers: HandlerSelection = {}): (validated: Validated) => Matched {
   const once = handlers.once ?? memoryOnce();
-  return map((validated) => {
+  const services = handlers.services ?? {};
+  return (validated) => {
     const selected = selectHooks(validated.valid.event, validated.valid.matchValue, validated.snapshot, inProcess());
     const split = splitByTrust(selected, trust?.check(validated.snapshot) ?? null);
-    const byHandler = splitByHandler(split.runnable, validated.valid.sessionId, handlers.services ?? {}, once);
+    const byHandler = splitByHandler(split.runnable, validated.valid.sessionId, services, once);
     return {
-      ...validated,
+      arrival: validated.arrival,
+      valid: validated.valid,
+      snapshot: validated.snapshot,
       hooks: byHandler.runnable,
-      skipped: [...split.skipped, ...byHandler.skipped],
-      selectionWarnings: [...split.warnings, ...byHandler.warnings],
+      skipped: split.skipped.length === 0 ? byHandler.skipped : [...split.skipped, ...byHandler.skipped],
+      selectionWarnings: split.warnings.length === 0 ? byHandler.warnings : [...split.warnings, ...byHandler.warnings],
       ...(byHandler.background.length ? { background: byHandler.background } : {}),
     };
-  });
+  };
 }
 
 /**

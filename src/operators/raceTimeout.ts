@@ -1,4 +1,4 @@
-import { asyncScheduler, defer, map, race, timer, type MonoTypeOperatorFunction, type SchedulerLike } from "rxjs";
+import { asyncScheduler, defer, from, map, mergeMap, race, timer, type MonoTypeOperatorFunction, type SchedulerLike } from "rxjs";
 
 /** What the timeout branch knows when it wins: the limit, and how long the run had actually been going. */
 export interface TimeoutInfo {
@@ -9,20 +9,24 @@ export interface TimeoutInfo {
 /**
  * Races a run against its time limit. If the limit comes first, the run is unsubscribed (for a hook process, that
  * kills its process group) and `onTimeout` supplies the value that stands in for its result. Unlike rxjs's
- * `timeout`, a timeout here is an expected outcome, emitted as a value, never an error.
+ * `timeout`, a timeout here is an expected outcome, emitted as a value, never an error. With `startAfter`, the
+ * limit counts from when it resolves (a hook waiting at its gate has not started yet).
  */
 export function raceTimeout<T>(
   limitMs: number,
   onTimeout: (info: TimeoutInfo) => T,
   scheduler: SchedulerLike = asyncScheduler,
+  startAfter?: PromiseLike<unknown>,
 ): MonoTypeOperatorFunction<T> {
   if (!(limitMs > 0) || !Number.isFinite(limitMs)) {
     throw new RangeError(`raceTimeout: the limit must be a positive number of milliseconds, got ${limitMs}`);
   }
   return (source) =>
     defer(() => {
-      const start = scheduler.now();
-      const expiry = timer(limitMs, scheduler).pipe(map(() => onTimeout({ limitMs, elapsedMs: scheduler.now() - start })));
-      return race(source, expiry);
+      const expire = () => {
+        const start = scheduler.now();
+        return timer(limitMs, scheduler).pipe(map(() => onTimeout({ limitMs, elapsedMs: scheduler.now() - start })));
+      };
+      return race(source, startAfter === undefined ? expire() : from(startAfter).pipe(mergeMap(expire)));
     });
 }

@@ -1,10 +1,11 @@
 import { concatMap, type OperatorFunction } from "rxjs";
 import { messageOf } from "../errors.js";
-import { nullEventLog, type EventEntry, type EventLog, type EventSource, type LogEntry, type LogWarning, type SnapshotSource } from "../store/eventLog.js";
+import { nullEventLog, type AppendOptions, type AppendResult, type EventEntry, type EventLog, type EventSource, type LogEntry, type LogWarning, type SnapshotSource } from "../store/eventLog.js";
 import { redactEntry } from "../redact/redactEntry.js";
 import { builtInRedactor, type Redactor } from "../redact/redactor.js";
 import type { Judged, Matched, Recorded } from "./stages.js";
 import type { Rejected } from "./unlessRejected.js";
+import { warningLines, type PipelineWarning } from "./warnings.js";
 
 export interface RecordOptions {
   readonly log: EventLog;
@@ -20,6 +21,45 @@ export interface RecordOptions {
 const redacted = (log: EventLog, entry: LogEntry, redactor: Redactor): LogEntry => (log === nullEventLog ? entry : redactEntry(entry, redactor));
 
 /**
+ * One append a step needs, and what its result (or its failure) makes of the value: built per event, written by
+ * writeNow() when the log can commit at once, else by writeLater(). The entries are made (and redacted) once.
+ */
+export interface LogWrite<T> {
+  readonly entries: () => readonly LogEntry[];
+  readonly options: AppendOptions;
+  readonly done: (appended: AppendResult) => T;
+  readonly failed: (error: unknown) => T;
+}
+
+/** Writes now, committed before it returns: the value, or null when the log cannot commit without waiting. */
+export function writeNow<T>(log: EventLog, write: LogWrite<T>): T | null {
+  if (log.appendNow === undefined) return null;
+  let appended: AppendResult | null;
+  try {
+    appended = log.appendNow(write.entries(), write.options);
+  } catch (e) {
+    return write.failed(e);
+  }
+  return appended === null ? null : write.done(appended);
+}
+
+/** Writes through the log's queue: waits for a lock, retries, and resolves to the value either way. */
+export async function writeLater<T>(log: EventLog, write: LogWrite<T>): Promise<T> {
+  let appended: AppendResult;
+  try {
+    appended = await log.append(write.entries(), write.options);
+  } catch (e) {
+    return write.failed(e);
+  }
+  return write.done(appended);
+}
+
+const once = <T>(make: () => T): (() => T) => {
+  let made: { value: T } | null = null;
+  return () => (made ??= { value: make() }).value;
+};
+
+/**
  * Appends each event as it arrives, before its hooks run. An event no hook matched
  * is recorded later, with its outcome, in one transaction. A log that cannot be written costs the record, never
  * the decision: the failure becomes a warning on the outcome.
@@ -27,72 +67,104 @@ const redacted = (log: EventLog, entry: LogEntry, redactor: Redactor): LogEntry 
 export function recordArrival(options: RecordOptions): OperatorFunction<Matched, Recorded> {
   return concatMap(async (matched): Promise<Recorded> => {
     // An async hook's result is logged against its event, so an event with one is recorded on arrival too.
-    if (matched.hooks.length === 0 && !matched.background?.length) return { ...matched, seq: null, arrivalLogged: "deferred", warnings: [] };
-    try {
-      const appended = await options.log.append([redacted(options.log, eventEntry(matched, options), matched.snapshot.redactor)]);
-      return { ...matched, seq: appended[0] ?? null, arrivalLogged: "yes", warnings: appended.warnings.map(logWarningText) };
-    } catch (e) {
-      const warning = `${arrivalNotRecorded(matched.valid.event)}${messageOf(e)}`;
-      return { ...matched, seq: null, arrivalLogged: "failed", warnings: [warning] };
-    }
+    if (!arrivalFirst(matched)) return deferred(matched);
+    return writeLater(options.log, arrivalWrite(matched, options));
   });
+}
+
+/** Whether the event is recorded when it arrives, before its hooks (it has some), or with its outcome. */
+export const arrivalFirst = (matched: Matched): boolean => matched.hooks.length > 0 || (matched.background?.length ?? 0) > 0;
+
+/** An event recorded with its outcome, in one step. */
+export const deferred = (matched: Matched): Recorded => ({ ...matched, seq: null, arrivalLogged: "deferred", warnings: [] });
+
+/** The arrival of an event with hooks. */
+export function arrivalWrite(matched: Matched, options: RecordOptions): LogWrite<Recorded> {
+  return {
+    entries: once(() => [redacted(options.log, eventEntry(matched, options), matched.snapshot.redactor)]),
+    options: {},
+    done: (appended) => ({ ...matched, seq: appended[0] ?? null, arrivalLogged: "yes", warnings: appended.warnings.map(logWarning) }),
+    failed: (e) => ({ ...matched, seq: null, arrivalLogged: "failed", warnings: [{ kind: "arrival-not-recorded", event: matched.valid.event, why: messageOf(e) }] }),
+  };
 }
 
 /** Appends each outcome with all its hook results; for an event without hooks, arrival and outcome together. */
 export function recordOutcome(options: RecordOptions): OperatorFunction<Judged, Judged> {
   return concatMap(async (judged): Promise<Judged> => {
-    let outcome = judged.outcome;
-    let warning: string | null = null;
-    try {
-      if (judged.arrivalLogged === "yes" && judged.seq !== null) {
-        const appended = await options.log.append([redacted(options.log, { kind: "outcome", ts: new Date(), eventSeq: judged.seq, outcome }, judged.snapshot.redactor)]);
-        if (appended.warnings.length) outcome = { ...outcome, warnings: [...outcome.warnings, ...appended.warnings.map(logWarningText)] };
-      } else if (judged.arrivalLogged !== "yes") {
-        // No hook ran (deferred), or the arrival could not be written: the whole event goes in one step. After a
-        // failed arrival, one attempt only: the event already waited its budget for a lock once.
-        const appended = await options.log.append([redacted(options.log, { ...eventEntry(judged, options), outcome }, judged.snapshot.redactor)], judged.arrivalLogged === "failed" ? { lockWaitMs: 0 } : {});
-        outcome = { ...outcome, seq: appended[0] ?? null, warnings: [...outcome.warnings, ...appended.warnings.map(logWarningText)] };
-      }
-    } catch (e) {
-      if (judged.arrivalLogged === "failed") {
-        // The arrival already failed and said so: one line for the whole event, not one per attempt, with the
-        // arrival's reason (it says how long it waited; the quick second attempt would not).
-        const prefix = arrivalNotRecorded(outcome.event);
-        const first = outcome.warnings.find((w) => w.startsWith(prefix));
-        outcome = { ...outcome, warnings: outcome.warnings.filter((w) => !w.startsWith(prefix)) };
-        warning = `event log: this ${outcome.event} event and its outcome not recorded: ${first ? first.slice(prefix.length) : messageOf(e)}`;
-      } else warning = `event log: outcome of this ${outcome.event} event not recorded: ${messageOf(e)}`;
-    }
-    if (warning !== null) outcome = { ...outcome, warnings: [...outcome.warnings, warning] };
-    return { ...judged, seq: outcome.seq, outcome };
+    const write = outcomeWrite(judged, options);
+    return write === null ? judged : writeLater(options.log, write);
   });
+}
+
+/**
+ * The outcome's append: alone after its arrival, or with the event in one record when no hook ran (deferred) or
+ * the arrival could not be written. Null when there is nothing to write (a log that keeps nothing gave no seq).
+ */
+export function outcomeWrite(judged: Judged, options: RecordOptions): LogWrite<Judged> | null {
+  const { outcome } = judged;
+  if (judged.arrivalLogged === "yes") {
+    if (judged.seq === null) return null;
+    const seq = judged.seq;
+    return {
+      entries: once(() => [redacted(options.log, { kind: "outcome", ts: new Date(), eventSeq: seq, outcome }, judged.snapshot.redactor)]),
+      options: {},
+      done: (appended) => (appended.warnings.length ? withWarnings(judged, outcome.seq, [...judged.warnings, ...appended.warnings.map(logWarning)]) : { ...judged, seq: outcome.seq }),
+      failed: (e) => withWarnings(judged, outcome.seq, [...judged.warnings, { kind: "outcome-not-recorded", event: outcome.event, why: messageOf(e) }]),
+    };
+  }
+  // No hook ran (deferred), or the arrival could not be written: the whole event goes in one step. After a failed
+  // arrival, one attempt only: the event already waited its budget for a lock once.
+  return {
+    entries: once(() => [redacted(options.log, { ...eventEntry(judged, options), outcome }, judged.snapshot.redactor)]),
+    options: judged.arrivalLogged === "failed" ? { lockWaitMs: 0 } : {},
+    done: (appended) => withWarnings(judged, appended[0] ?? null, [...judged.warnings, ...appended.warnings.map(logWarning)]),
+    failed: (e) => {
+      if (judged.arrivalLogged !== "failed") return withWarnings(judged, outcome.seq, [...judged.warnings, { kind: "outcome-not-recorded", event: outcome.event, why: messageOf(e) }]);
+      // The arrival already failed and said so: one line for the whole event, not one per attempt, with the
+      // arrival's reason (it says how long it waited; the quick second attempt would not).
+      const arrival = judged.warnings.find((w) => w.kind === "arrival-not-recorded");
+      const rest = judged.warnings.filter((w) => w.kind !== "arrival-not-recorded");
+      const why = arrival?.kind === "arrival-not-recorded" ? arrival.why : messageOf(e);
+      return withWarnings(judged, outcome.seq, [...rest, { kind: "event-not-recorded", event: outcome.event, why }]);
+    },
+  };
+}
+
+/** The judged event with its seq and these warnings, the outcome's lines made from them. */
+function withWarnings(judged: Judged, seq: number | null, warnings: readonly PipelineWarning[]): Judged {
+  return { ...judged, seq, warnings, outcome: { ...judged.outcome, seq, warnings: warningLines(warnings) } };
 }
 
 /** Appends rejected payloads: they are listed with decision `rejected`. */
 export function recordRejection(options: Omit<RecordOptions, "replayRun">): OperatorFunction<Rejected, Rejected> {
-  return concatMap(async (rejected) => {
-    const { rejection, arrival } = rejected;
-    const entry: EventEntry = {
-      kind: "event",
-      ts: arrival.receivedAt,
-      source: options.source,
-      event: rejection.event,
-      sessionId: rejection.sessionId,
-      matchValue: null,
-      projectDir: options.projectDir,
-      payload: rejection.raw,
-      snapshot: null,
-      rejection: rejection.error,
-      replay: null,
-      outcome: null,
-    };
-    try {
-      const appended = await options.log.append([redacted(options.log, entry, rejectionRedactor(options))]);
-      return { ...rejected, seq: appended[0] ?? null, warnings: [...rejected.warnings, ...appended.warnings.map(logWarningText)] };
-    } catch (e) {
-      return { ...rejected, warnings: [...rejected.warnings, `event log: rejection not recorded: ${messageOf(e)}`] };
-    }
-  });
+  return concatMap((rejected) => writeLater(options.log, rejectionWrite(rejected, options)));
+}
+
+/** A rejected payload's record. */
+export function rejectionWrite(rejected: Rejected, options: Omit<RecordOptions, "replayRun">): LogWrite<Rejected> {
+  const { rejection, arrival } = rejected;
+  return {
+    entries: once(() => {
+      const entry: EventEntry = {
+        kind: "event",
+        ts: arrival.receivedAt,
+        source: options.source,
+        event: rejection.event,
+        sessionId: rejection.sessionId,
+        matchValue: null,
+        projectDir: options.projectDir,
+        payload: rejection.raw,
+        snapshot: null,
+        rejection: rejection.error,
+        replay: null,
+        outcome: null,
+      };
+      return [redacted(options.log, entry, rejectionRedactor(options))];
+    }),
+    options: {},
+    done: (appended) => ({ ...rejected, seq: appended[0] ?? null, warnings: [...rejected.warnings, ...appended.warnings.map(logWarning)] }),
+    failed: (e) => ({ ...rejected, warnings: [...rejected.warnings, { kind: "rejection-not-recorded", why: messageOf(e) }] }),
+  };
 }
 
 /**
@@ -103,10 +175,8 @@ function rejectionRedactor(_options: Omit<RecordOptions, "replayRun">): Redactor
   return builtInRedactor;
 }
 
-const arrivalNotRecorded = (event: string) => `event log: arrival of this ${event} event not recorded: `;
-
 /** What the log said about itself while appending (it was reopened, its projector stopped...). */
-const logWarningText = (warning: LogWarning): string => `event log: ${warning.message}`;
+const logWarning = (warning: LogWarning): PipelineWarning => ({ kind: "log", message: warning.message });
 
 /** The files a configuration was read from, as the log keeps them with its snapshot. */
 function snapshotSources(snapshot: Matched["snapshot"]): readonly SnapshotSource[] {

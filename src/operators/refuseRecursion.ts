@@ -12,7 +12,12 @@ export const MAX_NESTING = 4;
  * would loop forever.
  */
 export function refuseRecursion(callChain: readonly string[]): OperatorFunction<Matched, Matched | Rejected> {
-  return map((matched) => {
+  return map(refuseStep(callChain));
+}
+
+/** refuseRecursion's step for one event, made once for a stream. */
+export function refuseStep(callChain: readonly string[]): (matched: Matched) => Matched | Rejected {
+  return (matched) => {
     if (callChain.length === 0) return matched;
     const { event, sessionId } = matched.valid;
     const reject = (error: string): Rejected => ({
@@ -29,5 +34,5 @@ export function refuseRecursion(callChain: readonly string[]): OperatorFunction<
     const cycle = matched.hooks.find((h) => h.command !== null && running.has(chainEntry(event, h.command)));
     if (cycle) return reject(`recursion: hook ${cycle.name} is already running for ${event} further up the chain; refusing to run it again`);
     return matched;
-  });
+  };
 }

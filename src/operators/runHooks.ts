@@ -1,8 +1,9 @@
-import { catchError, defer, finalize, forkJoin, map, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
+import { catchError, defer, finalize, forkJoin, from, map, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
 import { oneLineText } from "../text/oneLine.js";
 import { CappedOutput, DEFAULT_MAX_EVENT_OUTPUT_BYTES, OutputBudget } from "../exec/cappedOutput.js";
 import { hookEnvironment } from "../exec/hookEnvironment.js";
 import { runnerFor } from "../exec/runners/index.js";
+import { commandRunner } from "../exec/runners/commandRunner.js";
 import { messageOf } from "../errors.js";
 import type { BackgroundRunner } from "../handlers/backgroundHooks.js";
 import { createEnvFile } from "../handlers/envFile.js";
@@ -10,7 +11,8 @@ import type { HandlerServices } from "../handlers/services.js";
 import type { ValidEvent } from "../payload/parsePayload.js";
 import { interpretRun, mapExitCode } from "./mapExitCode.js";
 import { raceTimeout } from "./raceTimeout.js";
-import type { HookRun, HookSpec, JudgedHook, Ran, Recorded } from "./stages.js";
+import type { HookRun, HookSpec, JudgedHook, Matched, Ran, Recorded } from "./stages.js";
+import { line, type PipelineWarning } from "./warnings.js";
 
 export interface RunHooksOptions {
   readonly projectDir: string;
@@ -36,19 +38,59 @@ export interface RunHooksOptions {
  */
 export function runHooks(options: RunHooksOptions): OperatorFunction<Recorded, Ran> {
   return mergeMap((recorded) => {
-    if (recorded.hooks.length === 0 && !recorded.background?.length) return of({ ...recorded, judged: [] });
-    const envFor = hookEnvironment({
-      baseEnv: options.baseEnv,
-      projectDir: options.projectDir,
-      homeDir: options.homeDir,
-      event: recorded.valid.event,
-      sessionId: recorded.valid.sessionId,
-      replay: options.replay,
-      callChain: options.callChain,
-    });
-    for (const spec of recorded.background ?? []) options.background?.start(recorded.seq, recorded.valid, spec, runOneHook(spec, recorded.valid, envFor, options), recorded.snapshot.redactor);
-    if (recorded.hooks.length === 0) return of({ ...recorded, judged: [] });
-    return recorded.valid.event === "SessionStart" ? withEnvFile(recorded, envFor, options) : runAll(recorded, envFor, options);
+    startBackground(recorded, options);
+    return runHookGroup(recorded, options).pipe(map((group) => joinGroup(recorded, group)));
+  });
+}
+
+/** What running the hooks of one event gives, before it is joined with the event's record (joinGroup). */
+export interface HookGroup {
+  readonly judged: readonly JudgedHook[];
+  readonly warnings: readonly PipelineWarning[];
+  /** What SessionStart hooks wrote to $CLAUDE_ENV_FILE. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+const NO_HOOKS: HookGroup = { judged: [], warnings: [] };
+
+/** The event as recorded, with its hooks' results: what aggregateOutcome folds. */
+export const joinGroup = (recorded: Recorded, group: HookGroup): Ran => ({
+  ...recorded,
+  judged: group.judged,
+  ...(group.env ? { env: group.env } : {}),
+  warnings: group.warnings.length === 0 ? recorded.warnings : [...recorded.warnings, ...group.warnings],
+});
+
+/** The hooks' environment for one event: the same for each of its hooks but for the command itself. */
+function environmentOf(matched: Matched, options: RunHooksOptions): (command: string) => Record<string, string> {
+  return hookEnvironment({
+    baseEnv: options.baseEnv,
+    projectDir: options.projectDir,
+    homeDir: options.homeDir,
+    event: matched.valid.event,
+    sessionId: matched.valid.sessionId,
+    replay: options.replay,
+    callChain: options.callChain,
+  });
+}
+
+/** Starts the event's `async: true` hooks, once its arrival is recorded (their results are logged against it). */
+export function startBackground(recorded: Recorded, options: RunHooksOptions): void {
+  if (!recorded.background?.length) return;
+  const envFor = environmentOf(recorded, options);
+  for (const spec of recorded.background) options.background?.start(recorded.seq, recorded.valid, spec, runOneHook(spec, recorded.valid, envFor, options), recorded.snapshot.redactor);
+}
+
+/**
+ * Runs the event's hooks (not its async ones) in parallel, each raced against its own timeout. With a `gate`, the
+ * hooks are started at once but none runs before it resolves: a command's process is spawned and waits at the
+ * first line of its script, so that starting it overlaps with whatever the gate waits for (the arrival's commit).
+ */
+export function runHookGroup(matched: Matched, options: RunHooksOptions, gate?: PromiseLike<unknown>): Observable<HookGroup> {
+  if (matched.hooks.length === 0) return of(NO_HOOKS);
+  return defer(() => {
+    const envFor = environmentOf(matched, options);
+    return matched.valid.event === "SessionStart" ? withEnvFile(matched, envFor, options, gate) : runAll(matched, envFor, options, gate);
   });
 }
 
@@ -56,34 +98,34 @@ export function runHooks(options: RunHooksOptions): OperatorFunction<Recorded, R
  * SessionStart: the hooks get $CLAUDE_ENV_FILE, a file to append `export K=V` lines to; once they have all ended,
  * the variables go into the outcome (`env`), for the agent to set in the session's commands.
  */
-function withEnvFile(recorded: Recorded, envFor: (command: string) => Record<string, string>, options: RunHooksOptions): Observable<Ran> {
+function withEnvFile(matched: Matched, envFor: (command: string) => Record<string, string>, options: RunHooksOptions, gate: PromiseLike<unknown> | undefined): Observable<HookGroup> {
   return defer(() => {
     const file = createEnvFile();
-    if ("error" in file) return runAll(recorded, envFor, options).pipe(map((ran) => ({ ...ran, warnings: [...ran.warnings, file.error] })));
-    return runAll(recorded, (command) => ({ ...envFor(command), CLAUDE_ENV_FILE: file.path }), options).pipe(
-      map((ran) => {
+    if ("error" in file) return runAll(matched, envFor, options, gate).pipe(map((group) => ({ ...group, warnings: [...group.warnings, line(file.error)] })));
+    return runAll(matched, (command) => ({ ...envFor(command), CLAUDE_ENV_FILE: file.path }), options, gate).pipe(
+      map((group) => {
         const read = file.read();
-        return { ...ran, env: read.env, warnings: [...ran.warnings, ...read.warnings] };
+        return { ...group, env: read.env, warnings: [...group.warnings, ...read.warnings.map(line)] };
       }),
       finalize(() => file.remove()),
     );
   });
 }
 
-function runAll(recorded: Recorded, envFor: (command: string) => Record<string, string>, options: RunHooksOptions): Observable<Ran> {
+function runAll(matched: Matched, envFor: (command: string) => Record<string, string>, options: RunHooksOptions, gate: PromiseLike<unknown> | undefined): Observable<HookGroup> {
   return defer(() => {
     const total = options.maxEventOutputBytes ?? DEFAULT_MAX_EVENT_OUTPUT_BYTES;
-    const budget = new OutputBudget(total, 2 * recorded.hooks.filter((h) => h.kind === "command").length);
-    const runs = recorded.hooks.map((spec) => runOneHook(spec, recorded.valid, envFor, options, budget));
+    const budget = new OutputBudget(total, 2 * matched.hooks.filter((h) => h.kind === "command").length);
+    const runs = matched.hooks.map((spec) => runOneHook(spec, matched.valid, envFor, options, budget, gate));
     return forkJoin(runs).pipe(
-      map((judged) => {
+      map((judged): HookGroup => {
         const cut = budget.cutStreams;
-        if (cut.length === 0) return { ...recorded, judged };
+        if (cut.length === 0) return { judged, warnings: [] };
         const dropped = cut.reduce((sum, o) => sum + o.droppedBytes, 0);
         const warning =
           `the hooks of this event printed more than the ${total} bytes an event keeps (QHOOKS_MAX_EVENT_OUTPUT): ` +
           `${dropped} bytes of ${cut.length} stream${cut.length === 1 ? "" : "s"} dropped (each stream kept at least its first ${budget.reserve} bytes; decisions and exit codes are unaffected)`;
-        return { ...recorded, judged, warnings: [...recorded.warnings, warning] };
+        return { judged, warnings: [line(warning)] };
       }),
     );
   });
@@ -100,11 +142,12 @@ export function runOneHook(
   envFor: (command: string) => Record<string, string>,
   options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services">,
   budget: OutputBudget | null = null,
+  gate?: PromiseLike<unknown>,
 ): Observable<JudgedHook> {
   return defer(() => {
-    const start = performance.now();
-    return judgeOneHook(spec, valid, envFor, options, budget, start).pipe(
-      catchError((e: unknown) => of(interpretRun(valid.event, spec, { type: "spawn-error", message: `internal error: ${messageOf(e)}`, durationMs: performance.now() - start }))),
+    const clock = { start: performance.now() };
+    return judgeOneHook(spec, valid, envFor, options, budget, clock, gate).pipe(
+      catchError((e: unknown) => of(interpretRun(valid.event, spec, { type: "spawn-error", message: `internal error: ${messageOf(e)}`, durationMs: performance.now() - clock.start }))),
     );
   });
 }
@@ -115,19 +158,28 @@ function judgeOneHook(
   envFor: (command: string) => Record<string, string>,
   options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services">,
   budget: OutputBudget | null,
-  start: number,
+  clock: { start: number },
+  gate: PromiseLike<unknown> | undefined,
 ): Observable<JudgedHook> {
   return defer(() => {
-    const elapsed = () => performance.now() - start;
+    const elapsed = () => performance.now() - clock.start;
     const stdout = new CappedOutput(options.maxOutputBytes, budget);
     const stderr = new CappedOutput(options.maxOutputBytes, budget);
     const output = () => ({ stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated });
 
     const env = spec.kind === "command" ? { ...envFor(spec.command), ...spec.env } : {};
-    const run$ = runnerFor(spec)({ spec, valid, env, projectDir: options.projectDir, stdout, stderr, elapsed, services: options.services ?? {} });
+    const runner = runnerFor(spec);
+    const request = { spec, valid, env, projectDir: options.projectDir, stdout, stderr, elapsed, services: options.services ?? {} };
+    // A hook's time (its duration, its timeout) starts when it may run, not while it waits at the gate.
+    const opened = gate === undefined ? undefined : Promise.resolve(gate).then(() => void (clock.start = performance.now()));
+    const run$ =
+      opened === undefined ? runner(request)
+      // A command is spawned now and waits at the first line of its script; any other hook starts once open.
+      : runner === commandRunner ? runner({ ...request, gate: opened })
+      : from(opened).pipe(mergeMap(() => runner(request)));
 
     return run$.pipe(
-      raceTimeout(spec.timeoutMs, ({ limitMs, elapsedMs }): HookRun => ({ type: "timeout", limitMs, durationMs: elapsedMs, ...output() })),
+      raceTimeout(spec.timeoutMs, ({ limitMs, elapsedMs }): HookRun => ({ type: "timeout", limitMs, durationMs: elapsedMs, ...output() }), undefined, opened),
       mapExitCode(valid.event, spec),
       map((judged) => {
         // Cuts by the event's total are one line for the whole event (runHooks).
@@ -139,4 +191,3 @@ function judgeOneHook(
     );
   });
 }
-

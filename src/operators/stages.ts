@@ -9,6 +9,7 @@ import type { RejectedEvent, ValidEvent } from "../payload/parsePayload.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
 import type { HandlerSetting } from "../schema/settings.js";
+import type { PipelineWarning } from "./warnings.js";
 
 /** An event as it enters: the agent's payload, not yet trusted. */
 export interface Arrival {
@@ -90,8 +91,11 @@ export interface Recorded extends Matched {
   readonly seq: number | null;
   /** `deferred`: no hook matched, so arrival and outcome are recorded together at the end. */
   readonly arrivalLogged: "yes" | "deferred" | "failed";
-  /** Problems met along the way (the log could not be written...), for the outcome's warnings. */
-  readonly warnings: readonly string[];
+  /**
+   * Problems met along the way (the log could not be written...), for the outcome's warnings; once judged, every
+   * warning of the outcome, in its order (the outcome's `warnings` are their lines).
+   */
+  readonly warnings: readonly PipelineWarning[];
 }
 
 /** How a hook run ended, before it is read as a decision. */

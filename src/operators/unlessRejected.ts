@@ -1,6 +1,7 @@
 import { connect, filter, merge, type OperatorFunction } from "rxjs";
 import type { RejectedEvent } from "../payload/parsePayload.js";
 import type { Arrival } from "./stages.js";
+import type { PipelineWarning } from "./warnings.js";
 
 /** An event the pipeline refused to judge (invalid payload, recursion); it still reaches the log. */
 export interface Rejected {
@@ -10,7 +11,7 @@ export interface Rejected {
   /** Its place in the log, once recorded. */
   readonly seq: number | null;
   /** Problems met while recording it. */
-  readonly warnings: readonly string[];
+  readonly warnings: readonly PipelineWarning[];
 }
 
 export const isRejected = (value: unknown): value is Rejected =>

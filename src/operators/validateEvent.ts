@@ -8,13 +8,21 @@ import type { Arrival, Validated } from "./stages.js";
  * Checks each arriving payload against its event's schema and pins the configuration it will be
  * judged by. An invalid payload becomes a Rejected value that skips the rest of the pipeline, but not the log.
  */
-export function validateEvent(options: {
+export function validateEvent(options: ValidateOptions): OperatorFunction<Arrival, Validated | Rejected> {
+  return map(validateStep(options));
+}
+
+export interface ValidateOptions {
   readonly projectDir: string;
   readonly snapshot: () => SettingsSnapshot;
-}): OperatorFunction<Arrival, Validated | Rejected> {
-  return map((arrival) => {
-    const parsed = parsePayload(arrival.input, { event: arrival.event, projectDir: options.projectDir });
+}
+
+/** validateEvent's step for one arrival, made once for a stream. */
+export function validateStep(options: ValidateOptions): (arrival: Arrival) => Validated | Rejected {
+  const { projectDir } = options;
+  return (arrival) => {
+    const parsed = parsePayload(arrival.input, { event: arrival.event, projectDir });
     if (!parsed.ok) return { kind: "rejected", arrival, rejection: parsed.value, seq: null, warnings: [] };
     return { arrival, valid: parsed.value, snapshot: options.snapshot() };
-  });
+  };
 }

@@ -4,10 +4,10 @@ import type { spawnHook as SpawnHook } from "../spawnHook.js";
 import { handlerOf, type Runner } from "./runner.js";
 
 /** A `command` hook: a shell command in a process group of its own, the payload on stdin (spawnHook). */
-export const commandRunner: Runner = ({ spec, valid, env, projectDir, stdout, stderr, elapsed }) => {
+export const commandRunner: Runner = ({ spec, valid, env, projectDir, stdout, stderr, elapsed, gate }) => {
   const handler = handlerOf(spec);
   const shell = handler?.type === "command" ? handler.shell : undefined;
-  return withSpawnHook((spawnHook) => spawnHook({ command: spec.command!, ...(shell ? { shell } : {}), cwd: projectDir, env, input: valid.json, stdout, stderr })).pipe(
+  return withSpawnHook((spawnHook) => spawnHook({ command: spec.command!, ...(shell ? { shell } : {}), cwd: projectDir, env, input: valid.json, stdout, stderr, ...(gate ? { gate } : {}) })).pipe(
     map((end): HookRun =>
       end.type === "spawn-error"
         ? { type: "spawn-error", message: end.message, durationMs: elapsed() }
@@ -21,7 +21,10 @@ export const commandRunner: Runner = ({ spec, valid, env, projectDir, stdout, st
  * load with the first hook that runs.
  */
 let spawnHookModule: Promise<typeof import("../spawnHook.js")> | null = null;
+/** Once loaded, hooks are spawned when subscribed to: while the event's arrival commits, not after. */
+let loaded: typeof SpawnHook | null = null;
 function withSpawnHook<T>(use: (spawn: typeof SpawnHook) => Observable<T>): Observable<T> {
-  spawnHookModule ??= import("../spawnHook.js");
+  if (loaded !== null) return use(loaded);
+  spawnHookModule ??= import("../spawnHook.js").then((m) => ((loaded = m.spawnHook), m));
   return from(spawnHookModule).pipe(mergeMap((m) => use(m.spawnHook)));
 }

@@ -16,6 +16,8 @@ export interface RunRequest {
   /** Milliseconds since the hook started. */
   readonly elapsed: () => number;
   readonly services: HandlerServices;
+  /** A command hook's process is spawned at once but runs its command only once this resolves (spawnHook's gate). */
+  readonly gate?: PromiseLike<unknown>;
 }
 
 /**
