@@ -1,14 +1,15 @@
-import { catchError, map, mergeMap, of, pipe, type Observable, type OperatorFunction } from "rxjs";
+import { catchError, connect, defer, filter, forkJoin, from, map, merge, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
 import { messageOf } from "../errors.js";
-import { aggregateOutcome } from "../operators/aggregateOutcome.js";
-import { DEFAULT_STOP_BLOCK_CAP, guardStopLoop } from "../operators/guardStopLoop.js";
-import { matchHooks } from "../operators/matchHooks.js";
-import { recordArrival, recordOutcome, recordRejection, type RecordOptions } from "../operators/recordToLog.js";
-import { refuseRecursion } from "../operators/refuseRecursion.js";
-import { runHooks, type RunHooksOptions } from "../operators/runHooks.js";
-import type { Arrival, InProcessHandler, Judged, Judgement } from "../operators/stages.js";
-import { isRejected, unlessRejected, type Rejected } from "../operators/unlessRejected.js";
-import { validateEvent } from "../operators/validateEvent.js";
+import { aggregateStep } from "../operators/aggregateOutcome.js";
+import { DEFAULT_STOP_BLOCK_CAP, guardStep } from "../operators/guardStopLoop.js";
+import { matchStep } from "../operators/matchHooks.js";
+import { arrivalFirst, arrivalWrite, deferred, outcomeWrite, rejectionWrite, writeLater, writeNow, type LogWrite, type RecordOptions } from "../operators/recordToLog.js";
+import { refuseStep } from "../operators/refuseRecursion.js";
+import { joinGroup, runHookGroup, startBackground, type RunHooksOptions } from "../operators/runHooks.js";
+import type { Arrival, InProcessHandler, Judged, Judgement, Matched, Recorded } from "../operators/stages.js";
+import { isRejected, type Rejected } from "../operators/unlessRejected.js";
+import { validateStep } from "../operators/validateEvent.js";
+import { warningLines } from "../operators/warnings.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { EventLog } from "../store/eventLog.js";
 import { trustCommandLine } from "../trust/trustCommandLine.js";
@@ -33,48 +34,124 @@ export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "l
 }
 
 /**
- * The whole flow of judging an event, one event at a time and many events at once: validate, match, record the arrival,
+ * An event still being judged after the synchronous steps: its hooks to run, or its one record to write once the
+ * log can take it (another process holds the lock, or the log is not one that commits at once).
+ */
+type Later =
+  | { readonly later: "hooks"; readonly arrival: Arrival; readonly matched: Matched }
+  | { readonly later: "write"; readonly arrival: Arrival; readonly write: LogWrite<Judgement> };
+
+const isLater = (value: Judgement | Later): value is Later => "later" in value;
+const isDone = (value: Judgement | Later): value is Judgement => !("later" in value);
+const isWrite = (value: LogWrite<Judgement> | Judgement): value is LogWrite<Judgement> => "entries" in value;
+
+/**
+ * The whole flow of judging events, one stream for as many events as come: validate, match, record the arrival,
  * run the hooks in parallel (each raced against its timeout), read each run, fold one outcome, guard against Stop
- * loops, record the outcome. Exactly one Judgement comes out per Arrival that goes in, whatever goes wrong.
+ * loops, record the outcome. Every step is made once, when the stream is set up; each event flows through them.
+ *
+ * An event no hook matches (and a rejected payload) is judged synchronously: validated, matched, folded and
+ * written in one append that commits before the step returns, when the log can do that (SQLite with nobody else
+ * holding the lock); its judgement comes out in the same turn. An event with hooks goes on to the hook group,
+ * an inner observable per event: its hooks are spawned at once and wait at their gate while its arrival commits.
+ * Exactly one Judgement comes out per Arrival that goes in, whatever goes wrong: an error is a value of its
+ * event, never the end of the stream.
  */
 export function judgeEvents(options: PipelineOptions): OperatorFunction<Arrival, Judgement> {
   const trust = options.trust ?? createTrustPolicy({ homeDir: options.homeDir, projectDir: options.projectDir, env: options.baseEnv, trustCommand: trustCommandLine(options) });
   const once = options.once ?? memoryOnce();
   // Without a caller's tracker, async hooks still run, each within its timeout, and are logged if the log is open.
   const background = options.background ?? new BackgroundHooks(options.log);
-  return mergeMap((arrival) => judgeOne(arrival, { ...options, trust, once, background }));
+  const steps = judgeSteps({ ...options, trust, once, background });
+  return (arrivals) =>
+    arrivals.pipe(
+      map(steps.now),
+      connect((judged) => merge(judged.pipe(filter(isDone)), judged.pipe(filter(isLater), mergeMap(steps.later)))),
+    );
 }
 
-function judgeOne(arrival: Arrival, options: PipelineOptions): Observable<Judgement> {
+/** The steps of judgeEvents, made once for its stream: `now` the synchronous part, `later` the rest of an event. */
+function judgeSteps(options: PipelineOptions): { now: (arrival: Arrival) => Judgement | Later; later: (later: Later) => Observable<Judgement> } {
+  const { log } = options;
   const record: RecordOptions = options;
-  return of(arrival).pipe(
-    validateEvent(options),
-    unlessRejected(matchHooks(options.inProcess, options.trust, options)),
-    unlessRejected(refuseRecursion(options.callChain)),
-    unlessRejected(
-      pipe(
-        recordArrival(record),
-        runHooks(options),
-        aggregateOutcome(),
-        guardStopLoop(options.log, (judged) => options.stopBlockCap ?? judged.snapshot.stopBlockCap ?? DEFAULT_STOP_BLOCK_CAP, options.source === "dispatch"),
-        recordOutcome(record),
-      ),
-    ),
-    unlessJudged(recordRejection(record)),
-    map(toJudgement),
-    // A bug must cost one event, never the stream every later event goes through.
-    catchError((e: unknown) => of(internalFailure(arrival, e))),
-  );
+  const validate = validateStep(options);
+  const match = matchStep(options.inProcess, options.trust, options);
+  const refuse = refuseStep(options.callChain);
+  const aggregate = aggregateStep();
+  const guard = guardStep(log, (judged) => options.stopBlockCap ?? judged.snapshot.stopBlockCap ?? DEFAULT_STOP_BLOCK_CAP, options.source === "dispatch");
+
+  /** The one record of an event judged in one step, or of a rejection, now if the log can, else later. */
+  const written = (arrival: Arrival, write: LogWrite<Judgement>): Judgement | Later => writeNow(log, write) ?? { later: "write", arrival, write };
+
+  const rejected = (value: Rejected): LogWrite<Judgement> => {
+    const write = rejectionWrite(value, record);
+    return { ...write, done: (appended) => rejection(write.done(appended)), failed: (e) => rejection(write.failed(e)) };
+  };
+
+  const outcome = (judged: Judged): LogWrite<Judgement> | Judgement => {
+    const write = outcomeWrite(judged, record);
+    if (write === null) return judgement(judged);
+    return { ...write, done: (appended) => judgement(write.done(appended)), failed: (e) => judgement(write.failed(e)) };
+  };
+
+  const now = (arrival: Arrival): Judgement | Later => {
+    try {
+      const validated = validate(arrival);
+      if (isRejected(validated)) return written(arrival, rejected(validated));
+      const matched = refuse(match(validated));
+      if (isRejected(matched)) return written(arrival, rejected(matched));
+      if (arrivalFirst(matched)) return { later: "hooks", arrival, matched };
+      // No hook: the outcome is folded from nothing, and no guard applies (nothing blocked).
+      const write = outcome(aggregate({ ...deferred(matched), judged: [] }));
+      return isWrite(write) ? written(arrival, write) : write;
+    } catch (e) {
+      return internalFailure(arrival, e);
+    }
+  };
+
+  /** The hooks of one event, spawned while its arrival commits; then the fold, the guard, the outcome's record. */
+  const withHooks = (matched: Matched): Observable<Judgement> =>
+    defer(() => {
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      const arrived = (recorded: Recorded): Recorded => {
+        open();
+        startBackground(recorded, options);
+        return recorded;
+      };
+      const arrivalRecord = defer(() => {
+        const write = arrivalWrite(matched, record);
+        const committed = writeNow(log, write);
+        return committed !== null ? of(arrived(committed)) : from(writeLater(log, write).then(arrived));
+      });
+      // forkJoin subscribes in order: the hooks are spawned first, then the arrival is written and opens their gate.
+      return forkJoin([runHookGroup(matched, options, gate), arrivalRecord]).pipe(
+        map(([group, recorded]) => aggregate(joinGroup(recorded, group))),
+        mergeMap((judged) => (guard.applies(judged) ? from(guard.run(judged)) : of(judged))),
+        mergeMap((judged) => {
+          const write = outcome(judged);
+          if (!isWrite(write)) return of(write);
+          const committed = writeNow(log, write);
+          return committed !== null ? of(committed) : from(writeLater(log, write));
+        }),
+      );
+    });
+
+  const later = (value: Later): Observable<Judgement> =>
+    (value.later === "hooks" ? withHooks(value.matched) : from(writeLater(log, value.write))).pipe(
+      // A bug must cost one event, never the stream every later event goes through.
+      catchError((e: unknown) => of(internalFailure(value.arrival, e))),
+    );
+
+  return { now, later };
 }
 
-function unlessJudged(operator: OperatorFunction<Rejected, Rejected>): OperatorFunction<Judged | Rejected, Judged | Rejected> {
-  return mergeMap((value) => (isRejected(value) ? of(value).pipe(operator) : of(value)));
+function judgement(judged: Judged): Judgement {
+  return { kind: "outcome", outcome: judged.outcome, arrival: judged.arrival, stage: judged };
 }
 
-function toJudgement(value: Judged | Rejected): Judgement {
-  return isRejected(value)
-    ? { kind: "rejected", rejection: value.rejection, seq: value.seq, arrival: value.arrival, warnings: value.warnings }
-    : { kind: "outcome", outcome: value.outcome, arrival: value.arrival, stage: value };
+function rejection(value: Rejected): Judgement {
+  return { kind: "rejected", rejection: value.rejection, seq: value.seq, arrival: value.arrival, warnings: warningLines(value.warnings) };
 }
 
 function internalFailure(arrival: Arrival, error: unknown): Judgement {
