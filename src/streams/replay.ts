@@ -1,10 +1,10 @@
 import { existsSync, statSync } from "node:fs";
-import { Observable, defer, from, map, mergeMap, of } from "rxjs";
+import { Observable, defer, finalize, from, map, mergeMap, of } from "rxjs";
 import { limitsFromEnv } from "../engine/limits.js";
-import { matchHooks } from "../operators/matchHooks.js";
+import { matchStep } from "../operators/matchHooks.js";
 import type { Arrival } from "../operators/stages.js";
-import { isRejected, unlessRejected } from "../operators/unlessRejected.js";
-import { validateEvent } from "../operators/validateEvent.js";
+import { isRejected } from "../operators/unlessRejected.js";
+import { validateStep } from "../operators/validateEvent.js";
 import { isBlockingDecision } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import { redactedFields } from "../redact/redactor.js";
@@ -19,7 +19,8 @@ import type { Dialect } from "../settings/settingsSources.js";
 import type { AuditLog, EventLog, LogFilter, StoredEvent } from "../store/eventLog.js";
 import { trustCommandLine } from "../trust/trustCommandLine.js";
 import { createTrustPolicy, type TrustPolicy } from "../trust/trustPolicy.js";
-import { judgeEvents } from "./pipeline.js";
+import { judgeStream, type JudgeStream } from "./judgeStream.js";
+import type { OnceMemory } from "../handlers/once.js";
 import { pullInOrder } from "./pullInOrder.js";
 
 export interface ReplayOptions {
@@ -104,6 +105,46 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       return snapshot;
     };
 
+    // One stream per project a replayed event belongs to (its settings and trust are the project's), made when its
+    // first event comes and used for every later one: the steps are made once, not once per event.
+    const streams = new Map<string, { judge: JudgeStream; match: (arrival: Arrival) => ReplaySide | string }>();
+    const liveSeq = new Map<Arrival, number>();
+    // Each replayed event is judged on its own, as when every event had a pipeline of its own: a `once` hook is a
+    // first run for each of them.
+    const once: OnceMemory = { claim: () => true };
+    const streamFor = (projectDir: string, settings: SettingsSnapshot) => {
+      let stream = streams.get(projectDir);
+      if (!stream) {
+        const validate = validateStep({ projectDir, snapshot: () => settings });
+        const match = matchStep(undefined, trustFor(projectDir), { once });
+        stream = {
+          judge: judgeStream({
+            projectDir,
+            homeDir: options.homeDir,
+            baseEnv: options.env,
+            maxOutputBytes: limits.maxOutputBytes,
+            maxEventOutputBytes: limits.maxEventOutputBytes,
+            replay: true,
+            callChain: [],
+            log: options.log,
+            source: "replay",
+            replayRun: { runId, of: (matched) => liveSeq.get(matched.arrival)! },
+            snapshot: () => settings,
+            stopBlockCap: limits.stopBlockCap,
+            trust: trustFor(projectDir),
+            once,
+          }),
+          match: (arrival) => {
+            const validated = validate(arrival);
+            if (isRejected(validated)) return validated.rejection.error;
+            return { decision: null, blocked: false, reason: null, hooks: match(validated).hooks.map((h) => h.name) };
+          },
+        };
+        streams.set(projectDir, stream);
+      }
+      return stream;
+    };
+
     const judge = (record: StoredEvent): Observable<ReplayResult> => {
       // Reported, not silently dropped: the selection said "every match".
       if (record.decision === "rejected") return of(skipped(record, `its payload was rejected when it arrived (${record.reason ?? "invalid"})`));
@@ -113,34 +154,21 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       // A project that is gone is judged from the current directory, with --settings alone.
       const projectDir = isDirectory(record.projectDir) ? record.projectDir : (options.cwd ?? process.cwd());
       const arrival: Arrival = { input: record.payload, event: record.event ?? undefined, receivedAt: new Date(), startedAt: performance.now() };
+      const stream = streamFor(projectDir, settings);
       if (options.matchOnly) {
-        return of(arrival).pipe(
-          validateEvent({ projectDir, snapshot: () => settings }),
-          unlessRejected(matchHooks(undefined, trustFor(projectDir))),
-          map((m) => (isRejected(m) ? skipped(record, m.rejection.error) : compare(record, { decision: null, blocked: false, reason: null, hooks: m.hooks.map((h) => h.name) }, null))),
-        );
+        return defer(() => {
+          const side = stream.match(arrival);
+          return of(typeof side === "string" ? skipped(record, side) : compare(record, side, null));
+        });
       }
-      return of(arrival).pipe(
-        judgeEvents({
-          projectDir,
-          homeDir: options.homeDir,
-          baseEnv: options.env,
-          maxOutputBytes: limits.maxOutputBytes,
-          maxEventOutputBytes: limits.maxEventOutputBytes,
-          replay: true,
-          callChain: [],
-          log: options.log,
-          source: "replay",
-          replayRun: { runId, of: () => record.seq },
-          snapshot: () => settings,
-          stopBlockCap: limits.stopBlockCap,
-          trust: trustFor(projectDir),
-        }),
+      liveSeq.set(arrival, record.seq);
+      return stream.judge.judge(arrival).pipe(
         map((judgement) => {
           // What a hook says now is shown as the log keeps it: redacted by the configuration it was judged by.
           if (judgement.kind === "outcome") return compare(record, outcomeSide(settings.redactor.value(judgement.outcome)), judgement.outcome);
           return skipped(record, judgement.kind === "rejected" ? judgement.rejection.error : judgement.error);
         }),
+        finalize(() => liveSeq.delete(arrival)),
       );
     };
 
@@ -157,8 +185,8 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     const summary = emptySummary(runId);
     return from(options.log.append([{ kind: "replay-run", ts: new Date(), run: start }])).pipe(
       mergeMap(() =>
-        new Observable<ReplayResult>((subscriber) =>
-          pullInOrder(options.log.read(options.filter), options.concurrency ?? DEFAULT_REPLAY_CONCURRENCY, judge).subscribe({
+        new Observable<ReplayResult>((subscriber) => {
+          const results = pullInOrder(options.log.read(options.filter), options.concurrency ?? DEFAULT_REPLAY_CONCURRENCY, judge).subscribe({
             next: (result) => {
               addToSummary(summary, result);
               subscriber.next(result);
@@ -172,8 +200,12 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
                 (e: unknown) => subscriber.error(e),
               );
             },
-          }),
-        ),
+          });
+          return () => {
+            results.unsubscribe();
+            for (const stream of streams.values()) stream.judge.close();
+          };
+        }),
       ),
     );
   });
