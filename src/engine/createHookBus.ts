@@ -101,7 +101,7 @@ export function createHookBus(options: HookBusOptions): HookBus {
   const outcomes = new Subject<Outcome>();
   const runtimeWarnings = new Subject<string>();
   /** Dispatches under way, until their judgement comes out. */
-  const pending = new Map<Arrival, { resolve: (o: Outcome) => void; reject: (e: Error) => void; settled: Promise<unknown> }>();
+  const pending = new Map<Arrival, { resolve: (o: Outcome) => void; reject: (e: Error) => void; promise: Promise<Outcome> }>();
   let closed = false;
   let closing: Promise<void> | null = null;
   const background = new BackgroundHooks(log, (w) => runtimeWarnings.next(w));
@@ -139,10 +139,11 @@ export function createHookBus(options: HookBusOptions): HookBus {
       for (const w of judgement.outcome.warnings) runtimeWarnings.next(w);
       outcomes.next(judgement.outcome);
       waiter?.resolve(judgement.outcome);
-    } else if (judgement.kind === "rejected") {
-      waiter?.reject(new QhooksError(judgement.rejection.kind, judgement.rejection.error));
     } else {
-      waiter?.reject(new Error(judgement.error, { cause: judgement.cause }));
+      // close() waits for it either way; a caller that never looks at a rejected dispatch is not an unhandled rejection.
+      waiter?.promise.catch(() => undefined);
+      if (judgement.kind === "rejected") waiter?.reject(new QhooksError(judgement.rejection.kind, judgement.rejection.error));
+      else waiter?.reject(new Error(judgement.error, { cause: judgement.cause }));
     }
   });
 
@@ -150,9 +151,14 @@ export function createHookBus(options: HookBusOptions): HookBus {
     dispatch(payload) {
       if (closed) return Promise.reject(new QhooksError("closed", "dispatch() after close()"));
       const arrival: Arrival = { input: payload, receivedAt: new Date(), startedAt: performance.now() };
-      let settle!: { resolve: (o: Outcome) => void; reject: (e: Error) => void };
-      const promise = new Promise<Outcome>((resolve, reject) => (settle = { resolve, reject }));
-      pending.set(arrival, { ...settle, settled: promise.catch(() => undefined) });
+      let resolve!: (o: Outcome) => void;
+      let reject!: (e: Error) => void;
+      const promise = new Promise<Outcome>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      pending.set(arrival, { resolve, reject, promise });
+      // An event no hook matches is judged (and its record committed) before this returns.
       arrivals.next(arrival);
       return promise;
     },
@@ -197,7 +203,7 @@ export function createHookBus(options: HookBusOptions): HookBus {
       // resolved at once let its caller exit while dispatches still ran and the log was still open.
       closing ??= (async () => {
         closed = true;
-        await Promise.all([...pending.values()].map((p) => p.settled));
+        await Promise.all([...pending.values()].map((p) => p.promise.catch(() => undefined)));
         // Async hooks still running are stopped, each logged as stopped, before the log closes.
         await background.close();
         watching?.unsubscribe();

@@ -16,14 +16,15 @@ export function aggregateStep(now: () => number = () => performance.now()): (ran
   return (ran) => {
     // Shadow hooks never count: the outcome is folded from the others; folded with them too, it says what enforcing
     // them would change.
-    const enforced = ran.judged.filter((j) => j.result.shadow !== true);
-    const folded = foldVerdicts(ran.valid.event, enforced);
+    const enforced = ran.judged.length === 0 ? ran.judged : ran.judged.filter((j) => j.result.shadow !== true);
+    const folded = ran.judged.length === 0 ? nothingFolded() : foldVerdicts(ran.valid.event, enforced);
     const shadow = enforced.length === ran.judged.length ? undefined : shadowOutcome(ran.valid.event, ran.judged, folded);
     const warnings: PipelineWarning[] =
       ran.selectionWarnings.length === 0 && folded.warnings.length === 0
         ? [...ran.warnings]
         : [...ran.selectionWarnings.map(line), ...ran.warnings, ...folded.warnings.map(line)];
-    const outcome: Outcome = {
+    // Flat literals (one with `shadow`, one without) in the contract's key order: every event passes here.
+    const outcome: Outcome = shadow ? {
       event: ran.valid.event,
       sessionId: ran.valid.sessionId,
       seq: ran.seq,
@@ -40,13 +41,58 @@ export function aggregateStep(now: () => number = () => performance.now()): (ran
       durationMs: Math.round((now() - ran.arrival.startedAt) * 10) / 10,
       hooks: ran.judged.map((j) => j.result),
       skipped: [...ran.skipped],
-      ...(shadow ? { shadow } : {}),
-      env: { ...(ran.env ?? {}) },
+      shadow,
+      env: ran.env ? { ...ran.env } : {},
       warnings: warningLines(warnings),
+    } : {
+      event: ran.valid.event,
+      sessionId: ran.valid.sessionId,
+      seq: ran.seq,
+      decision: folded.decision,
+      blocked: folded.blocked,
+      reason: folded.reason,
+      continue: folded.continue,
+      stopReason: folded.stopReason,
+      systemMessages: folded.systemMessages,
+      additionalContext: folded.additionalContext,
+      updatedInput: folded.updatedInput,
+      suppressOutput: folded.suppressOutput,
+      configHash: ran.snapshot.hash,
+      durationMs: Math.round((now() - ran.arrival.startedAt) * 10) / 10,
+      hooks: ran.judged.length === 0 ? [] : ran.judged.map((j) => j.result),
+      skipped: ran.skipped.length === 0 ? [] : [...ran.skipped],
+      env: ran.env ? { ...ran.env } : {},
+      warnings: warnings.length === 0 ? [] : warningLines(warnings),
     };
-    return { ...ran, warnings, outcome };
+    return {
+      arrival: ran.arrival,
+      valid: ran.valid,
+      snapshot: ran.snapshot,
+      hooks: ran.hooks,
+      skipped: ran.skipped,
+      selectionWarnings: ran.selectionWarnings,
+      background: ran.background,
+      seq: ran.seq,
+      arrivalLogged: ran.arrivalLogged,
+      warnings,
+      outcome,
+    };
   };
 }
+
+/** What no hook at all folds into: no decision, nothing to say. */
+const nothingFolded = (): FoldedVerdicts => ({
+  decision: "none",
+  blocked: false,
+  reason: null,
+  continue: true,
+  stopReason: null,
+  systemMessages: [],
+  additionalContext: [],
+  updatedInput: null,
+  suppressOutput: false,
+  warnings: [],
+});
 
 /** What the outcome would have been with the shadow hooks enforced, and whether that differs from the real one. */
 function shadowOutcome(event: EventName, all: readonly JudgedHook[], folded: FoldedVerdicts): NonNullable<Outcome["shadow"]> {

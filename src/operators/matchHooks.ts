@@ -39,7 +39,8 @@ export function matchStep(inProcess: () => readonly InProcessHandler[] = () => [
       hooks: byHandler.runnable,
       skipped: split.skipped.length === 0 ? byHandler.skipped : [...split.skipped, ...byHandler.skipped],
       selectionWarnings: split.warnings.length === 0 ? byHandler.warnings : [...split.warnings, ...byHandler.warnings],
-      ...(byHandler.background.length ? { background: byHandler.background } : {}),
+      // No spread: a flat literal is several times faster to build, and every event passes here.
+      background: byHandler.background.length ? byHandler.background : undefined,
     };
   };
 }

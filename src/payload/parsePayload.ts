@@ -1,6 +1,6 @@
 import { describeJsonError } from "../json/describeJsonError.js";
 import { quoteValue } from "../text/oneLine.js";
-import { EVENT_NAMES, EventNameSchema, PAYLOAD_SCHEMAS, matchValueOf, type EventName } from "../schema/events.js";
+import { EVENT_NAMES, EVENT_TRAITS, PAYLOAD_SCHEMAS, matchValueOf, type EventName } from "../schema/events.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
 
 /** Largest payload accepted, in bytes of JSON. */
@@ -74,14 +74,15 @@ export function parsePayload(input: string | object, options: ParsePayloadOption
   const named = fields.hook_event_name;
   let event = options.event;
   if (named !== undefined) {
-    const parsed = EventNameSchema.safeParse(named);
-    if (!parsed.success) {
+    // A known name is a key of EVENT_TRAITS (what EventNameSchema accepts, without a zod parse per event).
+    if (typeof named !== "string" || !Object.hasOwn(EVENT_TRAITS, named)) {
       return reject(event ?? null, sessionId, `payload names an unknown hook_event_name ${quoteValue(named)} (known: ${EVENT_NAMES.join(", ")})`, text);
     }
-    if (event !== undefined && parsed.data !== event) {
-      return reject(event, sessionId, `payload's hook_event_name is ${parsed.data}, but the event is ${event}`, text);
+    const parsed = named as EventName;
+    if (event !== undefined && parsed !== event) {
+      return reject(event, sessionId, `payload's hook_event_name is ${parsed}, but the event is ${event}`, text);
     }
-    event = parsed.data;
+    event = parsed;
   }
   if (event === undefined) return reject(null, sessionId, "payload has no hook_event_name and no event was given", text);
 
@@ -98,7 +99,8 @@ export function parsePayload(input: string | object, options: ParsePayloadOption
     value: {
       event,
       sessionId: sessionId!,
-      payload: { ...fields, ...filled },
+      // A copy only when fields are added: the parsed document is this event's alone.
+      payload: named === undefined || fields.cwd === undefined || (event === "Stop" || event === "SubagentStop") ? { ...fields, ...filled } : fields,
       json: insertFields(text, filled),
       matchValue: matchValueOf(event, fields),
     },

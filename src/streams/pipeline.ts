@@ -85,13 +85,13 @@ function judgeSteps(options: PipelineOptions): { now: (arrival: Arrival) => Judg
 
   const rejected = (value: Rejected): LogWrite<Judgement> => {
     const write = rejectionWrite(value, record);
-    return { ...write, done: (appended) => rejection(write.done(appended)), failed: (e) => rejection(write.failed(e)) };
+    return { entries: write.entries, options: write.options, done: (appended) => rejection(write.done(appended)), failed: (e) => rejection(write.failed(e)) };
   };
 
   const outcome = (judged: Judged): LogWrite<Judgement> | Judgement => {
     const write = outcomeWrite(judged, record);
     if (write === null) return judgement(judged);
-    return { ...write, done: (appended) => judgement(write.done(appended)), failed: (e) => judgement(write.failed(e)) };
+    return { entries: write.entries, options: write.options, done: (appended) => judgement(write.done(appended)), failed: (e) => judgement(write.failed(e)) };
   };
 
   const now = (arrival: Arrival): Judgement | Later => {
@@ -102,7 +102,7 @@ function judgeSteps(options: PipelineOptions): { now: (arrival: Arrival) => Judg
       if (isRejected(matched)) return written(arrival, rejected(matched));
       if (arrivalFirst(matched)) return { later: "hooks", arrival, matched };
       // No hook: the outcome is folded from nothing, and no guard applies (nothing blocked).
-      const write = outcome(aggregate({ ...deferred(matched), judged: [] }));
+      const write = outcome(aggregate(deferred(matched)));
       return isWrite(write) ? written(arrival, write) : write;
     } catch (e) {
       return internalFailure(arrival, e);
