@@ -30,6 +30,10 @@ export function matchStep(inProcess: () => readonly InProcessHandler[] = () => [
   const services = handlers.services ?? {};
   return (validated) => {
     const selected = selectHooks(validated.valid.event, validated.valid.matchValue, validated.snapshot, inProcess());
+    // Nothing selected: nothing for trust to check (it would stat the user's settings for its switch) or skip.
+    if (selected.length === 0) {
+      return { arrival: validated.arrival, valid: validated.valid, snapshot: validated.snapshot, hooks: selected, skipped: [], selectionWarnings: [], background: undefined };
+    }
     const split = splitByTrust(selected, trust?.check(validated.snapshot) ?? null);
     const byHandler = splitByHandler(split.runnable, validated.valid.sessionId, services, once);
     return {
