@@ -39,9 +39,14 @@ export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "l
  */
 type Later =
   | { readonly later: "hooks"; readonly arrival: Arrival; readonly matched: Matched }
+  /** Judged after one turn of the event loop: this turn has judged events synchronously long enough (judgeSteps). */
+  | { readonly later: "turn"; readonly arrival: Arrival }
   | { readonly later: "write"; readonly arrival: Arrival; readonly write: LogWrite<Judgement> };
 
 const isLater = (value: Judgement | Later): value is Later => "later" in value;
+
+/** How long events are judged synchronously in one turn of the event loop before the next ones wait for the next. */
+const TURN_MS = 2;
 const isDone = (value: Judgement | Later): value is Judgement => !("later" in value);
 const isWrite = (value: LogWrite<Judgement> | Judgement): value is LogWrite<Judgement> => "entries" in value;
 
@@ -94,7 +99,20 @@ function judgeSteps(options: PipelineOptions): { now: (arrival: Arrival) => Judg
     return { entries: write.entries, options: write.options, done: (appended) => judgement(write.done(appended)), failed: (e) => judgement(write.failed(e)) };
   };
 
+  // Synchronous judging takes at most TURN_MS of one turn of the event loop: a flood of dispatches awaited one after
+  // the other is a chain of microtasks that would otherwise never let timers, the hooks' pipes or, between two
+  // commits, another process waiting for the log's lock in. (Arrivals carry their time already: no clock read here.)
+  let turnStarted = -1;
+  const turnEnded = () => void (turnStarted = -1);
   const now = (arrival: Arrival): Judgement | Later => {
+    if (turnStarted < 0) {
+      turnStarted = arrival.startedAt;
+      setImmediate(turnEnded);
+    } else if (arrival.startedAt - turnStarted > TURN_MS) return { later: "turn", arrival };
+    return judgeNow(arrival);
+  };
+
+  const judgeNow = (arrival: Arrival): Judgement | Later => {
     try {
       const validated = validate(arrival);
       if (isRejected(validated)) return written(arrival, rejected(validated));
@@ -137,8 +155,16 @@ function judgeSteps(options: PipelineOptions): { now: (arrival: Arrival) => Judg
       );
     });
 
+  const afterTurn = (arrival: Arrival): Observable<Judgement> =>
+    from(new Promise<void>((resolve) => setImmediate(resolve))).pipe(
+      mergeMap(() => {
+        const value = judgeNow(arrival);
+        return isLater(value) ? later(value) : of(value);
+      }),
+    );
+
   const later = (value: Later): Observable<Judgement> =>
-    (value.later === "hooks" ? withHooks(value.matched) : from(writeLater(log, value.write))).pipe(
+    (value.later === "hooks" ? withHooks(value.matched) : value.later === "turn" ? afterTurn(value.arrival) : from(writeLater(log, value.write))).pipe(
       // A bug must cost one event, never the stream every later event goes through.
       catchError((e: unknown) => of(internalFailure(value.arrival, e))),
     );
