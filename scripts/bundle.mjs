@@ -1,7 +1,7 @@
 // Bundles the CLI into dist/bin/: cli.cjs (the whole CLI, each command's code evaluated only when that command
 // runs), qhooks.cjs (the command itself: runs cli.cjs with V8's code cache, see src/cli/bin.cts), and, for this
 // checkout only, a code cache made by a warm-up `qhooks run` (an installed package makes its own in the user's cache
-// directory: a cache is tied to the node version). Loading hundreds of ESM files (rxjs, zod, execa, commander) cost
+// directory: a cache is tied to the node version). Loading hundreds of ESM files (rxjs, zod, commander) cost
 // more than everything else `qhooks run` does, and compiling the bundle most of what was left. The library stays
 // unbundled for the agents that import it (dist/src, ES modules); dist/cjs/index.cjs is the same library as one
 // CommonJS file, for those that `require` it.
@@ -66,8 +66,8 @@ const result = await build({
 // What the bundle is made of, for whoever looks at start-up time next (outside dist/bin: it is not shipped).
 writeFileSync("dist/meta/cli.json", JSON.stringify(result.metafile));
 
-// The library for `require`. Its dependencies stay packages of their own (an agent's rxjs and zod objects must be
-// the library's), except execa, which is ES modules only: bundled, so that `require` works on every Node 20.
+// The library for `require`: qhooks itself is ES modules, which `require` loads only from Node 20.19 on. Its
+// dependencies stay packages of their own (an agent's rxjs and zod objects must be the library's).
 await build({
   entryPoints: ["dist/src/index.js"],
   outfile: "dist/cjs/index.cjs",
