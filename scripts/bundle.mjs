@@ -6,7 +6,7 @@
 // unbundled for the agents that import it (dist/src, ES modules); dist/cjs/index.cjs is the same library as one
 // CommonJS file, for those that `require` it.
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -40,6 +40,23 @@ const withoutZodLocales = {
   },
 };
 
+/**
+ * commander requires `node:child_process` when it loads, for subcommands that are executables of their own, which
+ * qhooks has none of; loading it (with `net`, `dgram` and their streams) was about 5 ms of every `qhooks run`.
+ * The bundle asks for it only where commander would start such a subcommand.
+ */
+const commanderWithoutChildProcess = {
+  name: "commander-without-child-process",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      const eager = "const childProcess = require('node:child_process');";
+      if (!source.includes(eager)) throw new Error(`${args.path} no longer loads child_process as scripts/bundle.mjs expects: look at it again`);
+      return { contents: source.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };"), loader: "js" };
+    });
+  },
+};
+
 const result = await build({
   entryPoints: ["dist/src/cli/main.js"],
   outfile: "dist/bin/cli.cjs",
@@ -61,7 +78,7 @@ const result = await build({
   keepNames: false,
   logLevel: "warning",
   metafile: true,
-  plugins: [withoutZodLocales],
+  plugins: [withoutZodLocales, commanderWithoutChildProcess],
 });
 // What the bundle is made of, for whoever looks at start-up time next (outside dist/bin: it is not shipped).
 writeFileSync("dist/meta/cli.json", JSON.stringify(result.metafile));
