@@ -6,7 +6,7 @@ import type { ReplayRun } from "../../schema/replay.js";
 import type { EventDetail } from "../../schema/eventDetail.js";
 import { eventDetailOf } from "../journal/eventDetail.js";
 import type { Outcome } from "../../schema/outcome.js";
-import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EraseResult, type EventLog, type LogEntry, type LogMaintenance, type PruneResult, type LogFilter, type StoredEvent } from "../eventLog.js";
+import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EraseResult, type EraseSelector, type EventLog, type LogEntry, type LogMaintenance, type PruneResult, type LogFilter, type StoredEvent } from "../eventLog.js";
 import { contentDigest, linkHash, wellFormed } from "../journal/hashFormat.js";
 import type { JournalRow } from "../journal/record.js";
 import { snapshotRow, type PendingRow } from "../journal/rows.js";
@@ -14,6 +14,7 @@ import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../sqlit
 import { GroupCommit, type Attempt } from "../sqlite/groupCommit.js";
 import { toLogRecord, type EventListRow } from "../sqlite/queryEvents.js";
 import { connect, describePgError, isConnectionError, shownUrl } from "./connect.js";
+import { eraseEvents, pruneChains } from "./maintenance.js";
 import { migratePg } from "./migrations.js";
 import { allocateGids, insertPlaced, journalRowOf, type PlacedRow } from "./placeRows.js";
 import { verifyChains } from "./verifyChains.js";
@@ -417,16 +418,28 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   }
 
   /**
-   * Erasure and retention are kept to the SQLite log for now: a central database holds many writers' chains, and
-   * rewriting or cutting one of them needs its own anchor per chain. Erase or prune the laptops' logs (before they
-   * ship), or drop the database's records of a whole log; both refuse here with one line rather than half-working.
+   * Erasure and retention on a connection of their own (an append of this process may be under way on the shared
+   * one); what they write goes to this writer's chain, naming the chains they are about (see maintenance.ts).
    */
-  async erase(): Promise<EraseResult> {
-    throw new QhooksError("usage", `qhooks erase works on a SQLite log only, not on the PostgreSQL log ${this.shown} (yet): erase in the local log before it ships`);
+  private async maintain<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+    await this.client();
+    const client = await connect(this.url);
+    try {
+      return await work(client);
+    } catch (e) {
+      if (e instanceof QhooksError) throw e;
+      throw new QhooksError("log", `cannot change the event log ${this.shown}: ${describePgError(e)}`, { cause: e });
+    } finally {
+      await client.end().catch(() => undefined);
+    }
   }
 
-  async prune(): Promise<PruneResult> {
-    throw new QhooksError("usage", `qhooks prune works on a SQLite log only, not on the PostgreSQL log ${this.shown} (yet)`);
+  async erase(selector: EraseSelector, why: string | null = null): Promise<EraseResult> {
+    return this.maintain((client) => eraseEvents(client, this.writer, selector, why));
+  }
+
+  async prune(before: Date): Promise<PruneResult> {
+    return this.maintain((client) => pruneChains(client, this.writer, before));
   }
 
   async verify(): Promise<VerifyResult> {
