@@ -6,7 +6,7 @@ import type { ReplayRun } from "../../schema/replay.js";
 import type { EventDetail } from "../../schema/eventDetail.js";
 import { eventDetailOf } from "../journal/eventDetail.js";
 import type { Outcome } from "../../schema/outcome.js";
-import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EraseResult, type EraseSelector, type EventLog, type LogEntry, type LogMaintenance, type PruneResult, type LogFilter, type StoredEvent } from "../eventLog.js";
+import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EraseResult, type EraseSelector, type EventLog, type LogEntry, type LogMaintenance, type PruneResult, type LogFilter, type ReadFrom, type StoredEvent } from "../eventLog.js";
 import { contentDigest, linkHash, wellFormed } from "../journal/hashFormat.js";
 import type { JournalRow } from "../journal/record.js";
 import { snapshotRow, type PendingRow } from "../journal/rows.js";
@@ -285,11 +285,11 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   }
 
   events(filter: LogFilter, limit: number): AsyncIterable<LogRecord> {
-    return this.pages(filter, "DESC", limit, (r) => toLogRecord(r as unknown as EventListRow));
+    return this.pages(filter, "DESC", limit, null, (r) => toLogRecord(r as unknown as EventListRow));
   }
 
-  read(filter: LogFilter): AsyncIterable<StoredEvent> {
-    return this.pages(filter, "ASC", Number.MAX_SAFE_INTEGER, (r) => ({
+  read(filter: LogFilter, from: ReadFrom = {}): AsyncIterable<StoredEvent> {
+    return this.pages(filter, "ASC", Number.MAX_SAFE_INTEGER, from.after ?? null, (r) => ({
       seq: r.seq as number,
       event: r.event as StoredEvent["event"],
       sessionId: r.session_id as string | null,
@@ -304,8 +304,8 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   }
 
   /** Matching events page by page (keyset on gid), each row's text decoded. */
-  private async *pages<T>(filter: LogFilter, order: "ASC" | "DESC", limit: number, map: (row: Record<string, unknown>) => T): AsyncGenerator<T> {
-    let after: number | null = null;
+  private async *pages<T>(filter: LogFilter, order: "ASC" | "DESC", limit: number, from: number | null, map: (row: Record<string, unknown>) => T): AsyncGenerator<T> {
+    let after: number | null = from;
     let given = 0;
     for (;;) {
       const p = new Params();
