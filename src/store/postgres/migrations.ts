@@ -110,6 +110,16 @@ export const PG_MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly w
       CREATE INDEX qhooks_journal_prunes ON qhooks_journal (gid) WHERE kind = 'prune';
     `,
   },
+  {
+    version: 3,
+    what: "stats of every hook read off one covering index",
+    sql: `
+      -- stats: per hook name its runs by status, its duration percentiles and its newest event, in index order
+      -- (no sort, no visit of the table): a million events' hook runs are summed in tens of milliseconds.
+      DROP INDEX qhooks_hooks_names;
+      CREATE INDEX qhooks_hooks_stats ON qhooks_hooks (name, duration_ms) INCLUDE (status, event_gid) WHERE live;
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

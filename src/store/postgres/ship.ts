@@ -86,6 +86,40 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
       });
     let shipped = 0;
     let skipped = 0;
+    /** The next batch after `after`, each link checked; a broken one throws, naming the record. */
+    const prepare = (after: { seq: number; hash: string; format: number }): Segment => {
+      const rows = rowsAfter.all(after.seq, batch) as JournalRow[];
+      let previous = after.hash;
+      let previousFormat = after.format;
+      let expected = after.seq + 1;
+      let gap = 0;
+      for (const row of rows) {
+        if (row.seq !== expected) {
+          // Pruned here before it shipped: the chain goes on after the anchor, from its hash.
+          if (expected !== after.seq + 1 || row.seq !== anchor.seq + 1 || !anchorNamed) throw brokenAt(options.from, expected, `record ${expected} is missing (the next one is ${row.seq})`, shipped);
+          gap = row.seq - expected;
+          previous = anchor.hash;
+          expected = row.seq;
+        }
+        const { hash, ...content } = row;
+        const linked = (erasure: ErasureBody | undefined) => (erasure ? recordHash(content, previous, logId, erasure.parts as PartDigests) : recordHash(content, previous, logId)) === hash;
+        // An erasure made while this ship runs is read when its record is met.
+        let matches = linked(erasures.get(row.seq));
+        if (!matches && !erasures.has(row.seq)) {
+          const late = erasureOf(row.seq);
+          if (late) erasures.set(row.seq, late);
+          matches = late !== undefined && linked(late);
+        }
+        if (row.format < previousFormat || !matches) throw brokenAt(options.from, row.seq, `record ${row.seq} (${row.kind}) does not match its hash`, shipped);
+        previous = hash;
+        previousFormat = row.format;
+        expected++;
+      }
+      return { after, rows, gap };
+    };
+    // The next batch is read and checked while the server writes this one: what a batch costs here (reading the
+    // file, a SHA-256 link per record) overlaps with what it costs there. Used when the head is where it expects.
+    let next: Segment | null = null;
     for (;;) {
       await pgc.query("BEGIN");
       let done = false;
@@ -93,7 +127,6 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
         const head = await lockWriter(pgc, logId, "shipped", label);
         const { rows: origin } = await pgc.query<{ origin: string }>("SELECT origin FROM qhooks_writers WHERE writer_id = $1", [logId]);
         if (origin[0]?.origin !== "shipped") throw new QhooksError("log", `the chain ${logId} in ${shown} is written directly by a machine, not shipped: refusing to mix them`);
-        let previous = head.hash;
         let previousFormat = 0;
         if (head.seq > 0 && head.seq > anchor.seq) {
           const mine = hashAt.get(head.seq) as { hash: string; format: number } | undefined;
@@ -104,36 +137,13 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
         } else if (head.seq > 0 && head.seq === anchor.seq && anchor.hash !== head.hash) {
           throw new QhooksError("integrity", `the log ${options.from} was pruned through record ${head.seq}, but with another hash than the one shipped to ${shown} (edited, or another file with the same log id): refusing to ship from it`);
         }
-        const rows = rowsAfter.all(head.seq, batch) as JournalRow[];
+        const ready: Segment | null = next;
+        next = null;
+        const segment = ready !== null && ready.after.seq === head.seq && ready.after.hash === head.hash ? ready : prepare({ seq: head.seq, hash: head.hash, format: previousFormat });
+        const { rows, gap } = segment;
         if (rows.length === 0) {
           await pgc.query("COMMIT");
           return { logId, shipped, head: head.seq, skipped };
-        }
-        let expected = head.seq + 1;
-        let gap = 0;
-        for (const row of rows) {
-          if (row.seq !== expected) {
-            // Pruned here before it shipped: the chain goes on after the anchor, from its hash.
-            if (expected !== head.seq + 1 || row.seq !== anchor.seq + 1 || !anchorNamed) throw brokenAt(options.from, expected, `record ${expected} is missing (the next one is ${row.seq})`, shipped);
-            gap = row.seq - expected;
-            previous = anchor.hash;
-            expected = row.seq;
-          }
-          const { hash, ...content } = row;
-          const linked = (erasure: ErasureBody | undefined) => (erasure ? recordHash(content, previous, logId, erasure.parts as PartDigests) : recordHash(content, previous, logId)) === hash;
-          // An erasure made while this ship runs is read when its record is met.
-          let matches = linked(erasures.get(row.seq));
-          if (!matches && !erasures.has(row.seq)) {
-            const late = erasureOf(row.seq);
-            if (late) erasures.set(row.seq, late);
-            matches = late !== undefined && linked(late);
-          }
-          if (row.format < previousFormat || !matches) {
-            throw brokenAt(options.from, row.seq, `record ${row.seq} (${row.kind}) does not match its hash`, shipped);
-          }
-          previous = hash;
-          previousFormat = row.format;
-          expected++;
         }
         const gids = await allocateGids(pgc, rows.length);
         const gidOf = new Map(rows.map((r, i) => [r.seq, gids[i]!]));
@@ -145,11 +155,18 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
           for (const f of found) gidOf.set(f.seq, f.gid);
         }
         const placed: PlacedRow[] = rows.map((row, i) => ({ gid: gids[i]!, writer: logId, row, refGid: refers(row) ? (gidOf.get(row.ref!) ?? null) : null }));
-        await insertPlaced(pgc, placed);
+        const last = rows[rows.length - 1]!;
+        const inserting = insertPlaced(pgc, placed);
+        try {
+          next = prepare({ seq: last.seq, hash: last.hash, format: last.format });
+        } catch {
+          // Said when that batch is prepared again, once this one is committed.
+          next = null;
+        }
+        await inserting;
         // Erased here after they were shipped: the central copies lose their text too.
         const erasedLater = rows.filter((r) => r.kind === "erasure" && r.ref !== null && r.ref <= head.seq).map((r) => r.ref!);
         if (erasedLater.length > 0) await eraseShipped(pgc, logId, erasedLater);
-        const last = rows[rows.length - 1]!;
         await setHead(pgc, logId, { seq: last.seq, hash: last.hash });
         await pgc.query("COMMIT");
         done = true;
@@ -167,6 +184,14 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
     await local.close();
     if (own) await pgClient?.end().catch(() => undefined);
   }
+}
+
+/** A batch of a local log, checked link by link from the record before it. */
+interface Segment {
+  readonly after: { readonly seq: number; readonly hash: string; readonly format: number };
+  readonly rows: JournalRow[];
+  /** Records pruned from the local log before they shipped, skipped at the start of this batch. */
+  readonly gap: number;
 }
 
 /** The central copies of records of a shipped chain, with their text erased as the local log erased it. */
