@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import pg from "pg";
 import type { EventEntry } from "../../src/store/eventLog.js";
+import { PG_SCHEMA_VERSION } from "../../src/store/postgres/migrations.js";
 import { openPostgresLog, type PostgresEventLog } from "../../src/store/postgres/postgresEventLog.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
 import { eventLogSuite } from "./suite/eventLogSuite.js";
@@ -93,5 +94,49 @@ describe("erasure and retention on the central database, chain by chain", functi
     const moved = await a.verify();
     expect(moved).to.deep.include({ ok: false, chain: "host:a", firstBad: 5 });
     expect((moved as { problem: string }).problem).to.include("no prune record says so");
+  });
+});
+
+describe("PostgreSQL migrations", function () {
+  this.timeout(60_000);
+  it("a database of schema 1 with records is brought up to date when opened: the records stay and verify, erase and prune work", async () => {
+    const db = await createTestDatabase();
+    const entry = (n: number): EventEntry => ({
+      kind: "event", ts: new Date(Date.parse("2025-01-01T00:00:00.000Z") + n * 60_000), source: "record", event: "Stop", sessionId: "m", matchValue: null,
+      projectDir: "/p", payload: JSON.stringify({ session_id: "m", n }), snapshot: null, rejection: null, replay: null, outcome: null,
+    });
+    try {
+      const log = openPostgresLog(db.url, { writer: "host:m" });
+      for (let n = 0; n < 4; n++) await log.append([entry(n)]);
+      await log.close();
+      // Back to schema 1, as a qhooks before erasure on PostgreSQL left it.
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        await client.query(`ALTER TABLE qhooks_writers DROP COLUMN anchor_seq, DROP COLUMN anchor_hash;
+          DROP INDEX qhooks_journal_erasures; DROP INDEX qhooks_journal_prunes; DROP INDEX qhooks_hooks_stats;
+          CREATE INDEX qhooks_hooks_names ON qhooks_hooks (name, duration_ms) WHERE live; DELETE FROM qhooks_schema WHERE version > 1`);
+      } finally {
+        await client.end();
+      }
+      const again = openPostgresLog(db.url, { writer: "host:m", mustExist: true });
+      try {
+        expect(await again.verify()).to.deep.include({ ok: true, records: 4 });
+        expect(await again.erase({ pattern: '"n":3' })).to.deep.equal({ events: 1, records: 1 });
+        expect(await again.prune(new Date(Date.parse("2025-01-01T00:02:00.000Z")))).to.include({ events: 2 });
+        expect(await again.verify()).to.deep.include({ ok: true, erased: 1 });
+      } finally {
+        await again.close();
+      }
+      const check = new pg.Client({ connectionString: db.url });
+      await check.connect();
+      try {
+        expect((await check.query<{ v: number }>("SELECT max(version) AS v FROM qhooks_schema")).rows[0]!.v).to.equal(PG_SCHEMA_VERSION);
+      } finally {
+        await check.end();
+      }
+    } finally {
+      await db.drop();
+    }
   });
 });
