@@ -213,6 +213,24 @@ describe("ship: a local log to the central PostgreSQL database", function () {
     expect(await verifyCentral()).to.deep.include({ ok: false });
   });
 
+  it("erased on the laptop and then again on the central database before the laptop's erasure records arrived: the chain verifies once they have", async () => {
+    await seedLog(sb.db, events(10).map((e) => ({ ...e, payload: { session_id: e.sessionId, note: `secret-of-${e.sessionId}` } })));
+    expect((await sb.run(["erase", "--session", "ship-1"])).code).to.equal(0);
+    let batches = 0;
+    await shipLog({ from: sb.db, to: db.url, batch: 4, onBatch: () => {
+      if (++batches === 2) throw new Error("stopped");
+    } }).catch(() => undefined);
+    const admin = openPostgresLog(db.url, { writer: "host:admin" });
+    try {
+      expect((await admin.erase({ sessionId: "ship-1" })).events, "what had arrived of that session").to.be.greaterThan(0);
+      await shipLog({ from: sb.db, to: db.url });
+      const localErased = (JSON.parse((await sb.run(["verify", "--json"])).stdout) as { erased: number }).erased;
+      expect(await admin.verify()).to.deep.include({ ok: true, erased: localErased });
+    } finally {
+      await admin.close();
+    }
+  });
+
   it("qhooks ship: two processes at once, one killed half-way, then again: every record once", async () => {
     await seedLog(sb.db, events(300));
     const start = () => {

@@ -77,13 +77,19 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
       const found = (erasureAt.all(seq) as { body: string }[]).map((r) => parseJson<ErasureBody>(r.body)).find((b) => b?.seq === seq);
       return found ?? undefined;
     };
-    const anchor = chainAnchor(db);
-    const anchorNamed =
-      anchor.seq === 0 ||
-      (db.prepare("SELECT body FROM journal WHERE kind = 'prune' AND ref = ?").all(anchor.seq) as { body: string }[]).some((r) => {
+    // Read again for each batch: the local log may be pruned while it ships.
+    const prunesAt = db.prepare("SELECT body FROM journal WHERE kind = 'prune' AND ref = ?");
+    let anchor = { seq: 0, hash: "" };
+    let anchorNamed = true;
+    const readAnchor = () => {
+      const now = chainAnchor(db);
+      if (now.seq === anchor.seq && now.hash === anchor.hash) return;
+      anchor = now;
+      anchorNamed = (prunesAt.all(anchor.seq) as { body: string }[]).some((r) => {
         const body = parseJson<PruneBody>(r.body);
         return body?.through === anchor.seq && body.hash === anchor.hash;
       });
+    };
     let shipped = 0;
     let skipped = 0;
     /** The next batch after `after`, each link checked; a broken one throws, naming the record. */
@@ -128,6 +134,7 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
         const { rows: origin } = await pgc.query<{ origin: string }>("SELECT origin FROM qhooks_writers WHERE writer_id = $1", [logId]);
         if (origin[0]?.origin !== "shipped") throw new QhooksError("log", `the chain ${logId} in ${shown} is written directly by a machine, not shipped: refusing to mix them`);
         let previousFormat = 0;
+        readAnchor();
         if (head.seq > 0 && head.seq > anchor.seq) {
           const mine = hashAt.get(head.seq) as { hash: string; format: number } | undefined;
           if (mine?.hash !== head.hash) {

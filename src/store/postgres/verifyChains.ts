@@ -29,14 +29,19 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
   const { rows: writers } = await client.query<{ writer_id: string; label: string; head_seq: number; anchor_seq: number; anchor_hash: string }>(
     "SELECT writer_id, label, head_seq, anchor_seq, anchor_hash FROM qhooks_writers ORDER BY writer_id",
   );
-  const erasures = new Map<string, ChainErasureBody>();
+  // A record may have more than one: erased here, and on the laptop it was shipped from (whose erasure record
+  // arrives later). The digests of its parts before any erasure are in at least one of them.
+  const erasures = new Map<string, ChainErasureBody[]>();
   const prunes = new Map<string, ChainPruneBody[]>();
   const key = (chain: string, seq: number) => `${seq}\n${chain}`;
   const { rows: notes } = await client.query<{ writer_id: string; kind: string; body: Buffer }>("SELECT writer_id, kind, body FROM qhooks_journal WHERE kind IN ('erasure', 'prune')");
   for (const note of notes) {
     if (note.kind === "erasure") {
       const body = parseJson<ChainErasureBody>(note.body.toString("utf8"));
-      if (body && typeof body.seq === "number") erasures.set(key(body.chain ?? note.writer_id, body.seq), body);
+      if (body && typeof body.seq === "number") {
+        const at = key(body.chain ?? note.writer_id, body.seq);
+        erasures.set(at, [...(erasures.get(at) ?? []), body]);
+      }
     } else {
       const body = parseJson<ChainPruneBody>(note.body.toString("utf8"));
       if (body && typeof body.through === "number" && typeof body.hash === "string") {
@@ -80,7 +85,9 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
         }
         const erasure = erasures.get(key(writer.writer_id, row.seq));
         if (erasure) erased++;
-        const matches = erasure ? row.format === 3 || recordHash(content, previous, writer.writer_id, erasure.parts as PartDigests) === hash : recordHash(content, previous, writer.writer_id) === hash;
+        const matches = erasure
+          ? row.format === 3 || erasure.some((e) => recordHash(content, previous, writer.writer_id, e.parts as PartDigests) === hash)
+          : recordHash(content, previous, writer.writer_id) === hash;
         if (!matches) return broken(row.seq, `record ${row.seq} (${row.kind}) does not match its hash: edited, or moved from elsewhere`);
         previous = hash;
         previousFormat = row.format;
