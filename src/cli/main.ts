@@ -459,17 +459,18 @@ Examples:
         .addOption(new Option("--protocol <protocol>", "how records are encoded").choices(["protobuf", "json"]).default("protobuf"))
         .option("--watch", "keep exporting: a round every --interval until interrupted, each event sent once it has its outcome")
         .option("--interval <pause>", "pause between rounds with --watch: 500ms, 10s, 5m...", "10s")
+        .option("--cursor <file>", "where the export stands, to go on from there next time (default with --watch: one file per log and collector in ~/.qoder-cn/qhooks/export-cursors)")
         .addHelpText(
           "after",
           `
 Examples:
   qhooks export --otlp http://localhost:4318 --since 7d       # the last week, once
-  qhooks export --otlp http://collector:4318 --watch          # keep sending new events`,
+  qhooks export --otlp http://collector:4318 --watch          # keep sending new events; a restart goes on where it stopped`,
         ),
     ).action(async (raw: Record<string, unknown>, command: Command) => {
       const { exportCommand, ExportFlagsSchema } = await import("./commands/export.js");
-      const { otlp, protocol, watch, interval, ...filter } = raw;
-      setExit(await exportCommand(flagsOf(ExportFlagsSchema, { otlp, protocol, watch, interval, filter, version: version() }), cliContext(command)));
+      const { otlp, protocol, watch, interval, cursor, ...filter } = raw;
+      setExit(await exportCommand(flagsOf(ExportFlagsSchema, { otlp, protocol, watch, interval, cursor, filter, version: version() }), cliContext(command)));
     }),
   );
 
