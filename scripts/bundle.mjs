@@ -1,12 +1,12 @@
 // Bundles the CLI into dist/bin/: cli.cjs (the whole CLI, each command's code evaluated only when that command
 // runs), qhooks.cjs (the command itself: runs cli.cjs with V8's code cache, see src/cli/bin.cts), and, for this
 // checkout only, a code cache made by a warm-up `qhooks run` (an installed package makes its own in the user's cache
-// directory: a cache is tied to the node version). Loading hundreds of ESM files (rxjs, zod, execa, commander) cost
+// directory: a cache is tied to the node version). Loading hundreds of ESM files (rxjs, zod, commander) cost
 // more than everything else `qhooks run` does, and compiling the bundle most of what was left. The library stays
 // unbundled for the agents that import it (dist/src, ES modules); dist/cjs/index.cjs is the same library as one
 // CommonJS file, for those that `require` it.
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -40,6 +40,23 @@ const withoutZodLocales = {
   },
 };
 
+/**
+ * commander requires `node:child_process` when it loads, for subcommands that are executables of their own, which
+ * qhooks has none of; loading it (with `net`, `dgram` and their streams) was about 5 ms of every `qhooks run`.
+ * The bundle asks for it only where commander would start such a subcommand.
+ */
+const commanderWithoutChildProcess = {
+  name: "commander-without-child-process",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      const eager = "const childProcess = require('node:child_process');";
+      if (!source.includes(eager)) throw new Error(`${args.path} no longer loads child_process as scripts/bundle.mjs expects: look at it again`);
+      return { contents: source.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };"), loader: "js" };
+    });
+  },
+};
+
 const result = await build({
   entryPoints: ["dist/src/cli/main.js"],
   outfile: "dist/bin/cli.cjs",
@@ -61,13 +78,13 @@ const result = await build({
   keepNames: false,
   logLevel: "warning",
   metafile: true,
-  plugins: [withoutZodLocales],
+  plugins: [withoutZodLocales, commanderWithoutChildProcess],
 });
 // What the bundle is made of, for whoever looks at start-up time next (outside dist/bin: it is not shipped).
 writeFileSync("dist/meta/cli.json", JSON.stringify(result.metafile));
 
-// The library for `require`. Its dependencies stay packages of their own (an agent's rxjs and zod objects must be
-// the library's), except execa, which is ES modules only: bundled, so that `require` works on every Node 20.
+// The library for `require`: qhooks itself is ES modules, which `require` loads only from Node 20.19 on. Its
+// dependencies stay packages of their own (an agent's rxjs and zod objects must be the library's).
 await build({
   entryPoints: ["dist/src/index.js"],
   outfile: "dist/cjs/index.cjs",

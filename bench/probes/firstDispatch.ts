@@ -20,7 +20,7 @@ if (mode === "raw") {
 } else {
   const bus = createHookBus({ projectDir: project, homeDir: home, db, settingsFiles: [settingsFile], watch: false, env: { ...process.env, HOME: home } });
   // The pipeline's code paths are warmed by an event no hook matches, so that the first hook run differs from
-  // the steady state by what only a first hook run does (starting the watchdog, execa's first spawn).
+  // the steady state by what only a first hook run does (starting the watchdog, the first spawn).
   await bus.dispatch(preToolUsePayload({ tool: "Read" }));
   if (mode === "prestarted") {
     const t = performance.now();

@@ -18,19 +18,32 @@ export interface OtlpExportOptions {
   readonly protocol?: OtlpProtocol;
   /** Which events: the window, the event type... (live events only unless a replay run is named). */
   readonly filter?: LogFilter;
-  /** Events already sent (continuous mode): skipped. */
-  readonly skip?: (seq: number) => boolean;
-  /** Events still waiting for their outcome are left for a later round (continuous mode) rather than sent unfinished. */
-  readonly holdUnfinished?: boolean;
+  /** Only events after this seq (a cursor: what an earlier export got through). */
+  readonly after?: number;
+  /** Events held by an earlier export (waiting for their outcome), looked at again first. */
+  readonly pending?: readonly number[];
+  /**
+   * Events still waiting for their outcome and younger than this (ms) are held for a later export rather than
+   * sent unfinished (continuous mode); older ones are sent as they are (a dispatch that never finished).
+   */
+  readonly holdUnfinishedMs?: number;
   /** qhooks' version, for the resource. */
   readonly version?: string;
+  /** Told after each batch the collector took: how far the export got (what a cursor keeps). */
+  readonly onProgress?: (progress: OtlpExportProgress) => void;
 }
 
-export interface OtlpExportResult {
+/** How far an export got: every event up to `after` was sent or is in `pending`. */
+export interface OtlpExportProgress {
+  readonly after: number | null;
+  readonly pending: readonly number[];
+  /** The event sent last (the newest seq sent), null when none was. */
+  readonly last: { readonly seq: number; readonly ts: string } | null;
+}
+
+export interface OtlpExportResult extends OtlpExportProgress {
   /** The seqs sent, in order. */
   readonly sent: number[];
-  /** The events left for later (unfinished). */
-  readonly held: number;
   /** The newest event time sent (ISO), null when nothing was sent. */
   readonly lastTs: string | null;
 }
@@ -136,9 +149,15 @@ export async function exportOtlp(options: OtlpExportOptions): Promise<OtlpExport
   const provider = new LoggerProvider({ resource: machineResource(options.version), processors: [collector] });
   const logger = provider.getLogger("qhooks", options.version);
   const sent: number[] = [];
-  let held = 0;
   let lastTs: string | null = null;
   let pending: number[] = [];
+  // Where the export stands: the held events looked at again first, then the new ones in seq order.
+  const recheck = [...(options.pending ?? [])];
+  const held: number[] = [];
+  let after = options.after ?? null;
+  let last: OtlpExportProgress["last"] = null;
+  let batchLast: OtlpExportProgress["last"] = null;
+  const progress = (): OtlpExportProgress => ({ after, pending: [...recheck, ...held], last });
   const flush = async () => {
     if (collector.records.length === 0) return;
     const batch = collector.records;
@@ -146,19 +165,30 @@ export async function exportOtlp(options: OtlpExportOptions): Promise<OtlpExport
     await send(exporter, batch, url);
     sent.push(...pending);
     pending = [];
+    if (batchLast && (last === null || batchLast.seq > last.seq)) last = batchLast;
+    options.onProgress?.(progress());
+  };
+  const take = async (seq: number): Promise<void> => {
+    const detail = await options.log.event(seq);
+    if (detail === null) return;
+    if (detail.decision === "unfinished" && options.holdUnfinishedMs !== undefined && Date.parse(detail.ts) > Date.now() - options.holdUnfinishedMs) {
+      held.push(seq);
+      return;
+    }
+    logger.emit(logRecordOf(detail));
+    pending.push(detail.seq);
+    if (lastTs === null || detail.ts > lastTs) lastTs = detail.ts;
+    if (batchLast === null || detail.seq > batchLast.seq) batchLast = { seq: detail.seq, ts: detail.ts };
   };
   try {
-    for await (const stored of options.log.read(options.filter ?? {})) {
-      if (options.skip?.(stored.seq)) continue;
-      if (options.holdUnfinished && stored.decision === "unfinished") {
-        held++;
-        continue;
-      }
-      const detail = await options.log.event(stored.seq);
-      if (detail === null) continue;
-      logger.emit(logRecordOf(detail));
-      pending.push(detail.seq);
-      if (lastTs === null || detail.ts > lastTs) lastTs = detail.ts;
+    while (recheck.length > 0) {
+      await take(recheck[0]!);
+      recheck.shift();
+      if (collector.records.length >= BATCH) await flush();
+    }
+    for await (const stored of options.log.read(options.filter ?? {}, options.after === undefined ? {} : { after: options.after })) {
+      await take(stored.seq);
+      after = stored.seq;
       if (collector.records.length >= BATCH) await flush();
     }
     await flush();
@@ -166,5 +196,5 @@ export async function exportOtlp(options: OtlpExportOptions): Promise<OtlpExport
     await exporter.shutdown().catch(() => undefined);
     await provider.shutdown().catch(() => undefined);
   }
-  return { sent, held, lastTs };
+  return { sent, lastTs, ...progress() };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 
 import { EVENT_NAMES } from "./eventNames.js";
+import { lazyRecord } from "./lazy.js";
 
 export { EVENT_NAMES };
 
@@ -120,57 +121,77 @@ const object = () => z.looseObject({}, { error: "expected an object" });
 const matched = () => z.string().optional();
 
 /** Fields every payload has. `hook_event_name` and `cwd` are filled in when absent. */
-export const CommonPayloadSchema = z.looseObject({
+const commonFields = () => ({
   session_id: z.string().min(1),
   hook_event_name: z.string().optional(),
   cwd: z.string().optional(),
 });
 
-const toolCall = {
+export const CommonPayloadSchema = z.looseObject(commonFields());
+
+const toolCall = () => ({
   tool_name: matched(),
   tool_input: object(),
-};
+});
 
-export const PAYLOAD_SCHEMAS = {
-  PreToolUse: CommonPayloadSchema.extend(toolCall),
-  PermissionRequest: CommonPayloadSchema.extend(toolCall),
-  PostToolUse: CommonPayloadSchema.extend({
-    ...toolCall,
+/**
+ * Each event's own fields besides the common ones. A schema is built from them the first time its event is
+ * validated: a `qhooks run` judges one event, and building all of them cost more than the rest of its validation.
+ */
+const PAYLOAD_FIELDS = {
+  PreToolUse: toolCall,
+  PermissionRequest: toolCall,
+  PostToolUse: () => ({
+    ...toolCall(),
     tool_response: z.unknown().refine((v) => v !== undefined, { error: "missing (expected any JSON value)" }),
   }),
-  PostToolUseFailure: CommonPayloadSchema.extend({ ...toolCall, error: z.string() }),
-  UserPromptSubmit: CommonPayloadSchema.extend({ prompt: z.string() }),
-  Stop: CommonPayloadSchema.extend({ stop_hook_active: z.boolean().optional() }),
-  SubagentStop: CommonPayloadSchema.extend({ agent_type: matched(), stop_hook_active: z.boolean().optional() }),
-  SubagentStart: CommonPayloadSchema.extend({ agent_type: matched() }),
-  SessionStart: CommonPayloadSchema.extend({ source: matched() }),
-  SessionEnd: CommonPayloadSchema.extend({ reason: matched() }),
-  PreCompact: CommonPayloadSchema.extend({ trigger: matched() }),
-  Notification: CommonPayloadSchema.extend({ message: z.string(), notification_type: matched() }),
-  Setup: CommonPayloadSchema.extend({ trigger: matched() }),
-  InstructionsLoaded: CommonPayloadSchema.extend({ file_path: z.string(), load_reason: matched() }),
-  UserPromptExpansion: CommonPayloadSchema.extend({ prompt: z.string(), command_name: matched() }),
-  MessageDisplay: CommonPayloadSchema.extend({ delta: z.string() }),
-  PermissionDenied: CommonPayloadSchema.extend(toolCall),
-  PostToolBatch: CommonPayloadSchema.extend({ tool_calls: z.array(z.unknown(), { error: "expected an array" }) }),
-  TaskCreated: CommonPayloadSchema.extend({ task_id: z.string(), task_subject: z.string() }),
-  TaskCompleted: CommonPayloadSchema.extend({ task_id: z.string(), task_subject: z.string() }),
-  StopFailure: CommonPayloadSchema.extend({ error: matched() }),
-  TeammateIdle: CommonPayloadSchema.extend({ teammate_name: z.string() }),
-  ConfigChange: CommonPayloadSchema.extend({ source: matched() }),
-  CwdChanged: CommonPayloadSchema.extend({ old_cwd: z.string(), new_cwd: z.string() }),
-  DirectoryAdded: CommonPayloadSchema.extend({ directory: z.string(), source: matched() }),
-  FileChanged: CommonPayloadSchema.extend({ file_path: matched() }),
-  WorktreeCreate: CommonPayloadSchema.extend({ name: z.string() }),
-  WorktreeRemove: CommonPayloadSchema.extend({ worktree_path: z.string() }),
-  PostCompact: CommonPayloadSchema.extend({ trigger: matched() }),
-  PreModelSwitch: CommonPayloadSchema.extend({ to_model: matched() }),
-  PostModelSwitch: CommonPayloadSchema.extend({ to_model: matched() }),
-  Elicitation: CommonPayloadSchema.extend({ message: z.string(), mcp_server_name: matched() }),
-  ElicitationResult: CommonPayloadSchema.extend({ action: z.string(), mcp_server_name: matched() }),
-} satisfies Record<EventName, z.ZodType>;
+  PostToolUseFailure: () => ({ ...toolCall(), error: z.string() }),
+  UserPromptSubmit: () => ({ prompt: z.string() }),
+  Stop: () => ({ stop_hook_active: z.boolean().optional() }),
+  SubagentStop: () => ({ agent_type: matched(), stop_hook_active: z.boolean().optional() }),
+  SubagentStart: () => ({ agent_type: matched() }),
+  SessionStart: () => ({ source: matched() }),
+  SessionEnd: () => ({ reason: matched() }),
+  PreCompact: () => ({ trigger: matched() }),
+  Notification: () => ({ message: z.string(), notification_type: matched() }),
+  Setup: () => ({ trigger: matched() }),
+  InstructionsLoaded: () => ({ file_path: z.string(), load_reason: matched() }),
+  UserPromptExpansion: () => ({ prompt: z.string(), command_name: matched() }),
+  MessageDisplay: () => ({ delta: z.string() }),
+  PermissionDenied: toolCall,
+  PostToolBatch: () => ({ tool_calls: z.array(z.unknown(), { error: "expected an array" }) }),
+  TaskCreated: () => ({ task_id: z.string(), task_subject: z.string() }),
+  TaskCompleted: () => ({ task_id: z.string(), task_subject: z.string() }),
+  StopFailure: () => ({ error: matched() }),
+  TeammateIdle: () => ({ teammate_name: z.string() }),
+  ConfigChange: () => ({ source: matched() }),
+  CwdChanged: () => ({ old_cwd: z.string(), new_cwd: z.string() }),
+  DirectoryAdded: () => ({ directory: z.string(), source: matched() }),
+  FileChanged: () => ({ file_path: matched() }),
+  WorktreeCreate: () => ({ name: z.string() }),
+  WorktreeRemove: () => ({ worktree_path: z.string() }),
+  PostCompact: () => ({ trigger: matched() }),
+  PreModelSwitch: () => ({ to_model: matched() }),
+  PostModelSwitch: () => ({ to_model: matched() }),
+  Elicitation: () => ({ message: z.string(), mcp_server_name: matched() }),
+  ElicitationResult: () => ({ action: z.string(), mcp_server_name: matched() }),
+} satisfies Record<EventName, () => z.ZodRawShape>;
 
-export type Payload<E extends EventName = EventName> = z.infer<(typeof PAYLOAD_SCHEMAS)[E]>;
+/** An event's payload schema: the common fields (their declared order first), then the event's own. */
+type PayloadSchemaOf<E extends EventName> = z.ZodObject<ReturnType<typeof commonFields> & ReturnType<(typeof PAYLOAD_FIELDS)[E]>, z.core.$loose>;
+
+/**
+ * Every event's payload schema, by event name. Each is built on first access and kept (a getter per event), so
+ * that reading one builds one.
+ */
+export const PAYLOAD_SCHEMAS = lazyRecord(EVENT_NAMES, (event) => z.looseObject({ ...commonFields(), ...PAYLOAD_FIELDS[event]() })) as unknown as {
+  readonly [E in EventName]: PayloadSchemaOf<E>;
+};
+
+/** The payload schema of one event (built the first time it is asked for). */
+export const payloadSchema = <E extends EventName>(event: E): PayloadSchemaOf<E> => PAYLOAD_SCHEMAS[event];
+
+export type Payload<E extends EventName = EventName> = z.infer<PayloadSchemaOf<E>>;
 
 /**
  * The value an event's matchers are tested against: the match field, or "" when it is absent; for FileChanged the

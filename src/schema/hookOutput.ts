@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { DecisionSchema, EVENT_NAMES, EVENT_TRAITS, type EventName } from "./events.js";
+import { lazy, lazyRecord } from "./lazy.js";
 
 /**
  * What one hook said, in the engine's own terms, whatever form it said it in (JSON on stdout, exit code 2, or an
  * in-process handler's return value). Aggregation folds these.
  */
-export const VerdictSchema = z.object({
+export const VerdictSchema = lazy(() =>
+  z.object({
   decision: DecisionSchema,
   reason: z.string().nullable(),
   continue: z.boolean(),
@@ -16,7 +18,8 @@ export const VerdictSchema = z.object({
   suppressOutput: z.boolean(),
   /** Parts of the output that were understood but do not apply to this event, for a warning. */
   ignored: z.array(z.string()),
-});
+  }),
+);
 export type Verdict = z.infer<typeof VerdictSchema>;
 
 export const EMPTY_VERDICT: Verdict = Object.freeze({
@@ -36,7 +39,7 @@ const bool = () => z.boolean({ error: "expected true or false" });
 const inputObject = () => z.record(z.string(), z.unknown(), { error: "expected an object" });
 
 /** Fields every event understands. */
-const universal = {
+const universal = () => ({
   continue: bool().optional(),
   stopReason: str().optional(),
   suppressOutput: bool().optional(),
@@ -44,7 +47,7 @@ const universal = {
   reason: str().optional(),
   /** A terminal notification Claude Code writes for the hook; qhooks only relays it (`--format hook`). */
   terminalSequence: str().optional(),
-};
+});
 
 const hookSpecific = <S extends z.core.$ZodLooseShape>(event: EventName, shape: S) =>
   z.looseObject(
@@ -53,9 +56,9 @@ const hookSpecific = <S extends z.core.$ZodLooseShape>(event: EventName, shape: 
   );
 
 /** `decision` at the top level: `approve` / `block` in the classic protocol. */
-const legacyDecision = z.enum(["approve", "block"], { error: 'expected "approve" or "block"' }).optional();
+const legacyDecision = () => z.enum(["approve", "block"], { error: 'expected "approve" or "block"' }).optional();
 
-type Universal = { [K in keyof typeof universal]?: z.infer<(typeof universal)[K]> };
+type Universal = { [K in keyof ReturnType<typeof universal>]?: z.infer<ReturnType<typeof universal>[K]> };
 
 function base(out: Universal, ignored: string[] = []): Verdict {
   return {
@@ -75,8 +78,8 @@ function base(out: Universal, ignored: string[] = []): Verdict {
 const permission = (event: "PreToolUse" | "PreModelSwitch") =>
   z
     .looseObject({
-      ...universal,
-      decision: legacyDecision,
+      ...universal(),
+      decision: legacyDecision(),
       hookSpecificOutput: hookSpecific(event, {
         permissionDecision: z.enum(["allow", "deny", "ask"], { error: 'expected "allow", "deny" or "ask"' }).optional(),
         permissionDecisionReason: str().optional(),
@@ -98,47 +101,48 @@ const permission = (event: "PreToolUse" | "PreModelSwitch") =>
       };
     });
 
-const permissionRequest = z
-  .looseObject({
-    ...universal,
-    decision: legacyDecision,
-    hookSpecificOutput: hookSpecific("PermissionRequest", {
-      decision: z
-        .looseObject(
-          {
-            behavior: z.enum(["allow", "deny"], { error: 'expected "allow" or "deny"' }),
-            updatedInput: inputObject().optional(),
-            message: str().optional(),
-            interrupt: bool().optional(),
-          },
-          { error: "expected an object" },
-        )
-        .optional(),
-    }).optional(),
-  })
-  .transform((out): Verdict => {
-    const d = out.hookSpecificOutput?.decision;
-    const legacy = out.decision === "approve" ? "allow" : out.decision === "block" ? "deny" : undefined;
-    const decision = d?.behavior ?? legacy ?? "none";
-    const reason = d?.message ?? out.reason ?? null;
-    // `interrupt` on a denial stops the agent, which the outcome expresses as `continue: false`.
-    const interrupt = d?.behavior === "deny" && d.interrupt === true;
-    return {
-      ...base(out),
-      decision,
-      reason,
-      updatedInput: d?.updatedInput ?? null,
-      continue: interrupt ? false : (out.continue ?? true),
-      stopReason: interrupt ? (out.stopReason ?? reason) : (out.stopReason ?? null),
-    };
-  });
+const permissionRequest = () =>
+  z
+    .looseObject({
+      ...universal(),
+      decision: legacyDecision(),
+      hookSpecificOutput: hookSpecific("PermissionRequest", {
+        decision: z
+          .looseObject(
+            {
+              behavior: z.enum(["allow", "deny"], { error: 'expected "allow" or "deny"' }),
+              updatedInput: inputObject().optional(),
+              message: str().optional(),
+              interrupt: bool().optional(),
+            },
+            { error: "expected an object" },
+          )
+          .optional(),
+      }).optional(),
+    })
+    .transform((out): Verdict => {
+      const d = out.hookSpecificOutput?.decision;
+      const legacy = out.decision === "approve" ? "allow" : out.decision === "block" ? "deny" : undefined;
+      const decision = d?.behavior ?? legacy ?? "none";
+      const reason = d?.message ?? out.reason ?? null;
+      // `interrupt` on a denial stops the agent, which the outcome expresses as `continue: false`.
+      const interrupt = d?.behavior === "deny" && d.interrupt === true;
+      return {
+        ...base(out),
+        decision,
+        reason,
+        updatedInput: d?.updatedInput ?? null,
+        continue: interrupt ? false : (out.continue ?? true),
+        stopReason: interrupt ? (out.stopReason ?? reason) : (out.stopReason ?? null),
+      };
+    });
 
 /** Every other event that can block (PostToolUse, Stop, TaskCreated...): `decision: "block"` + `reason`. */
 const blockable = (event: EventName) =>
   z
     .looseObject({
-      ...universal,
-      decision: legacyDecision,
+      ...universal(),
+      decision: legacyDecision(),
       hookSpecificOutput: hookSpecific(event, { additionalContext: str().optional() }).optional(),
     })
     .transform((out): Verdict => {
@@ -159,7 +163,7 @@ const blockable = (event: EventName) =>
 const informational = (event: EventName) =>
   z
     .looseObject({
-      ...universal,
+      ...universal(),
       decision: z.unknown().optional(),
       hookSpecificOutput: hookSpecific(event, { additionalContext: str().optional() }).optional(),
     })
@@ -179,12 +183,10 @@ const informational = (event: EventName) =>
 /**
  * The JSON a hook may print on exit 0, per event, each parsing straight into a Verdict. Keys qhooks
  * does not read (a SessionStart `sessionTitle`, a MessageDisplay `displayContent`...) pass; `--format hook` relays
- * them from the hooks' stdout.
+ * them from the hooks' stdout. Each is built the first time its event's hook output is read.
  */
-export const HOOK_OUTPUT_SCHEMAS: Readonly<Record<EventName, z.ZodType<Verdict, unknown>>> = Object.fromEntries(
-  EVENT_NAMES.map((event) => {
-    if (event === "PreToolUse" || event === "PreModelSwitch") return [event, permission(event)];
-    if (event === "PermissionRequest") return [event, permissionRequest];
-    return [event, EVENT_TRAITS[event].blockDecision ? blockable(event) : informational(event)];
-  }),
-) as Record<EventName, z.ZodType<Verdict, unknown>>;
+export const HOOK_OUTPUT_SCHEMAS: Readonly<Record<EventName, z.ZodType<Verdict, unknown>>> = lazyRecord(EVENT_NAMES, (event): z.ZodType<Verdict, unknown> => {
+  if (event === "PreToolUse" || event === "PreModelSwitch") return permission(event);
+  if (event === "PermissionRequest") return permissionRequest();
+  return EVENT_TRAITS[event].blockDecision ? blockable(event) : informational(event);
+});

@@ -2,6 +2,7 @@ import { readdirSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { describeJsonError } from "../json/describeJsonError.js";
+import { lazy } from "../schema/lazy.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { SettingsRead } from "./loadSettings.js";
@@ -30,15 +31,17 @@ export interface PluginLoad {
 }
 
 /** The part of `.claude-plugin/plugin.json` qhooks reads; Claude Code ignores fields it does not know, and so do we. */
-const ManifestSchema = z.looseObject(
-  {
-    name: z.string().min(1).optional().catch(undefined),
-    defaultEnabled: z.boolean().optional().catch(undefined),
-    hooks: z
-      .union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown())], { error: "expected a hook file path, a list of paths, or the hooks inline" })
-      .optional(),
-  },
-  { error: "expected an object" },
+const ManifestSchema = lazy(() =>
+  z.looseObject(
+    {
+      name: z.string().min(1).optional().catch(undefined),
+      defaultEnabled: z.boolean().optional().catch(undefined),
+      hooks: z
+        .union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown())], { error: "expected a hook file path, a list of paths, or the hooks inline" })
+        .optional(),
+    },
+    { error: "expected an object" },
+  ),
 );
 
 const MANIFEST = join(".claude-plugin", "plugin.json");
@@ -147,14 +150,18 @@ function readText(path: string): string | { error: string } {
 // ---- Claude Code's installed and enabled plugins (the claude dialect) ----
 
 /** One entry of `~/.claude/plugins/installed_plugins.json` (version 1: one per plugin; version 2: a list per plugin). */
-const InstallSchema = z.looseObject({
-  installPath: z.string().min(1),
-  scope: z.string().optional().catch(undefined),
-  projectPath: z.string().optional().catch(undefined),
-});
-const InstalledFileSchema = z.looseObject({
-  plugins: z.record(z.string(), z.unknown()),
-});
+const InstallSchema = lazy(() =>
+  z.looseObject({
+    installPath: z.string().min(1),
+    scope: z.string().optional().catch(undefined),
+    projectPath: z.string().optional().catch(undefined),
+  }),
+);
+const InstalledFileSchema = lazy(() =>
+  z.looseObject({
+    plugins: z.record(z.string(), z.unknown()),
+  }),
+);
 
 /** An `enabledPlugins` value and the file that set it (the highest-priority file wins, as in Claude Code). */
 export interface EnabledEntry {

@@ -160,6 +160,12 @@ export interface StoredEvent {
   readonly payload: string;
 }
 
+/** Where `read` starts: after an event already handled (what a continuous export resumes from). */
+export interface ReadFrom {
+  /** Only events with a greater seq. */
+  readonly after?: number;
+}
+
 /** The read side of the log: audits (newest first) and the integrity check. */
 export interface AuditLog {
   /**
@@ -170,7 +176,7 @@ export interface AuditLog {
   /** Matching events, newest first, at most `limit`, streamed. */
   events(filter: LogFilter, limit: number): AsyncIterable<LogRecord>;
   /** Every matching event, oldest first, read page by page: what a replay re-judges. */
-  read(filter: LogFilter): AsyncIterable<StoredEvent>;
+  read(filter: LogFilter, from?: ReadFrom): AsyncIterable<StoredEvent>;
   /** How many events `read(filter)` will give. */
   count(filter: LogFilter): Promise<number>;
   replayRuns(): Promise<ReplayRun[]>;

@@ -1,8 +1,11 @@
 import { expect } from "chai";
 import { spawn } from "node:child_process";
+import { readdirSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
+import { join } from "node:path";
 import { shipLog } from "../../src/store/postgres/ship.js";
-import { seedLog, waitFor, type SeedEvent } from "../store/storeHelpers.js";
+import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
+import { makeOutcome, seedLog, waitFor, type SeedEvent } from "../store/storeHelpers.js";
 import { OtlpReceiver } from "../support/otlpReceiver.js";
 import { createTestDatabase } from "../support/postgres.js";
 import { CLI, Sandbox } from "../support/sandbox.js";
@@ -109,5 +112,64 @@ describe("export --otlp: the log as OpenTelemetry log records", function () {
     const seqs = receiver.records.map((x) => x.attributes["qhooks.seq"]);
     expect(new Set(seqs).size, "each once").to.equal(seqs.length);
     expect(receiver.records.map((x) => x.attributes["session.id"]).at(-1)).to.equal("s-3");
+  });
+
+  const watch = () => {
+    const child = spawn(process.execPath, [CLI, "export", "--otlp", url, "--watch", "--interval", "200ms"], { env: sb.env(), stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const done = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    return { stop: async () => (child.kill("SIGTERM"), { code: await done, stderr }) };
+  };
+  const seqsSent = () => receiver.records.map((x) => x.attributes["qhooks.seq"] as number);
+
+  it("--watch keeps a cursor: stopped and started again, it goes on after the last event sent, however old the new ones are; an event held for its outcome is sent once it has it", async () => {
+    const first = watch();
+    await waitFor("the history", () => receiver.records.length >= 4, 30_000);
+    // Waiting for its outcome when the export stops.
+    const [waiting] = await seedLog(sb.db, [{ ts: new Date(), event: "PreToolUse", sessionId: "s-4", matchValue: "Bash", decision: "unfinished" }]);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await first.stop()).to.deep.equal({ code: 0, stderr: "" });
+    expect(receiver.records).to.have.length(4);
+    const cursors = readdirSync(join(sb.home, ".qoder-cn", "qhooks", "export-cursors"));
+    expect(cursors).to.have.length(1);
+
+    // Logged while no export ran, with times long before the last one sent (a laptop that ships late).
+    await seedLog(sb.db, [{ ts: at(-600), event: "Stop", sessionId: "late", decision: "none" }, { ts: at(-599), event: "Stop", sessionId: "late", decision: "recorded" }]);
+    const second = watch();
+    await waitFor("the late events", () => receiver.records.length >= 6, 30_000);
+    const log = openSqliteLog(sb.db);
+    try {
+      await log.append([{ kind: "outcome", ts: new Date(), eventSeq: waiting!, outcome: { ...makeOutcome({ ts: new Date(), event: "PreToolUse", sessionId: "s-4", decision: "allow" }), seq: waiting! } }]);
+    } finally {
+      await log.close();
+    }
+    await waitFor("the event judged meanwhile", () => receiver.records.length >= 7, 30_000);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await second.stop()).to.deep.equal({ code: 0, stderr: "" });
+    expect(new Set(seqsSent()).size, "each once").to.equal(7);
+    expect(receiver.records.slice(4).map((x) => [x.attributes["session.id"], x.attributes["qhooks.decision"]])).to.deep.equal([["late", "none"], ["late", "recorded"], ["s-4", "allow"]]);
+  });
+
+  it("--cursor FILE: each run sends what came since the one before; a cursor of another log or collector is refused, one of a replaced log starts over", async () => {
+    const cursor = join(sb.root, "cursor.json");
+    expect((await sb.run(["export", "--otlp", url, "--cursor", cursor])).stdout).to.equal(`exported 4 events to ${url}/v1/logs\n`);
+    expect((await sb.run(["export", "--otlp", url, "--cursor", cursor])).stdout).to.equal(`exported 0 events to ${url}/v1/logs\n`);
+    await seedLog(sb.db, [{ ts: at(10), event: "Stop", sessionId: "s-5", decision: "none" }]);
+    expect((await sb.run(["export", "--otlp", url, "--cursor", cursor])).stdout).to.equal(`exported 1 event to ${url}/v1/logs\n`);
+    expect(new Set(seqsSent()).size).to.equal(5);
+
+    const other = await sb.run(["export", "--otlp", `${url}/other`, "--cursor", cursor]);
+    expect(other.code).to.equal(1);
+    expect(other.stderr.trim().split("\n")).to.have.length(1);
+    expect(other.stderr).to.include(`the export cursor ${cursor} is for`);
+
+    rmSync(sb.db);
+    await seedLog(sb.db, [{ ts: at(20), event: "Stop", sessionId: "s-6", decision: "none" }]);
+    const replaced = await sb.run(["export", "--otlp", url, "--cursor", cursor]);
+    expect(replaced.code, replaced.stderr).to.equal(0);
+    expect(replaced.stderr).to.include("does not match this log");
+    expect(replaced.stdout).to.equal(`exported 1 event to ${url}/v1/logs\n`);
+    expect(receiver.records.at(-1)!.attributes["session.id"]).to.equal("s-6");
   });
 });

@@ -131,7 +131,7 @@ describe("reliability: engine death", function () {
 
   async function killAtHookStart(times: number): Promise<void> {
     // The engine is killed the very moment its hook shows a sign of life: the window between starting a process
-    // and telling the watchdog about it is what this aims at (execa takes milliseconds in between).
+    // and telling the watchdog about it is what this aims at.
     let caught = 0;
     for (let i = 0; i < times; i++) {
       const pidFile = join(sb.root, `s${i}.pid`);

@@ -91,16 +91,20 @@ describe("reliability: fail-open holes stay closed", function () {
     const project = join(sb.project, ".qoder", "settings.json");
     sb.projectSettings({ hooks: { PreToolUse: [group("Bash", "exit 0")] } });
     const payload = { ...payloadFor("PreToolUse", { tool_input: { command: "rm -rf /" } }), hook_event_name: "PreToolUse" };
-    // The host waits until its bus has seen each change (a new config hash), then dispatches.
+    // The host waits until its bus has seen each change, then dispatches. A new config hash alone is not enough:
+    // the file is removed before the next hostile thing is made, and a poll in between sees a configuration without
+    // it (as a dangling link is), so the host waits for the warning the new thing gives (or for none).
     const source = `
       const { createHookBus } = await import(${JSON.stringify(BUS_MODULE)});
       const bus = createHookBus({ projectDir: ${JSON.stringify(sb.project)}, homeDir: ${JSON.stringify(sb.home)}, db: false, env: { PATH: process.env.PATH, SHLVL: "1" }, watch: true });
       const lines = (await import("node:readline")).createInterface({ input: process.stdin });
       console.log("ready");
-      for await (const previous of lines) {
-        if (previous === "end") break;
+      for await (const line of lines) {
+        if (line === "end") break;
+        const { previous, why } = JSON.parse(line);
+        const expected = (s) => (why === null ? !s.warnings.some((w) => w.includes(".qoder/settings.json")) : s.warnings.some((w) => new RegExp(why).test(w)));
         const until = Date.now() + 10000;
-        while (bus.settings().hash === previous && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+        while ((bus.settings().hash === previous || !expected(bus.settings())) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
         const outcome = await bus.dispatch(${JSON.stringify(payload)});
         console.log(JSON.stringify({ decision: outcome.decision, hash: bus.settings().hash }));
       }
@@ -142,7 +146,7 @@ describe("reliability: fail-open holes stay closed", function () {
         previous = hostile.why;
         rmSync(project, { recursive: true, force: true });
         await hostile.make(project);
-        child.stdin.write(`${hash}\n`);
+        child.stdin.write(`${JSON.stringify({ previous: hash, why: hostile.why?.source ?? null })}\n`);
         const answer = JSON.parse(await nextLine()) as { decision: string; hash: string };
         expect(answer.hash, `step ${step}: ${hostile.kind} was not seen by the watcher`).not.to.equal(hash);
         expect(answer.decision, `step ${step}: ${hostile.kind}`).to.equal("deny");

@@ -62,7 +62,7 @@ describe("ship: a local log to the central PostgreSQL database", function () {
       expect(await remote.stats({})).to.deep.equal(await local.stats({}));
       expect(await remote.sessions({})).to.deep.equal(await local.sessions({}));
       const verified = await remote.verify();
-      expect(verified).to.deep.equal({ ok: true, records: first.shipped });
+      expect(verified).to.deep.equal({ ok: true, records: first.shipped, erased: 0, from: 1 });
     } finally {
       await local.close();
       await remote.close();
@@ -125,6 +125,110 @@ describe("ship: a local log to the central PostgreSQL database", function () {
     expect(r.code).to.equal(3);
     expect(r.stderr.trim().split("\n")).to.have.length(1);
     expect(r.stderr).to.include(`record ${edited}`);
+  });
+
+  /** The central log's events as `qhooks log --json` gives them, and what `qhooks verify` says there. */
+  const centralLog = async () => JSON.parse((await sb.run(["log", "--json", "--limit", "all"], { env: { QHOOKS_DB: db.url } })).stdout) as { seq: number; sessionId: string; payload: unknown }[];
+  const localLog = async () => JSON.parse((await sb.run(["log", "--json", "--limit", "all"])).stdout) as { seq: number; sessionId: string; payload: unknown }[];
+  const strip = <T extends { seq: number }>(rows: T[]) => rows.map((r) => ({ ...r, seq: 0 }));
+  const verifyCentral = async () => {
+    const remote = openPostgresLog(db.url, { mustExist: true });
+    try {
+      return await remote.verify();
+    } finally {
+      await remote.close();
+    }
+  };
+
+  it("a local log erased and pruned before it ships: the central chain verifies from the anchor, erased text stays erased; shipping again copies nothing", async () => {
+    await seedLog(sb.db, events(40).map((e) => ({ ...e, payload: { session_id: e.sessionId, note: `secret-of-${e.sessionId}` } })));
+    const erased = await sb.run(["erase", "--session", "ship-3"]);
+    expect(erased.code, erased.stderr).to.equal(0);
+    const pruned = await sb.run(["prune", "--before", new Date(t0 + 20_000).toISOString(), "--json"]);
+    expect(pruned.code, pruned.stderr).to.equal(0);
+    const from = (JSON.parse(pruned.stdout) as { from: number }).from;
+    expect(from).to.be.greaterThan(1);
+
+    const r = await sb.run(["ship", "--to", db.url]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.match(/^shipped \d+ records of log/);
+    expect(r.stderr).to.include(`${from - 1} records of log`).and.include("pruned from it before they shipped");
+    expect(await central(db.url)).to.deep.equal({ records: localRecords(sb.db), duplicates: 0, chains: 1 });
+    const v = await sb.run(["verify", "--json"], { env: { QHOOKS_DB: db.url } });
+    expect(v.code, v.stdout + v.stderr).to.equal(0);
+    const localVerify = JSON.parse((await sb.run(["verify", "--json"])).stdout) as { erased: number };
+    expect(JSON.parse(v.stdout)).to.include({ ok: true, records: localRecords(sb.db), erased: localVerify.erased });
+    expect(localVerify.erased).to.be.greaterThan(0);
+    const listed = await centralLog();
+    expect(strip(listed)).to.deep.equal(strip(await localLog()));
+    expect(JSON.stringify(listed)).to.not.include("secret-of-ship-3");
+    expect(JSON.stringify(listed)).to.include("secret-of-ship-2");
+    expect(listed.filter((e) => e.sessionId === "ship-3").map((e) => e.payload)).to.satisfy((p: unknown[]) => p.length > 0 && p.every((x) => x === "[ERASED]"));
+
+    const again = await sb.run(["ship", "--to", db.url]);
+    expect(again.code, again.stderr).to.equal(0);
+    expect(again.stdout).to.match(/^up to date/);
+    expect(await central(db.url)).to.deep.equal({ records: localRecords(sb.db), duplicates: 0, chains: 1 });
+  });
+
+  it("erased after it shipped: the next ship erases the central copies too; pruned past the central head: the chain goes on after the gap", async () => {
+    await seedLog(sb.db, events(30).map((e) => ({ ...e, payload: { session_id: e.sessionId, note: `secret-of-${e.sessionId}` } })));
+    await shipLog({ from: sb.db, to: db.url, batch: 7 });
+    expect(JSON.stringify(await centralLog())).to.include("secret-of-ship-1");
+    expect((await sb.run(["erase", "--session", "ship-1"])).code).to.equal(0);
+    const after = await shipLog({ from: sb.db, to: db.url });
+    expect(after).to.include({ skipped: 0 });
+    const text = JSON.stringify(await centralLog());
+    expect(text).to.not.include("secret-of-ship-1");
+    expect(text).to.include("secret-of-ship-2");
+    const localErased = (JSON.parse((await sb.run(["verify", "--json"])).stdout) as { erased: number }).erased;
+    expect(localErased).to.equal(12);
+    expect(await verifyCentral()).to.deep.include({ ok: true, erased: localErased });
+
+    // New records, then a local prune that reaches past what the central database has: those never ship.
+    const head = after.head;
+    await seedLog(sb.db, events(20, 30));
+    expect((await sb.run(["prune", "--before", new Date(t0 + 40_000).toISOString()])).code).to.equal(0);
+    const gap = await shipLog({ from: sb.db, to: db.url, batch: 5 });
+    expect(gap.skipped).to.be.greaterThan(0);
+    expect(gap.head).to.equal(Number(sqlite3(sb.db, "SELECT max(seq) FROM journal").trim()));
+    const remote = openPostgresLog(db.url, { mustExist: true });
+    try {
+      expect(await remote.verify()).to.deep.include({ ok: true });
+      expect(await remote.count({})).to.equal(30 + 10);
+    } finally {
+      await remote.close();
+    }
+    expect((await central(db.url)).records).to.equal(head + (gap.head - head - gap.skipped));
+    expect((await shipLog({ from: sb.db, to: db.url })).shipped).to.equal(0);
+    // A record of the central copy deleted by hand is still caught.
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await client.query("DELETE FROM qhooks_journal WHERE gid = (SELECT max(gid) FROM qhooks_journal WHERE kind = 'event')");
+      await client.query("DELETE FROM qhooks_journal WHERE gid = (SELECT min(gid) FROM qhooks_journal WHERE seq > $1)", [head + gap.skipped + 1]);
+    } finally {
+      await client.end();
+    }
+    expect(await verifyCentral()).to.deep.include({ ok: false });
+  });
+
+  it("erased on the laptop and then again on the central database before the laptop's erasure records arrived: the chain verifies once they have", async () => {
+    await seedLog(sb.db, events(10).map((e) => ({ ...e, payload: { session_id: e.sessionId, note: `secret-of-${e.sessionId}` } })));
+    expect((await sb.run(["erase", "--session", "ship-1"])).code).to.equal(0);
+    let batches = 0;
+    await shipLog({ from: sb.db, to: db.url, batch: 4, onBatch: () => {
+      if (++batches === 2) throw new Error("stopped");
+    } }).catch(() => undefined);
+    const admin = openPostgresLog(db.url, { writer: "host:admin" });
+    try {
+      expect((await admin.erase({ sessionId: "ship-1" })).events, "what had arrived of that session").to.be.greaterThan(0);
+      await shipLog({ from: sb.db, to: db.url });
+      const localErased = (JSON.parse((await sb.run(["verify", "--json"])).stdout) as { erased: number }).erased;
+      expect(await admin.verify()).to.deep.include({ ok: true, erased: localErased });
+    } finally {
+      await admin.close();
+    }
   });
 
   it("qhooks ship: two processes at once, one killed half-way, then again: every record once", async () => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EXIT, QhooksError, isQhooksError } from "../../errors.js";
-import { openStore } from "../../store/openStore.js";
+import { isPostgresUrl, openStore } from "../../store/openStore.js";
 import { FilterFlagsSchema } from "../filterFlags.js";
 import { parseInterval, pause, stopOnSignals } from "../intervalArg.js";
 import { out, warn } from "../io.js";
@@ -12,42 +12,76 @@ export const ExportFlagsSchema = z.object({
   filter: FilterFlagsSchema,
   watch: z.boolean().default(false),
   interval: z.string().default("10s"),
+  /** Where the cursor is kept (default with --watch: one file per log and collector in qhooks' directory). */
+  cursor: z.string().min(1, { error: "--cursor: expected a file" }).optional(),
   version: z.string(),
 });
 export type ExportFlags = z.infer<typeof ExportFlagsSchema>;
 
-/** How far back each round of `--watch` looks again, for events logged late (shipped from a laptop, judged slowly). */
-const WATCH_MARGIN_MS = 60 * 60_000;
+/** How long an event waiting for its outcome is held by a continuous export before it is sent unfinished. */
+const HOLD_UNFINISHED_MS = 60 * 60_000;
 
-/** `qhooks export --otlp URL`: the log's events as OpenTelemetry log records, sent to a collector over OTLP/HTTP. */
+/**
+ * `qhooks export --otlp URL`: the log's events as OpenTelemetry log records, sent to a collector over OTLP/HTTP.
+ * With `--watch` (or `--cursor FILE`) it keeps a cursor, so that the next run goes on after the last event sent.
+ */
 export async function exportCommand(flags: ExportFlags, context: CliContext): Promise<number> {
   const interval = parseInterval("--interval", flags.interval);
   const { exportOtlp, logsEndpoint } = await import("../../export/otlpExport.js");
   const endpoint = logsEndpoint(flags.otlp);
   const log = openStore(context.dbPath, { mustExist: true });
   try {
-    if (!flags.watch) {
+    if (!flags.watch && flags.cursor === undefined) {
       const done = await exportOtlp({ log, url: flags.otlp, protocol: flags.protocol, filter: flags.filter, version: flags.version });
       out(`exported ${done.sent.length} event${done.sent.length === 1 ? "" : "s"} to ${endpoint}`);
       return EXIT.ok;
     }
-    // Continuous: each round reads from a little before the newest event sent, skipping what was sent; an event
-    // still waiting for its outcome is sent once it has one.
-    const sent = new Map<number, number>();
-    let since = flags.filter.since;
+    const { defaultCursorPath, readCursor, writeCursor } = await import("../../export/exportCursor.js");
+    const shownLog = isPostgresUrl(context.dbPath) ? (await import("../../store/postgres/connect.js")).shownUrl(context.dbPath) : context.dbPath;
+    const path = flags.cursor ?? defaultCursorPath(context.homeDir, shownLog, endpoint);
+    let cursor = readCursor(path);
+    if (cursor && (cursor.log !== shownLog || cursor.endpoint !== endpoint)) {
+      throw new QhooksError("usage", `the export cursor ${path} is for ${cursor.log} to ${cursor.endpoint}, not ${shownLog} to ${endpoint}`);
+    }
+    if (cursor?.last && (await log.event(cursor.last.seq))?.ts !== cursor.last.ts) {
+      warn(`the export cursor ${path} does not match this log (event ${cursor.last.seq} is not the one it sent: a new log?); exporting it from the start`);
+      cursor = null;
+    }
+    const save = (progress: { after: number | null; pending: readonly number[]; last: { seq: number; ts: string } | null }) => {
+      cursor = {
+        version: 1,
+        log: shownLog,
+        endpoint,
+        after: progress.after ?? cursor?.after ?? null,
+        pending: [...progress.pending],
+        last: progress.last ?? cursor?.last ?? null,
+        updatedAt: new Date().toISOString(),
+      };
+      writeCursor(path, cursor);
+    };
+    // A round: what came after the cursor (and what it held), then the cursor moved on, batch by batch. --since
+    // says where a new cursor starts; once there is one, every event after it goes, whatever its time (a laptop's
+    // events shipped days later come after it too).
+    const round = async () => {
+      const from = cursor;
+      const filter = from ? { ...flags.filter, since: undefined } : flags.filter;
+      const done = await exportOtlp({
+        log, url: flags.otlp, protocol: flags.protocol, filter, version: flags.version, holdUnfinishedMs: HOLD_UNFINISHED_MS,
+        ...(from?.after != null ? { after: from.after } : {}), pending: from?.pending ?? [], onProgress: save,
+      });
+      save(done);
+      return done;
+    };
+    if (!flags.watch) {
+      const done = await round();
+      out(`exported ${done.sent.length} event${done.sent.length === 1 ? "" : "s"} to ${endpoint}${done.pending.length ? ` (${done.pending.length} held for their outcome)` : ""}`);
+      return EXIT.ok;
+    }
     const stop = stopOnSignals();
     while (!stop.aborted) {
       try {
-        const round = await exportOtlp({ log, url: flags.otlp, protocol: flags.protocol, filter: { ...flags.filter, since }, skip: (seq) => sent.has(seq), holdUnfinished: true, version: flags.version });
-        const now = Date.now();
-        for (const seq of round.sent) sent.set(seq, now);
-        if (round.lastTs !== null) {
-          const from = new Date(Date.parse(round.lastTs) - WATCH_MARGIN_MS);
-          if (since === undefined || from > since) since = from;
-        }
-        // Seqs sent long before the window's start cannot come back into it.
-        for (const [seq, at] of sent) if (at < now - 2 * WATCH_MARGIN_MS) sent.delete(seq);
-        if (round.sent.length > 0) out(`exported ${round.sent.length} event${round.sent.length === 1 ? "" : "s"} to ${endpoint}`);
+        const done = await round();
+        if (done.sent.length > 0) out(`exported ${done.sent.length} event${done.sent.length === 1 ? "" : "s"} to ${endpoint}`);
       } catch (e) {
         if (!isQhooksError(e) || e.code === "usage") throw e;
         warn(`${e.message}; trying again in ${flags.interval}`);
@@ -55,9 +89,6 @@ export async function exportCommand(flags: ExportFlags, context: CliContext): Pr
       await pause(interval, stop);
     }
     return EXIT.ok;
-  } catch (e) {
-    if (e instanceof QhooksError) throw e;
-    throw e;
   } finally {
     await log.close();
   }

@@ -21,7 +21,7 @@ export async function eraseCommand(flags: z.infer<typeof EraseFlagsSchema>, cont
   const given = [flags.seq, flags.session, flags.pattern].filter((f) => f !== undefined).length;
   if (given !== 1) throw new QhooksError("usage", "qhooks erase: give exactly one of --seq N, --session ID, --pattern TEXT");
   const selector: EraseSelector = flags.seq !== undefined ? { seq: Number(flags.seq) } : flags.session !== undefined ? { sessionId: flags.session } : { pattern: flags.pattern! };
-  const log = openStore(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true, writer: context.env.QHOOKS_WRITER || undefined });
   try {
     const result = await log.erase(selector, flags.why ?? null);
     if (flags.json) out(JSON.stringify(result));
@@ -50,14 +50,16 @@ export async function pruneCommand(flags: z.infer<typeof PruneFlagsSchema>, cont
   if (spec === undefined) throw new QhooksError("usage", 'qhooks prune: say how old: --before 90d (or set "qhooks": {"retention": "90d"} in your user-level settings)');
   const before = parseTimeArg(from, spec, { utc: flags.utc });
   if (before.getTime() > Date.now()) throw new QhooksError("usage", `${from} ${JSON.stringify(spec)}: in the future; that would delete every record`);
-  const log = openStore(context.dbPath, { mustExist: true });
+  const log = openStore(context.dbPath, { mustExist: true, writer: context.env.QHOOKS_WRITER || undefined });
   try {
     const result = await log.prune(before);
     if (flags.json) out(JSON.stringify(result));
     else if (result.records === 0) out(`Nothing older than ${before.toISOString()} to prune.`);
     else {
       const mb = (n: number | null) => (n === null ? "?" : `${(n / 1024 / 1024).toFixed(1)} MB`);
-      out(`Pruned ${result.records} records (${result.events} events) older than ${before.toISOString()}; the log starts at record ${result.from} now, ${mb(result.bytesBefore)} -> ${mb(result.bytesAfter)}.`);
+      // A PostgreSQL log gives its space back to the server as it vacuums, not at once: no size to report.
+      const size = result.bytesBefore === null ? "" : `, ${mb(result.bytesBefore)} -> ${mb(result.bytesAfter)}`;
+      out(`Pruned ${result.records} records (${result.events} events) older than ${before.toISOString()}; the log starts at record ${result.from} now${size}.`);
     }
     return EXIT.ok;
   } finally {

@@ -25,6 +25,7 @@ export async function shipCommand(flags: ShipFlags, context: CliContext): Promis
   const once = async () => {
     const done = await shipLog({ from: context.dbPath, to: flags.to, batch: flags.batch });
     out(done.shipped > 0 ? `shipped ${done.shipped} records of log ${done.logId} to ${to} (through record ${done.head})` : `up to date: log ${done.logId} has ${done.head} records in ${to}`);
+    if (done.skipped > 0) warn(`${done.skipped} records of log ${done.logId} were pruned from it before they shipped: the central database goes on after them`);
   };
   if (!flags.watch) {
     await once();

@@ -98,6 +98,28 @@ export const PG_MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly w
       CREATE TABLE qhooks_stop_streaks (session_id bytea PRIMARY KEY, streak integer NOT NULL);
     `,
   },
+  {
+    version: 2,
+    what: "erasure and retention: each chain's anchor, and the records that say what was erased or pruned",
+    sql: `
+      -- Where a chain starts once its oldest records were pruned: the last deleted record and its hash. A prune
+      -- record names it (through, hash), as in the SQLite log's log_meta.
+      ALTER TABLE qhooks_writers ADD COLUMN anchor_seq bigint NOT NULL DEFAULT 0, ADD COLUMN anchor_hash text NOT NULL DEFAULT '';
+      -- Erasure records (ref_gid: the record erased) and prune records, which verify reads before walking the chains.
+      CREATE INDEX qhooks_journal_erasures ON qhooks_journal (ref_gid) WHERE kind = 'erasure';
+      CREATE INDEX qhooks_journal_prunes ON qhooks_journal (gid) WHERE kind = 'prune';
+    `,
+  },
+  {
+    version: 3,
+    what: "stats of every hook read off one covering index",
+    sql: `
+      -- stats: per hook name its runs by status, its duration percentiles and its newest event, in index order
+      -- (no sort, no visit of the table): a million events' hook runs are summed in tens of milliseconds.
+      DROP INDEX qhooks_hooks_names;
+      CREATE INDEX qhooks_hooks_stats ON qhooks_hooks (name, duration_ms) INCLUDE (status, event_gid) WHERE live;
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

@@ -6,7 +6,7 @@ import type { ReplayRun } from "../../schema/replay.js";
 import type { EventDetail } from "../../schema/eventDetail.js";
 import { eventDetailOf } from "../journal/eventDetail.js";
 import type { Outcome } from "../../schema/outcome.js";
-import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EraseResult, type EventLog, type LogEntry, type LogMaintenance, type PruneResult, type LogFilter, type StoredEvent } from "../eventLog.js";
+import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EraseResult, type EraseSelector, type EventLog, type LogEntry, type LogMaintenance, type PruneResult, type LogFilter, type ReadFrom, type StoredEvent } from "../eventLog.js";
 import { contentDigest, linkHash, wellFormed } from "../journal/hashFormat.js";
 import type { JournalRow } from "../journal/record.js";
 import { snapshotRow, type PendingRow } from "../journal/rows.js";
@@ -14,6 +14,7 @@ import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../sqlit
 import { GroupCommit, type Attempt } from "../sqlite/groupCommit.js";
 import { toLogRecord, type EventListRow } from "../sqlite/queryEvents.js";
 import { connect, describePgError, isConnectionError, shownUrl } from "./connect.js";
+import { eraseEvents, pruneChains } from "./maintenance.js";
 import { migratePg } from "./migrations.js";
 import { allocateGids, insertPlaced, journalRowOf, type PlacedRow } from "./placeRows.js";
 import { verifyChains } from "./verifyChains.js";
@@ -284,11 +285,11 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   }
 
   events(filter: LogFilter, limit: number): AsyncIterable<LogRecord> {
-    return this.pages(filter, "DESC", limit, (r) => toLogRecord(r as unknown as EventListRow));
+    return this.pages(filter, "DESC", limit, null, (r) => toLogRecord(r as unknown as EventListRow));
   }
 
-  read(filter: LogFilter): AsyncIterable<StoredEvent> {
-    return this.pages(filter, "ASC", Number.MAX_SAFE_INTEGER, (r) => ({
+  read(filter: LogFilter, from: ReadFrom = {}): AsyncIterable<StoredEvent> {
+    return this.pages(filter, "ASC", Number.MAX_SAFE_INTEGER, from.after ?? null, (r) => ({
       seq: r.seq as number,
       event: r.event as StoredEvent["event"],
       sessionId: r.session_id as string | null,
@@ -303,8 +304,8 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   }
 
   /** Matching events page by page (keyset on gid), each row's text decoded. */
-  private async *pages<T>(filter: LogFilter, order: "ASC" | "DESC", limit: number, map: (row: Record<string, unknown>) => T): AsyncGenerator<T> {
-    let after: number | null = null;
+  private async *pages<T>(filter: LogFilter, order: "ASC" | "DESC", limit: number, from: number | null, map: (row: Record<string, unknown>) => T): AsyncGenerator<T> {
+    let after: number | null = from;
     let given = 0;
     for (;;) {
       const p = new Params();
@@ -386,20 +387,32 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     });
     byEvent.sort((a, b) => a.event.localeCompare(b.event) || b.count - a.count);
     const q = new Params();
+    const windowed = filter.since !== undefined || filter.until !== undefined;
     const hookWindow = windowTerms(filter, q, "v.ts");
-    // Nearest-rank percentiles, as percentile_disc takes them.
-    const hooks = await this.query<{ name: Buffer; runs: number; blocks: number; errors: number; invalid: number; timeouts: number; p50: number | null; p95: number | null; p99: number | null; max: number | null; last: string | null }>(
+    // Nearest-rank percentiles, as percentile_disc takes them, in one sort per hook. A hook's last run is the time
+    // of the newest event (by seq, as in SQLite) it ran for: its gid is in the covering index, and only those
+    // events are read (without a window, no event row is joined at all).
+    const hooks = await this.query<{ name: Buffer; runs: number; blocks: number; errors: number; invalid: number; timeouts: number; p: (number | null)[] | null; max: number | null; last_gid: number | null }>(
       `SELECT h.name, count(*) AS runs, count(*) FILTER (WHERE h.status = 'block') AS blocks, count(*) FILTER (WHERE h.status = 'error') AS errors,
               count(*) FILTER (WHERE h.status = 'invalid-output') AS invalid, count(*) FILTER (WHERE h.status = 'timeout') AS timeouts,
-              percentile_disc(0.5) WITHIN GROUP (ORDER BY h.duration_ms) AS p50, percentile_disc(0.95) WITHIN GROUP (ORDER BY h.duration_ms) AS p95,
-              percentile_disc(0.99) WITHIN GROUP (ORDER BY h.duration_ms) AS p99, max(h.duration_ms) AS max, max(v.ts) AS last
-       FROM qhooks_hooks h JOIN qhooks_events v ON v.gid = h.event_gid WHERE h.live${hookWindow} GROUP BY h.name ORDER BY h.name`,
+              percentile_disc(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY h.duration_ms) AS p, max(h.duration_ms) AS max,
+              max(h.event_gid) AS last_gid
+       FROM qhooks_hooks h${windowed ? " JOIN qhooks_events v ON v.gid = h.event_gid" : ""} WHERE h.live${hookWindow} GROUP BY h.name ORDER BY h.name`,
       q.values,
     );
+    const lastTs = new Map<number, string>();
+    const lastGids = hooks.map((h) => h.last_gid).filter((g): g is number => g !== null);
+    if (lastGids.length > 0) {
+      for (const r of await this.query<{ gid: number; ts: string }>("SELECT gid, ts FROM qhooks_events WHERE gid = ANY($1::bigint[])", [lastGids])) lastTs.set(Number(r.gid), r.ts);
+    }
     return {
       events,
       byEvent,
-      hooks: hooks.map((h) => ({ name: h.name.toString("utf8"), runs: h.runs, blocks: h.blocks, errors: h.errors, invalidOutputs: h.invalid, timeouts: h.timeouts, p50Ms: h.p50, p95Ms: h.p95, p99Ms: h.p99, maxMs: h.max, lastTs: h.last })),
+      hooks: hooks.map((h) => ({
+        name: h.name.toString("utf8"), runs: h.runs, blocks: h.blocks, errors: h.errors, invalidOutputs: h.invalid, timeouts: h.timeouts,
+        p50Ms: h.p?.[0] ?? null, p95Ms: h.p?.[1] ?? null, p99Ms: h.p?.[2] ?? null, maxMs: h.max,
+        lastTs: h.last_gid === null ? null : (lastTs.get(Number(h.last_gid)) ?? null),
+      })),
     };
   }
 
@@ -417,16 +430,28 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   }
 
   /**
-   * Erasure and retention are kept to the SQLite log for now: a central database holds many writers' chains, and
-   * rewriting or cutting one of them needs its own anchor per chain. Erase or prune the laptops' logs (before they
-   * ship), or drop the database's records of a whole log; both refuse here with one line rather than half-working.
+   * Erasure and retention on a connection of their own (an append of this process may be under way on the shared
+   * one); what they write goes to this writer's chain, naming the chains they are about (see maintenance.ts).
    */
-  async erase(): Promise<EraseResult> {
-    throw new QhooksError("usage", `qhooks erase works on a SQLite log only, not on the PostgreSQL log ${this.shown} (yet): erase in the local log before it ships`);
+  private async maintain<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+    await this.client();
+    const client = await connect(this.url);
+    try {
+      return await work(client);
+    } catch (e) {
+      if (e instanceof QhooksError) throw e;
+      throw new QhooksError("log", `cannot change the event log ${this.shown}: ${describePgError(e)}`, { cause: e });
+    } finally {
+      await client.end().catch(() => undefined);
+    }
   }
 
-  async prune(): Promise<PruneResult> {
-    throw new QhooksError("usage", `qhooks prune works on a SQLite log only, not on the PostgreSQL log ${this.shown} (yet)`);
+  async erase(selector: EraseSelector, why: string | null = null): Promise<EraseResult> {
+    return this.maintain((client) => eraseEvents(client, this.writer, selector, why));
+  }
+
+  async prune(before: Date): Promise<PruneResult> {
+    return this.maintain((client) => pruneChains(client, this.writer, before));
   }
 
   async verify(): Promise<VerifyResult> {

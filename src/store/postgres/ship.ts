@@ -1,12 +1,14 @@
 import { hostname } from "node:os";
 import type pg from "pg";
 import { QhooksError } from "../../errors.js";
-import { recordHash } from "../journal/hashFormat.js";
+import { erasedParts, type ErasureBody, type PruneBody } from "../journal/erasure.js";
+import { recordHash, type PartDigests } from "../journal/hashFormat.js";
 import type { JournalRow } from "../journal/record.js";
+import { chainAnchor } from "../sqlite/maintenance.js";
 import { openSqliteLog } from "../sqlite/sqliteEventLog.js";
 import { connect, describePgError, isConnectionError, shownUrl } from "./connect.js";
 import { migratePg } from "./migrations.js";
-import { allocateGids, insertPlaced, lockWriter, setHead, type PlacedRow } from "./placeRows.js";
+import { allocateGids, insertPlaced, journalRowOf, lockWriter, setHead, type PlacedRow } from "./placeRows.js";
 
 export interface ShipOptions {
   /** The local SQLite log. */
@@ -26,6 +28,11 @@ export interface ShipProgress {
   readonly shipped: number;
   /** The last record of the local log now in the central database. */
   readonly head: number;
+  /**
+   * Records the local log pruned before they were shipped (they never reach the central database; the chain
+   * there goes on after them from the hash its prune record keeps).
+   */
+  readonly skipped: number;
 }
 
 export const DEFAULT_SHIP_BATCH = 5_000;
@@ -58,7 +65,67 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
     const label = `${hostname()}:${options.from}`;
     const rowsAfter = db.prepare("SELECT * FROM journal WHERE seq > ? ORDER BY seq LIMIT ?");
     const hashAt = db.prepare("SELECT hash, format FROM journal WHERE seq = ?");
+    // Erased records are checked through the digests their parts had, as verify does; a pruned log starts after
+    // its anchor, which one of its prune records names.
+    const erasures = new Map<number, ErasureBody>();
+    for (const r of db.prepare("SELECT body FROM journal WHERE kind = 'erasure'").all() as { body: string }[]) {
+      const body = parseJson<ErasureBody>(r.body);
+      if (body && typeof body.seq === "number") erasures.set(body.seq, body);
+    }
+    const erasureAt = db.prepare("SELECT body FROM journal WHERE kind = 'erasure' AND ref = ?");
+    const erasureOf = (seq: number): ErasureBody | undefined => {
+      const found = (erasureAt.all(seq) as { body: string }[]).map((r) => parseJson<ErasureBody>(r.body)).find((b) => b?.seq === seq);
+      return found ?? undefined;
+    };
+    // Read again for each batch: the local log may be pruned while it ships.
+    const prunesAt = db.prepare("SELECT body FROM journal WHERE kind = 'prune' AND ref = ?");
+    let anchor = { seq: 0, hash: "" };
+    let anchorNamed = true;
+    const readAnchor = () => {
+      const now = chainAnchor(db);
+      if (now.seq === anchor.seq && now.hash === anchor.hash) return;
+      anchor = now;
+      anchorNamed = (prunesAt.all(anchor.seq) as { body: string }[]).some((r) => {
+        const body = parseJson<PruneBody>(r.body);
+        return body?.through === anchor.seq && body.hash === anchor.hash;
+      });
+    };
     let shipped = 0;
+    let skipped = 0;
+    /** The next batch after `after`, each link checked; a broken one throws, naming the record. */
+    const prepare = (after: { seq: number; hash: string; format: number }): Segment => {
+      const rows = rowsAfter.all(after.seq, batch) as JournalRow[];
+      let previous = after.hash;
+      let previousFormat = after.format;
+      let expected = after.seq + 1;
+      let gap = 0;
+      for (const row of rows) {
+        if (row.seq !== expected) {
+          // Pruned here before it shipped: the chain goes on after the anchor, from its hash.
+          if (expected !== after.seq + 1 || row.seq !== anchor.seq + 1 || !anchorNamed) throw brokenAt(options.from, expected, `record ${expected} is missing (the next one is ${row.seq})`, shipped);
+          gap = row.seq - expected;
+          previous = anchor.hash;
+          expected = row.seq;
+        }
+        const { hash, ...content } = row;
+        const linked = (erasure: ErasureBody | undefined) => (erasure ? recordHash(content, previous, logId, erasure.parts as PartDigests) : recordHash(content, previous, logId)) === hash;
+        // An erasure made while this ship runs is read when its record is met.
+        let matches = linked(erasures.get(row.seq));
+        if (!matches && !erasures.has(row.seq)) {
+          const late = erasureOf(row.seq);
+          if (late) erasures.set(row.seq, late);
+          matches = late !== undefined && linked(late);
+        }
+        if (row.format < previousFormat || !matches) throw brokenAt(options.from, row.seq, `record ${row.seq} (${row.kind}) does not match its hash`, shipped);
+        previous = hash;
+        previousFormat = row.format;
+        expected++;
+      }
+      return { after, rows, gap };
+    };
+    // The next batch is read and checked while the server writes this one: what a batch costs here (reading the
+    // file, a SHA-256 link per record) overlaps with what it costs there. Used when the head is where it expects.
+    let next: Segment | null = null;
     for (;;) {
       await pgc.query("BEGIN");
       let done = false;
@@ -66,48 +133,53 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
         const head = await lockWriter(pgc, logId, "shipped", label);
         const { rows: origin } = await pgc.query<{ origin: string }>("SELECT origin FROM qhooks_writers WHERE writer_id = $1", [logId]);
         if (origin[0]?.origin !== "shipped") throw new QhooksError("log", `the chain ${logId} in ${shown} is written directly by a machine, not shipped: refusing to mix them`);
-        let previous = head.hash;
         let previousFormat = 0;
-        if (head.seq > 0) {
+        readAnchor();
+        if (head.seq > 0 && head.seq > anchor.seq) {
           const mine = hashAt.get(head.seq) as { hash: string; format: number } | undefined;
           if (mine?.hash !== head.hash) {
             throw new QhooksError("integrity", `the log ${options.from} no longer has record ${head.seq} as it was shipped to ${shown} (edited, or another file with the same log id): refusing to ship from it`);
           }
           previousFormat = mine.format;
+        } else if (head.seq > 0 && head.seq === anchor.seq && anchor.hash !== head.hash) {
+          throw new QhooksError("integrity", `the log ${options.from} was pruned through record ${head.seq}, but with another hash than the one shipped to ${shown} (edited, or another file with the same log id): refusing to ship from it`);
         }
-        const rows = rowsAfter.all(head.seq, batch) as JournalRow[];
+        const ready: Segment | null = next;
+        next = null;
+        const segment = ready !== null && ready.after.seq === head.seq && ready.after.hash === head.hash ? ready : prepare({ seq: head.seq, hash: head.hash, format: previousFormat });
+        const { rows, gap } = segment;
         if (rows.length === 0) {
           await pgc.query("COMMIT");
-          return { logId, shipped, head: head.seq };
-        }
-        let expected = head.seq + 1;
-        for (const row of rows) {
-          if (row.seq !== expected) throw brokenAt(options.from, expected, `record ${expected} is missing (the next one is ${row.seq})`, shipped);
-          const { hash, ...content } = row;
-          if (row.format < previousFormat || recordHash(content, previous, logId) !== hash) {
-            throw brokenAt(options.from, row.seq, `record ${row.seq} (${row.kind}) does not match its hash`, shipped);
-          }
-          previous = hash;
-          previousFormat = row.format;
-          expected++;
+          return { logId, shipped, head: head.seq, skipped };
         }
         const gids = await allocateGids(pgc, rows.length);
         const gidOf = new Map(rows.map((r, i) => [r.seq, gids[i]!]));
         // What a record refers to (an outcome's event, a replayed event's live one) in the same chain, by its gid.
-        const refers = (r: JournalRow) => r.ref !== null && (r.kind === "outcome" || r.kind === "hook" || (r.kind === "event" && r.run_id !== null));
+        const refers = (r: JournalRow) => r.ref !== null && (r.kind === "outcome" || r.kind === "hook" || r.kind === "erasure" || (r.kind === "event" && r.run_id !== null));
         const outside = [...new Set(rows.filter((r) => refers(r) && !gidOf.has(r.ref!)).map((r) => r.ref!))];
         if (outside.length > 0) {
           const { rows: found } = await pgc.query<{ seq: number; gid: number }>("SELECT seq, gid FROM qhooks_journal WHERE writer_id = $1 AND seq = ANY($2::bigint[])", [logId, outside]);
           for (const f of found) gidOf.set(f.seq, f.gid);
         }
         const placed: PlacedRow[] = rows.map((row, i) => ({ gid: gids[i]!, writer: logId, row, refGid: refers(row) ? (gidOf.get(row.ref!) ?? null) : null }));
-        await insertPlaced(pgc, placed);
         const last = rows[rows.length - 1]!;
+        const inserting = insertPlaced(pgc, placed);
+        try {
+          next = prepare({ seq: last.seq, hash: last.hash, format: last.format });
+        } catch {
+          // Said when that batch is prepared again, once this one is committed.
+          next = null;
+        }
+        await inserting;
+        // Erased here after they were shipped: the central copies lose their text too.
+        const erasedLater = rows.filter((r) => r.kind === "erasure" && r.ref !== null && r.ref <= head.seq).map((r) => r.ref!);
+        if (erasedLater.length > 0) await eraseShipped(pgc, logId, erasedLater);
         await setHead(pgc, logId, { seq: last.seq, hash: last.hash });
         await pgc.query("COMMIT");
         done = true;
         shipped += rows.length;
-        options.onBatch?.({ logId, shipped, head: last.seq });
+        skipped += gap;
+        options.onBatch?.({ logId, shipped, head: last.seq, skipped });
       } finally {
         if (!done) await pgc.query("ROLLBACK").catch(() => undefined);
       }
@@ -118,6 +190,34 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
   } finally {
     await local.close();
     if (own) await pgClient?.end().catch(() => undefined);
+  }
+}
+
+/** A batch of a local log, checked link by link from the record before it. */
+interface Segment {
+  readonly after: { readonly seq: number; readonly hash: string; readonly format: number };
+  readonly rows: JournalRow[];
+  /** Records pruned from the local log before they shipped, skipped at the start of this batch. */
+  readonly gap: number;
+}
+
+/** The central copies of records of a shipped chain, with their text erased as the local log erased it. */
+async function eraseShipped(client: pg.Client, logId: string, seqs: readonly number[]): Promise<void> {
+  const { rows } = await client.query("SELECT * FROM qhooks_journal WHERE writer_id = $1 AND seq = ANY($2::bigint[])", [logId, seqs]);
+  const bytes = (text: string | null) => (text === null ? null : Buffer.from(text, "utf8"));
+  for (const r of rows) {
+    const row = journalRowOf(r);
+    const parts = erasedParts(row);
+    if (parts.reason === row.reason && parts.body === row.body && parts.outcome === row.outcome) continue;
+    await client.query("UPDATE qhooks_journal SET reason = $2, body = $3, outcome = $4 WHERE gid = $1", [r.gid, bytes(parts.reason), bytes(parts.body), bytes(parts.outcome)]);
+  }
+}
+
+function parseJson<T>(text: string): T | null {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
   }
 }
 

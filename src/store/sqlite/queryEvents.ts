@@ -147,7 +147,7 @@ function parseOr(text: string): unknown {
 const PAGE = 200;
 
 /** Every matching event, oldest first, by keyset pages: memory stays flat however long the log is. */
-export async function* readEvents(db: Database, filter: LogFilter): AsyncGenerator<StoredEvent> {
+export async function* readEvents(db: Database, filter: LogFilter, from = 0): AsyncGenerator<StoredEvent> {
   const { where, params } = eventWhere(filter);
   const page = db.prepare(
     `SELECT v.seq, e.event, e.session_id, e.match_value, e.project_dir, e.body AS payload,
@@ -155,7 +155,7 @@ export async function* readEvents(db: Database, filter: LogFilter): AsyncGenerat
             (SELECT json_group_array(h.name) FROM (SELECT name FROM proj_hooks h WHERE h.event_seq = v.seq ORDER BY h.idx) h) AS hooks
      FROM ${EVENT_JOIN} WHERE ${where} AND v.seq > @after ORDER BY v.seq LIMIT ${PAGE}`,
   );
-  for (let after = 0; ; ) {
+  for (let after = from; ; ) {
     const rows = page.all({ ...params, after }) as ReadRow[];
     for (const r of rows) {
       yield {

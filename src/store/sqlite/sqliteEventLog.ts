@@ -296,7 +296,7 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
 
   event: AuditLog["event"] = async (seq) => this.caughtUp(() => readEvent(this.db, seq));
   events: AuditLog["events"] = (filter, limit) => this.guardedRows(this.afterCatchUp(() => queryEvents(this.db, filter, limit)));
-  read: AuditLog["read"] = (filter) => this.guardedRows(this.afterCatchUp(() => readEvents(this.db, filter)));
+  read: AuditLog["read"] = (filter, from) => this.guardedRows(this.afterCatchUp(() => readEvents(this.db, filter, from?.after ?? 0)));
   count: AuditLog["count"] = async (filter) => this.caughtUp(() => countEvents(this.db, filter));
   sessions: AuditLog["sessions"] = async (filter) => this.caughtUp(() => querySessions(this.db, filter));
   stats: AuditLog["stats"] = async (filter) => this.caughtUp(() => queryStats(this.db, filter));
