@@ -102,14 +102,22 @@ function judgeSteps(options: PipelineOptions): { now: (arrival: Arrival) => Judg
   // Synchronous judging takes at most TURN_MS of one turn of the event loop: a flood of dispatches awaited one after
   // the other is a chain of microtasks that would otherwise never let timers, the hooks' pipes or, between two
   // commits, another process waiting for the log's lock in. (Arrivals carry their time already: no clock read here.)
+  // Events that arrive while earlier ones wait for their turn wait behind them, even in a new turn: judged at once,
+  // they would be logged (and answered) before events dispatched earlier.
   let turnStarted = -1;
+  let waitingTurn = 0;
   const turnEnded = () => void (turnStarted = -1);
   const now = (arrival: Arrival): Judgement | Later => {
+    if (waitingTurn > 0) return waitTurn(arrival);
     if (turnStarted < 0) {
       turnStarted = arrival.startedAt;
       setImmediate(turnEnded);
-    } else if (arrival.startedAt - turnStarted > TURN_MS) return { later: "turn", arrival };
+    } else if (arrival.startedAt - turnStarted > TURN_MS) return waitTurn(arrival);
     return judgeNow(arrival);
+  };
+  const waitTurn = (arrival: Arrival): Later => {
+    waitingTurn++;
+    return { later: "turn", arrival };
   };
 
   const judgeNow = (arrival: Arrival): Judgement | Later => {
@@ -158,6 +166,7 @@ function judgeSteps(options: PipelineOptions): { now: (arrival: Arrival) => Judg
   const afterTurn = (arrival: Arrival): Observable<Judgement> =>
     from(new Promise<void>((resolve) => setImmediate(resolve))).pipe(
       mergeMap(() => {
+        waitingTurn--;
         const value = judgeNow(arrival);
         return isLater(value) ? later(value) : of(value);
       }),

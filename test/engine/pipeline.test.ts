@@ -41,6 +41,25 @@ describe("engine: the long-lived pipeline", function () {
     });
   }
 
+  it("events a flood defers to the next turn keep their place: a dispatch made after them is logged after them", async () => {
+    sb.userSettings({ hooks: { PreToolUse: [group("Write", "true")] } });
+    const bus = sb.bus({ watch: false, db: sb.db });
+    const first = bus.dispatch(pre({ session_id: "first" }));
+    // Queued after the turn's end (the first dispatch scheduled it), before the events the flood defers.
+    let late!: Promise<Outcome>;
+    setImmediate(() => (late = bus.dispatch(pre({ session_id: "late" }))));
+    const flood: Promise<Outcome>[] = [];
+    const until = performance.now() + 20;
+    while (performance.now() < until) flood.push(bus.dispatch(pre({ session_id: "flood" })));
+    const outcomes = await Promise.all([first, ...flood]);
+    await new Promise((r) => setImmediate(r));
+    const last = await late;
+    const seqs = outcomes.map((o) => o.seq!);
+    expect(seqs, "the flood in dispatch order").to.deep.equal([...seqs].sort((a, b) => a - b));
+    expect(last.seq!, "the later dispatch after every flood event").to.be.greaterThan(Math.max(...seqs));
+    await bus.close();
+  });
+
   it("a hook's process is spawned before the event's arrival commits, and runs its command only after", async () => {
     const marker = join(sb.root, "ran");
     const checker = sb.file(
