@@ -23,28 +23,9 @@ export function aggregateStep(now: () => number = () => performance.now()): (ran
       ran.selectionWarnings.length === 0 && folded.warnings.length === 0
         ? [...ran.warnings]
         : [...ran.selectionWarnings.map(line), ...ran.warnings, ...folded.warnings.map(line)];
-    // Flat literals (one with `shadow`, one without) in the contract's key order: every event passes here.
-    const outcome: Outcome = shadow ? {
-      event: ran.valid.event,
-      sessionId: ran.valid.sessionId,
-      seq: ran.seq,
-      decision: folded.decision,
-      blocked: folded.blocked,
-      reason: folded.reason,
-      continue: folded.continue,
-      stopReason: folded.stopReason,
-      systemMessages: folded.systemMessages,
-      additionalContext: folded.additionalContext,
-      updatedInput: folded.updatedInput,
-      suppressOutput: folded.suppressOutput,
-      configHash: ran.snapshot.hash,
-      durationMs: Math.round((now() - ran.arrival.startedAt) * 10) / 10,
-      hooks: ran.judged.map((j) => j.result),
-      skipped: [...ran.skipped],
-      shadow,
-      env: ran.env ? { ...ran.env } : {},
-      warnings: warningLines(warnings),
-    } : {
+    // A flat literal in the contract's key order: every event passes here, and V8 fills a spread field by field.
+    // Only an event with shadow hooks pays a spread, to put `shadow` in its place before `env`.
+    const plain: Outcome = {
       event: ran.valid.event,
       sessionId: ran.valid.sessionId,
       seq: ran.seq,
@@ -64,6 +45,7 @@ export function aggregateStep(now: () => number = () => performance.now()): (ran
       env: ran.env ? { ...ran.env } : {},
       warnings: warnings.length === 0 ? [] : warningLines(warnings),
     };
+    const outcome: Outcome = shadow ? withShadow(plain, shadow) : plain;
     return {
       arrival: ran.arrival,
       valid: ran.valid,
@@ -78,6 +60,10 @@ export function aggregateStep(now: () => number = () => performance.now()): (ran
       outcome,
     };
   };
+}
+
+function withShadow({ env, warnings, ...head }: Outcome, shadow: NonNullable<Outcome["shadow"]>): Outcome {
+  return { ...head, shadow, env, warnings };
 }
 
 /** What no hook at all folds into: no decision, nothing to say. */
