@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 
 /** Commander option parser for repeatable flags. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -19,4 +19,14 @@ export function addFilterOptions(command: Command): Command {
     .option("--since <time>", SINCE_HELP)
     .option("--until <time>", "before this time (same forms as --since)")
     .option("--utc", "times in UTC: shown, and read from --since/--until without a zone");
+}
+
+/** The time window and format options that `sessions` and `stats` share. */
+export function addWindowOptions(command: Command, formatHelp: string, formats: readonly string[]): Command {
+  return command
+    .option("--since <time>", SINCE_HELP)
+    .option("--until <time>", "before this time (same forms as --since)")
+    .option("--utc", "times in UTC: shown, and read from --since/--until without a zone")
+    .addOption(new Option("--format <format>", formatHelp).choices(formats))
+    .option("--json", "same as --format json");
 }

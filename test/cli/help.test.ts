@@ -1,8 +1,11 @@
 import { expect } from "chai";
+import { COMMANDS as REGISTRY } from "../../src/cli/registry/index.js";
 import { nonEmptyLines } from "../store/storeHelpers.js";
 import { Sandbox } from "../support/sandbox.js";
 
-const COMMANDS = ["run", "hooks", "record", "log", "sessions", "stats", "replay", "verify", "schema"];
+/** The listed commands, from the registry the CLI is built from (a subcommand is listed under its parent). */
+const LISTED = REGISTRY.filter((c) => !c.hidden);
+const COMMANDS = LISTED.filter((c) => c.path.length === 1).map((c) => c.path[0]);
 
 /** A usage error: exit 1, nothing on stdout, one `qhooks: ` line that is no internal error. */
 function usageLine(r: { code: number | null; stdout: string; stderr: string }, what: string): string {
@@ -18,6 +21,13 @@ describe("cli: help and usage errors", () => {
   let sb: Sandbox;
   before(() => (sb = new Sandbox()));
   after(() => sb.cleanup());
+
+  it("the hidden command stays out of every help, and the registry names each command once", async () => {
+    const paths = REGISTRY.map((c) => c.path.join(" "));
+    expect(new Set(paths).size).to.equal(paths.length);
+    const r = await sb.run([]);
+    for (const hidden of REGISTRY.filter((c) => c.hidden)) expect(r.stdout).not.to.include(hidden.path[0]);
+  });
 
   it("bare qhooks prints the help on stdout, exit 0, as git and gh do", async () => {
     const r = await sb.run([]);
@@ -43,9 +53,11 @@ describe("cli: help and usage errors", () => {
   });
 
   it("every command's help shows the options that apply to it from qhooks itself (--db, --project-dir)", async () => {
-    for (const command of ["run", "log", "sessions", "stats", "replay", "verify", "hooks", "record"]) {
-      const r = await sb.run([command, "--help"]);
+    for (const { path, description } of LISTED) {
+      const r = await sb.run([...path, "--help"]);
+      const command = path.join(" ");
       expect(r.code, command).to.equal(0);
+      expect(r.stdout, command).to.match(new RegExp(`^Usage: qhooks ${command} `)).and.include(description.slice(0, 40));
       expect(r.stdout, command).to.include("Global Options:").and.include("--db <path>").and.include("--project-dir <dir>");
     }
     const add = await sb.run(["hooks", "add", "--help"]);

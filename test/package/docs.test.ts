@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { COMMANDS } from "../../src/cli/registry/index.js";
 import { REPO_ROOT, Sandbox } from "../support/sandbox.js";
 
 /** What a user reads: the README, the reference in docs/, the bench's README, and the help of every command. */
@@ -44,7 +45,7 @@ describe("docs: the documentation stands on its own", () => {
   it("the help of every command names no internal document either", async () => {
     const sb = new Sandbox();
     try {
-      for (const args of [[], ["run"], ["record"], ["log"], ["sessions"], ["stats"], ["replay"], ["verify"], ["hooks"], ["hooks", "add"], ["schema"], ["test"], ["test", "add"], ["show"], ["report"]]) {
+      for (const args of [[], ...COMMANDS.filter((c) => !c.hidden).map((c) => [...c.path])]) {
         const r = await sb.run(["help", ...args]);
         expect(r.code, args.join(" ")).to.equal(0);
         expect(r.stdout.match(FOREIGN)?.[0], `qhooks help ${args.join(" ")}`).to.equal(undefined);

@@ -1,0 +1,28 @@
+import { Option } from "commander";
+import { flagsOf, type CommandSpec } from "../commandSpec.js";
+import { collect, SINCE_HELP } from "../filterOptions.js";
+import { cliContext } from "../globals.js";
+
+export const hooks: CommandSpec = {
+  path: ["hooks"],
+  description: "show the effective merged hooks, with their level, file and any warnings; hooks add adds one",
+  define: (c) =>
+    c
+      .option("--event <event>", "only this event")
+      .option("--settings <file>", "show these settings files instead of the discovered ones (repeatable)", collect)
+      .option("--plugin <dir>", "also show the hooks of this plugin folder (repeatable)", collect)
+      .addOption(new Option("--format <format>", "table: the report (the default, piped or not); tsv: one row per hook, warnings on stderr; json").choices(["table", "tsv", "json"]))
+      .option("--json", "same as --format json")
+      .option("--strict", "exit 1 when any settings file has a warning (for CI)")
+      .option("--usage", "the usage ledger: each hook loaded or not, its runs, blocks, errors, timeouts, p50/p95/max time, last run, and whether it ever fired")
+      .option("--since <time>", `with --usage: ${SINCE_HELP}`)
+      .option("--until <time>", "with --usage: before this time (same forms as --since)")
+      .option("--utc", "with --usage: times in UTC"),
+  action: async ({ opts, command }) => {
+    const { hooksCommand, HooksFlagsSchema } = await import("../commands/hooks.js");
+    const flags = flagsOf(HooksFlagsSchema, opts);
+    if (!flags.usage) return hooksCommand(flags, cliContext(command));
+    const { hooksUsageCommand } = await import("../commands/hooksUsage.js");
+    return hooksUsageCommand({ ...flags, format: flags.format ?? (flags.json ? "json" : "table") }, cliContext(command));
+  },
+};

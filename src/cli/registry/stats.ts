@@ -1,0 +1,17 @@
+import { flagsOf, type CommandSpec } from "../commandSpec.js";
+import { addWindowOptions } from "../filterOptions.js";
+import { cliContext } from "../globals.js";
+
+export const stats: CommandSpec = {
+  path: ["stats"],
+  description: "counts by event and decision; per hook: runs, blocks, errors, timeouts, p50/p95/p99 time",
+  define: (c) =>
+    addWindowOptions(c, "table (on a terminal), tsv (when piped) or json", ["table", "tsv", "json"]).option(
+      "--hooks",
+      "only the per-hook table: runs, blocks, errors, timeouts, p50/p95/p99 and max time, last run",
+    ),
+  action: async ({ opts: { format, json, ...raw }, command }) => {
+    const { statsCommand, WindowFlagsSchema } = await import("../commands/summaries.js");
+    return statsCommand(flagsOf(WindowFlagsSchema, { ...raw, format: { format, json } }), cliContext(command));
+  },
+};
