@@ -1,4 +1,4 @@
-import { catchError, connect, defer, filter, forkJoin, from, map, merge, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
+import { connect, defer, filter, forkJoin, from, map, merge, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
 import { messageOf } from "../errors.js";
 import { aggregateStep } from "../operators/aggregateOutcome.js";
 import { DEFAULT_STOP_BLOCK_CAP, guardStep } from "../operators/guardStopLoop.js";
@@ -16,6 +16,8 @@ import { trustCommandLine } from "../trust/trustCommandLine.js";
 import { createTrustPolicy, type TrustPolicy } from "../trust/trustPolicy.js";
 import { BackgroundHooks } from "../handlers/backgroundHooks.js";
 import { memoryOnce, type OnceMemory } from "../handlers/once.js";
+import { oneResult } from "./oneResult.js";
+import { turnBudget } from "./turnBudget.js";
 
 export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "log"> {
   readonly log: EventLog;
@@ -39,8 +41,6 @@ export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "l
  */
 type Later =
   | { readonly later: "hooks"; readonly arrival: Arrival; readonly matched: Matched }
-  /** Judged after one turn of the event loop: this turn has judged events synchronously long enough (judgeSteps). */
-  | { readonly later: "turn"; readonly arrival: Arrival }
   | { readonly later: "write"; readonly arrival: Arrival; readonly write: LogWrite<Judgement> };
 
 const isLater = (value: Judgement | Later): value is Later => "later" in value;
@@ -70,6 +70,8 @@ export function judgeEvents(options: PipelineOptions): OperatorFunction<Arrival,
   const steps = judgeSteps({ ...options, trust, once, background });
   return (arrivals) =>
     arrivals.pipe(
+      // Arrivals carry their time already: the budget reads no clock.
+      turnBudget(TURN_MS, (arrival) => arrival.startedAt),
       map(steps.now),
       connect((judged) => merge(judged.pipe(filter(isDone)), judged.pipe(filter(isLater), mergeMap(steps.later)))),
     );
@@ -99,28 +101,7 @@ function judgeSteps(options: PipelineOptions): { now: (arrival: Arrival) => Judg
     return { entries: write.entries, options: write.options, done: (appended) => judgement(write.done(appended)), failed: (e) => judgement(write.failed(e)) };
   };
 
-  // Synchronous judging takes at most TURN_MS of one turn of the event loop: a flood of dispatches awaited one after
-  // the other is a chain of microtasks that would otherwise never let timers, the hooks' pipes or, between two
-  // commits, another process waiting for the log's lock in. (Arrivals carry their time already: no clock read here.)
-  // Events that arrive while earlier ones wait for their turn wait behind them, even in a new turn: judged at once,
-  // they would be logged (and answered) before events dispatched earlier.
-  let turnStarted = -1;
-  let waitingTurn = 0;
-  const turnEnded = () => void (turnStarted = -1);
   const now = (arrival: Arrival): Judgement | Later => {
-    if (waitingTurn > 0) return waitTurn(arrival);
-    if (turnStarted < 0) {
-      turnStarted = arrival.startedAt;
-      setImmediate(turnEnded);
-    } else if (arrival.startedAt - turnStarted > TURN_MS) return waitTurn(arrival);
-    return judgeNow(arrival);
-  };
-  const waitTurn = (arrival: Arrival): Later => {
-    waitingTurn++;
-    return { later: "turn", arrival };
-  };
-
-  const judgeNow = (arrival: Arrival): Judgement | Later => {
     try {
       const validated = validate(arrival);
       if (isRejected(validated)) return written(arrival, rejected(validated));
@@ -163,19 +144,11 @@ function judgeSteps(options: PipelineOptions): { now: (arrival: Arrival) => Judg
       );
     });
 
-  const afterTurn = (arrival: Arrival): Observable<Judgement> =>
-    from(new Promise<void>((resolve) => setImmediate(resolve))).pipe(
-      mergeMap(() => {
-        waitingTurn--;
-        const value = judgeNow(arrival);
-        return isLater(value) ? later(value) : of(value);
-      }),
-    );
-
   const later = (value: Later): Observable<Judgement> =>
-    (value.later === "hooks" ? withHooks(value.matched) : value.later === "turn" ? afterTurn(value.arrival) : from(writeLater(log, value.write))).pipe(
-      // A bug must cost one event, never the stream every later event goes through.
-      catchError((e: unknown) => of(internalFailure(value.arrival, e))),
+    (value.later === "hooks" ? withHooks(value.matched) : from(writeLater(log, value.write))).pipe(
+      // One judgement per arrival: a bug, or an inner stream that ends empty, costs one event, never the stream every
+      // later event goes through, and never leaves a dispatch() without an answer.
+      oneResult((e) => internalFailure(value.arrival, e)),
     );
 
   return { now, later };
