@@ -1,4 +1,5 @@
-// The public surface of qhooks: re-exports only.
+// The public surface of qhooks: each name listed on purpose (test/package/surface.test.ts holds the list; a change
+// to it is a change of the package's API, to be said in the CHANGELOG).
 
 // The embeddable bus.
 export { createHookBus, HookBusOptionsSchema, UseOptionsSchema } from "./engine/createHookBus.js";
@@ -6,36 +7,60 @@ export type { HookBus, HookBusOptions, InProcessHook, UseOptions } from "./engin
 export { judgeOnce } from "./engine/judgeOnce.js";
 export type { JudgeOnceOptions, JudgeOnceResult } from "./engine/judgeOnce.js";
 export { recordEvent } from "./engine/recordEvent.js";
+export type { RecordEventOptions, RecordEventResult } from "./engine/recordEvent.js";
 
-// The pipeline and its operators, for agents that compose their own streams.
+// The whole flow as one operator, replay as a stream, and the pure rules they are made of.
 export { judgeEvents } from "./streams/pipeline.js";
 export type { PipelineOptions } from "./streams/pipeline.js";
 export { replay$, DEFAULT_REPLAY_CONCURRENCY } from "./streams/replay.js";
 export type { ReplayOptions } from "./streams/replay.js";
 export { pullInOrder } from "./streams/pullInOrder.js";
 export { settingsSnapshot$ } from "./streams/settings$.js";
-export { validateEvent } from "./operators/validateEvent.js";
-export { matchHooks, selectHooks } from "./operators/matchHooks.js";
-export { refuseRecursion } from "./operators/refuseRecursion.js";
-export { recordArrival, recordOutcome, recordRejection } from "./operators/recordToLog.js";
-export { runHooks, runOneHook } from "./operators/runHooks.js";
 export { raceTimeout } from "./operators/raceTimeout.js";
 export type { TimeoutInfo } from "./operators/raceTimeout.js";
-export { mapExitCode, interpretRun } from "./operators/mapExitCode.js";
-export { aggregateOutcome, foldVerdicts } from "./operators/aggregateOutcome.js";
-export { guardStopLoop, DEFAULT_STOP_BLOCK_CAP } from "./operators/guardStopLoop.js";
-export { unlessRejected } from "./operators/unlessRejected.js";
-export type * from "./operators/stages.js";
+export { selectHooks } from "./operators/matchHooks.js";
+export { interpretRun } from "./operators/mapExitCode.js";
+export { foldVerdicts } from "./operators/aggregateOutcome.js";
+export type { FoldedVerdicts } from "./operators/aggregateOutcome.js";
+export { DEFAULT_STOP_BLOCK_CAP } from "./operators/guardStopLoop.js";
+export type { Arrival, HookRun, HookSpec, InProcessHandler, Judgement, JudgedHook } from "./operators/stages.js";
 
 // Schemas: every type is derived from one of these.
-export * from "./schema/events.js";
-export * from "./schema/settings.js";
-export * from "./schema/hookOutput.js";
-export * from "./schema/outcome.js";
-export * from "./schema/logRecord.js";
-export * from "./schema/replay.js";
-export * from "./schema/eventDetail.js";
-export * from "./schema/trust.js";
+export { EventNameSchema, DecisionSchema, CommonPayloadSchema, PAYLOAD_SCHEMAS, payloadSchema } from "./schema/events.js";
+export type { EventName, Decision, Payload } from "./schema/events.js";
+export {
+  SettingsFileSchema,
+  HandlerSettingSchema,
+  CommandHandlerSchema,
+  HttpHandlerSchema,
+  PromptHandlerSchema,
+  McpToolHandlerSchema,
+  QhooksSettingsSchema,
+  RedactEntrySchema,
+} from "./schema/settings.js";
+export type { HandlerSetting, CommandHandler, HttpHandler, PromptHandler, McpToolHandler, QhooksSettings, RedactEntry, HandlerType } from "./schema/settings.js";
+export { VerdictSchema, HOOK_OUTPUT_SCHEMAS } from "./schema/hookOutput.js";
+export type { Verdict } from "./schema/hookOutput.js";
+export { HookOutcomeKindSchema, HookResultSchema, SkipReasonSchema, SkippedHookSchema, OutcomeSchema } from "./schema/outcome.js";
+export type { HookOutcomeKind, HookResult, SkipReason, SkippedHook, Outcome } from "./schema/outcome.js";
+export {
+  LogDecisionSchema,
+  EventSourceSchema,
+  LogRecordSchema,
+  SessionRowSchema,
+  HookRunCountsSchema,
+  StatsSchema,
+  MatchCountSchema,
+  VerifyResultSchema,
+} from "./schema/logRecord.js";
+export type { LogDecision, LogRecord, SessionRow, Stats, MatchCount, VerifyResult } from "./schema/logRecord.js";
+export { ReplaySideSchema, ReplayResultSchema, ReplaySummarySchema, ReplayRunSchema } from "./schema/replay.js";
+export type { ReplaySide, ReplayResult, ReplaySummary, ReplayRun } from "./schema/replay.js";
+export { ChainRecordSchema, SnapshotSourceSchema, EventDetailSchema } from "./schema/eventDetail.js";
+export type { ChainRecord, SnapshotSource, EventDetail } from "./schema/eventDetail.js";
+export { TrustScopeSchema, TrustEntrySchema, TrustStoreSchema, TrustCandidateSchema, TrustReportSchema } from "./schema/trust.js";
+export type { TrustScope, TrustEntry, TrustStore, TrustCandidate, TrustReport } from "./schema/trust.js";
+export { LogFilterSchema } from "./schema/logFilter.js";
 
 // Settings.
 export { loadSettings, buildSnapshot } from "./settings/loadSettings.js";
@@ -55,14 +80,12 @@ export { parsePayload, MAX_PAYLOAD_BYTES } from "./payload/parsePayload.js";
 export type { ValidEvent, RejectedEvent } from "./payload/parsePayload.js";
 export { toHookProtocol } from "./output/hookProtocol.js";
 
-// The event log: the port, and the SQLite backend.
+// The event log: the port, and its backends (SQLite, or PostgreSQL for a postgres:// URL, loaded on first use).
 export { nullEventLog } from "./store/eventLog.js";
-export { LogFilterSchema } from "./schema/logFilter.js";
 export type { EventLog, AuditLog, AppendResult, LogWarning, LogEntry, LogFilter, StoredEvent } from "./store/eventLog.js";
 export type { LogMaintenance, EraseSelector, EraseResult, PruneResult } from "./store/eventLog.js";
 export { createRedactor, builtInRedactor, type Redactor, type RedactPattern } from "./redact/redactor.js";
 export { openSqliteLog } from "./store/sqlite/sqliteEventLog.js";
-// A file or a postgres:// URL; the PostgreSQL backend is loaded on first use.
 export { openStore, isPostgresUrl, type Store, type OpenStoreOptions } from "./store/openStore.js";
 
 export { QhooksError } from "./errors.js";

@@ -1,4 +1,3 @@
-import { map, type OperatorFunction } from "rxjs";
 import { oneLineText } from "../text/oneLine.js";
 import { canonicalJson } from "../json/canonicalHash.js";
 import { EVENT_TRAITS, isBlockingDecision, type Decision, type EventName } from "../schema/events.js";
@@ -6,12 +5,7 @@ import type { Outcome } from "../schema/outcome.js";
 import type { Judged, JudgedHook, Ran } from "./stages.js";
 import { line, warningLines, type PipelineWarning } from "./warnings.js";
 
-/** Folds the hooks' results of each event into its one outcome. */
-export function aggregateOutcome(now: () => number = () => performance.now()): OperatorFunction<Ran, Judged> {
-  return map(aggregateStep(now));
-}
-
-/** aggregateOutcome's step for one event, made once for a stream. */
+/** Folds the hooks' results of one event into its one outcome; made once for a stream. */
 export function aggregateStep(now: () => number = () => performance.now()): (ran: Ran) => Judged {
   return (ran) => {
     // Shadow hooks never count: the outcome is folded from the others; folded with them too, it says what enforcing

@@ -1,4 +1,3 @@
-import { concatMap, type OperatorFunction } from "rxjs";
 import { messageOf } from "../errors.js";
 import type { EventLog } from "../store/eventLog.js";
 import type { Judged } from "./stages.js";
@@ -12,15 +11,9 @@ export const DEFAULT_STOP_BLOCK_CAP = 8;
  * outcomes in a row for the session, the next block becomes `none`, with a system message saying why. Without a
  * log the guard cannot count, and says so when a Stop hook blocks. A cap of 0 turns the guard off. The cap may
  * depend on the event (it can come from the settings the event is judged by).
- */
-export function guardStopLoop(log: EventLog, cap: number | ((judged: Judged) => number), enabled = true): OperatorFunction<Judged, Judged> {
-  const guard = guardStep(log, cap, enabled);
-  return concatMap(async (judged) => (guard.applies(judged) ? guard.run(judged) : judged));
-}
-
-/**
- * guardStopLoop's step for one event, made once for a stream: `applies` says, without waiting, whether the event
- * needs the guard at all (only a blocked live Stop does); `run` reads the streak and decides.
+ *
+ * Made once for a stream: `applies` says, without waiting, whether the event needs the guard at all (only a
+ * blocked live Stop does); `run` reads the streak and decides.
  */
 export function guardStep(log: EventLog, cap: number | ((judged: Judged) => number), enabled = true): { applies: (judged: Judged) => boolean; run: (judged: Judged) => Promise<Judged> } {
   return {

@@ -1,4 +1,3 @@
-import { map, type OperatorFunction } from "rxjs";
 import { oneLineText } from "../text/oneLine.js";
 import { z } from "zod";
 import { describeJsonError } from "../json/describeJsonError.js";
@@ -8,11 +7,6 @@ import { EMPTY_VERDICT, HOOK_OUTPUT_SCHEMAS, type Verdict } from "../schema/hook
 import type { HookOutcomeKind, HookResult } from "../schema/outcome.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
 import type { HookRun, HookSpec, JudgedHook } from "./stages.js";
-
-/** Reads each finished run of `spec` as a decision: exit codes and JSON for commands, return values for in-process handlers (docs/hooks.md). */
-export function mapExitCode(event: EventName, spec: HookSpec): OperatorFunction<HookRun, JudgedHook> {
-  return map((run) => interpretRun(event, spec, run));
-}
 
 /** What an in-process handler may return; `undefined` means no opinion. */
 export const InProcessResultSchema = z
@@ -28,6 +22,7 @@ export const InProcessResultSchema = z
   .optional();
 export type InProcessResult = z.infer<typeof InProcessResultSchema>;
 
+/** Reads a finished run of `spec` as a decision: exit codes and JSON for commands, return values for in-process handlers (docs/hooks.md). */
 export function interpretRun(event: EventName, spec: HookSpec, run: HookRun): JudgedHook {
   return blockOnFailure(event, spec, readRun(event, spec, run));
 }

@@ -1,4 +1,3 @@
-import { map, type OperatorFunction } from "rxjs";
 import { EVENT_TRAITS, type EventName } from "../schema/events.js";
 import { matches } from "../settings/compileMatcher.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
@@ -17,14 +16,9 @@ export interface HandlerSelection {
 }
 
 /**
- * Selects, for each event, the hooks that will run: those that match, less those that
- * trust does not let run (reported as skipped, with a warning each).
+ * Selects, for each event, the hooks that will run: those that match, less those that trust does not let run
+ * (reported as skipped, with a warning each). Made once for a stream.
  */
-export function matchHooks(inProcess: () => readonly InProcessHandler[] = () => [], trust?: TrustPolicy, handlers: HandlerSelection = {}): OperatorFunction<Validated, Matched> {
-  return map(matchStep(inProcess, trust, handlers));
-}
-
-/** matchHooks's step for one event, made once for a stream. */
 export function matchStep(inProcess: () => readonly InProcessHandler[] = () => [], trust?: TrustPolicy, handlers: HandlerSelection = {}): (validated: Validated) => Matched {
   const once = handlers.once ?? memoryOnce();
   const services = handlers.services ?? {};

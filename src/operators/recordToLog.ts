@@ -60,19 +60,10 @@ const once = <T>(make: () => T): (() => T) => {
 };
 
 /**
- * Appends each event as it arrives, before its hooks run. An event no hook matched
- * is recorded later, with its outcome, in one transaction. A log that cannot be written costs the record, never
- * the decision: the failure becomes a warning on the outcome.
+ * Whether the event is recorded when it arrives, before its hooks (it has some, or an async one, whose result is
+ * logged against its event), or later with its outcome, in one transaction. A log that cannot be written costs the
+ * record, never the decision: the failure becomes a warning on the outcome.
  */
-export function recordArrival(options: RecordOptions): OperatorFunction<Matched, Recorded> {
-  return concatMap(async (matched): Promise<Recorded> => {
-    // An async hook's result is logged against its event, so an event with one is recorded on arrival too.
-    if (!arrivalFirst(matched)) return deferred(matched);
-    return writeLater(options.log, arrivalWrite(matched, options));
-  });
-}
-
-/** Whether the event is recorded when it arrives, before its hooks (it has some), or with its outcome. */
 export const arrivalFirst = (matched: Matched): boolean => matched.hooks.length > 0 || (matched.background?.length ?? 0) > 0;
 
 /**
@@ -101,14 +92,6 @@ export function arrivalWrite(matched: Matched, options: RecordOptions): LogWrite
     done: (appended) => ({ ...matched, seq: appended[0] ?? null, arrivalLogged: "yes", warnings: appended.warnings.map(logWarning) }),
     failed: (e) => ({ ...matched, seq: null, arrivalLogged: "failed", warnings: [{ kind: "arrival-not-recorded", event: matched.valid.event, why: messageOf(e) }] }),
   };
-}
-
-/** Appends each outcome with all its hook results; for an event without hooks, arrival and outcome together. */
-export function recordOutcome(options: RecordOptions): OperatorFunction<Judged, Judged> {
-  return concatMap(async (judged): Promise<Judged> => {
-    const write = outcomeWrite(judged, options);
-    return write === null ? judged : writeLater(options.log, write);
-  });
 }
 
 /**
@@ -153,12 +136,7 @@ function withWarnings(judged: Judged, seq: number | null, warnings: readonly Pip
   return { ...judged, seq, warnings, outcome: { ...judged.outcome, seq, warnings: warnings.length === 0 ? [] : warningLines(warnings) } };
 }
 
-/** Appends rejected payloads: they are listed with decision `rejected`. */
-export function recordRejection(options: Omit<RecordOptions, "replayRun">): OperatorFunction<Rejected, Rejected> {
-  return concatMap((rejected) => writeLater(options.log, rejectionWrite(rejected, options)));
-}
-
-/** A rejected payload's record. */
+/** A rejected payload's record: it is listed with decision `rejected`. */
 export function rejectionWrite(rejected: Rejected, options: Omit<RecordOptions, "replayRun">): LogWrite<Rejected> {
   const { rejection, arrival } = rejected;
   return {

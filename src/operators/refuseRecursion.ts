@@ -1,4 +1,3 @@
-import { map, type OperatorFunction } from "rxjs";
 import { chainEntry } from "../exec/hookEnvironment.js";
 import type { Rejected } from "./unlessRejected.js";
 import type { Matched } from "./stages.js";
@@ -9,13 +8,8 @@ export const MAX_NESTING = 4;
 /**
  * Refuses an event when one of its hooks is already running, for the same event, further up the chain of hooks
  * this process was started from, or when runs are nested too deep: otherwise a hook that calls back into its agent
- * would loop forever.
+ * would loop forever. Made once for a stream.
  */
-export function refuseRecursion(callChain: readonly string[]): OperatorFunction<Matched, Matched | Rejected> {
-  return map(refuseStep(callChain));
-}
-
-/** refuseRecursion's step for one event, made once for a stream. */
 export function refuseStep(callChain: readonly string[]): (matched: Matched) => Matched | Rejected {
   return (matched) => {
     if (callChain.length === 0) return matched;

@@ -9,7 +9,7 @@ import type { BackgroundRunner } from "../handlers/backgroundHooks.js";
 import { createEnvFile } from "../handlers/envFile.js";
 import type { HandlerServices } from "../handlers/services.js";
 import type { ValidEvent } from "../payload/parsePayload.js";
-import { interpretRun, mapExitCode } from "./mapExitCode.js";
+import { interpretRun } from "./mapExitCode.js";
 import { raceTimeout } from "./raceTimeout.js";
 import type { HookRun, HookSpec, JudgedHook, Matched, Ran, Recorded } from "./stages.js";
 import { line, type PipelineWarning } from "./warnings.js";
@@ -29,18 +29,6 @@ export interface RunHooksOptions {
   readonly services?: HandlerServices;
   /** Where `async: true` hooks run; without it they are not started. */
   readonly background?: BackgroundRunner;
-}
-
-/**
- * Runs every selected hook of each event at once, each raced against its own timeout, and emits the event when all
- * of them have finished or timed out. One hook's block never cancels its siblings. Results keep
- * selection order, whatever order the hooks finish in.
- */
-export function runHooks(options: RunHooksOptions): OperatorFunction<Recorded, Ran> {
-  return mergeMap((recorded) => {
-    startBackground(recorded, options);
-    return runHookGroup(recorded, options).pipe(map((group) => joinGroup(recorded, group)));
-  });
 }
 
 /** What running the hooks of one event gives, before it is joined with the event's record (joinGroup). */
@@ -180,7 +168,7 @@ function judgeOneHook(
 
     return run$.pipe(
       raceTimeout(spec.timeoutMs, ({ limitMs, elapsedMs }): HookRun => ({ type: "timeout", limitMs, durationMs: elapsedMs, ...output() }), undefined, opened),
-      mapExitCode(valid.event, spec),
+      map((run) => interpretRun(valid.event, spec, run)),
       map((judged) => {
         // Cuts by the event's total are one line for the whole event (runHooks).
         const cut = [stdout, stderr].flatMap((o, i) =>

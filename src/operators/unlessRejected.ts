@@ -1,4 +1,3 @@
-import { connect, filter, merge, type OperatorFunction } from "rxjs";
 import type { RejectedEvent } from "../payload/parsePayload.js";
 import type { Arrival } from "./stages.js";
 import type { PipelineWarning } from "./warnings.js";
@@ -16,10 +15,3 @@ export interface Rejected {
 
 export const isRejected = (value: unknown): value is Rejected =>
   typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "rejected";
-
-/** Applies `operator` to the events still being judged; rejected ones pass by untouched. */
-export function unlessRejected<A, B>(operator: OperatorFunction<A, B>): OperatorFunction<A | Rejected, B | Rejected> {
-  return connect((shared) =>
-    merge(shared.pipe(filter(isRejected)), shared.pipe(filter((v): v is A => !isRejected(v)), operator)),
-  );
-}

@@ -1,23 +1,18 @@
-import { map, type OperatorFunction } from "rxjs";
 import { parsePayload } from "../payload/parsePayload.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { Rejected } from "./unlessRejected.js";
 import type { Arrival, Validated } from "./stages.js";
-
-/**
- * Checks each arriving payload against its event's schema and pins the configuration it will be
- * judged by. An invalid payload becomes a Rejected value that skips the rest of the pipeline, but not the log.
- */
-export function validateEvent(options: ValidateOptions): OperatorFunction<Arrival, Validated | Rejected> {
-  return map(validateStep(options));
-}
 
 export interface ValidateOptions {
   readonly projectDir: string;
   readonly snapshot: () => SettingsSnapshot;
 }
 
-/** validateEvent's step for one arrival, made once for a stream. */
+/**
+ * Checks each arriving payload against its event's schema and pins the configuration it will be judged by. An
+ * invalid payload becomes a Rejected value that skips the rest of the pipeline, but not the log. Made once for a
+ * stream.
+ */
 export function validateStep(options: ValidateOptions): (arrival: Arrival) => Validated | Rejected {
   const { projectDir } = options;
   return (arrival) => {

@@ -73,6 +73,20 @@ describe("decisions: JSON output of a hook on exit 0", () => {
       expect(only(outcome)).to.include({ outcome: "block", decision: "deny", reason: "no network from here" });
     });
 
+    it("deny with interrupt: true stops the agent (continue false), its message the stop reason", async () => {
+      const outcome = await judge("PermissionRequest", decision({ behavior: "deny", message: "stop everything", interrupt: true }));
+      expect(outcome).to.include({ decision: "deny", blocked: true, continue: false, stopReason: "stop everything" });
+      const kept = await judge("PermissionRequest", { ...decision({ behavior: "deny", message: "m", interrupt: true }), stopReason: "own reason" });
+      expect(kept).to.include({ continue: false, stopReason: "own reason" });
+    });
+
+    it("interrupt is read only with a denial, and only when true", async () => {
+      for (const d of [{ behavior: "deny", message: "m", interrupt: false }, { behavior: "deny", message: "m" }, { behavior: "allow", interrupt: true }]) {
+        const outcome = await judge("PermissionRequest", decision(d));
+        expect(outcome, JSON.stringify(d)).to.include({ continue: true, stopReason: null });
+      }
+    });
+
     it("an unknown behavior is invalid output", async () => {
       const outcome = await judge("PermissionRequest", decision({ behavior: "ask" }));
       expect(only(outcome).outcome).to.equal("invalid-output");

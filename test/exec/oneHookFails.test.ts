@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { firstValueFrom, of } from "rxjs";
-import { runHooks } from "../../src/operators/runHooks.js";
+import { joinGroup, runHookGroup } from "../../src/operators/runHooks.js";
 import type { HookSpec, Recorded } from "../../src/operators/stages.js";
 import { parsePayload } from "../../src/payload/parsePayload.js";
 import { loadSettings } from "../../src/settings/loadSettings.js";
@@ -75,7 +75,7 @@ describe("one hook that cannot run", () => {
     expect(outcome.hooks[0]).to.include({ name: "too-long", outcome: "error", error: "could not start the hook: E2BIG (argument list too long)" });
   });
 
-  describe("runHooks, given hooks no settings file could produce", () => {
+  describe("runHookGroup, given hooks no settings file could produce", () => {
     let dir: string;
     beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "qhooks-onehook-"))));
     afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -96,7 +96,7 @@ describe("one hook that cannot run", () => {
         warnings: [],
       };
       const options = { projectDir: dir, homeDir: dir, baseEnv: { PATH: process.env.PATH, SHLVL: "1" }, maxOutputBytes: 1 << 20, replay: false, callChain: [] };
-      const ran = await firstValueFrom(of(recorded).pipe(runHooks(options)));
+      const ran = joinGroup(recorded, await firstValueFrom(runHookGroup(recorded, options)));
       expect(ran.judged.map((j) => [j.result.outcome, j.result.decision])).to.deep.equal([
         ["error", "none"],
         ["error", "none"],

@@ -2,15 +2,15 @@ import { expect } from "chai";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { firstValueFrom, of, toArray } from "rxjs";
+import { firstValueFrom, map, merge, toArray, type Observable } from "rxjs";
 import { parsePayload } from "../../src/payload/parsePayload.js";
-import { runHooks, type RunHooksOptions } from "../../src/operators/runHooks.js";
-import type { HookSpec, Recorded } from "../../src/operators/stages.js";
+import { joinGroup, runHookGroup, type RunHooksOptions } from "../../src/operators/runHooks.js";
+import type { HookSpec, Ran, Recorded } from "../../src/operators/stages.js";
 import { loadSettings } from "../../src/settings/loadSettings.js";
 import { Reaper, groupMembers, pidsMatching, procStat, uniqueSleep, waitFor } from "../exec/processes.js";
 
-/** The real runHooks operator on real processes and in-process handlers, outside any bus. */
-describe("runHooks (real runs)", () => {
+/** The hook group of one event (runHookGroup, as the pipeline runs it) on real processes and in-process handlers, outside any bus. */
+describe("runHookGroup (real runs)", () => {
   let dir: string;
   let options: RunHooksOptions;
   const reaper = new Reaper();
@@ -40,19 +40,21 @@ describe("runHooks (real runs)", () => {
     timeoutMs,
     handle,
   });
+  /** The event with its hooks' results, as the pipeline joins them. */
+  const ran$ = (event: Recorded): Observable<Ran> => runHookGroup(event, options).pipe(map((group) => joinGroup(event, group)));
   const after = (ms: number, value: unknown) => () => new Promise((r) => setTimeout(() => r(value), ms));
 
   it("emits one result per hook, in selection order, when the last one has finished", async () => {
     const start = performance.now();
     const ran = await firstValueFrom(
-      of(
+      ran$(
         recorded([
           inProcess("slowest", after(500, { reason: "first" })),
           command("sleep 0.4; echo second"),
           inProcess("fastest", after(0, { reason: "third" })),
           command("echo fourth"),
         ]),
-      ).pipe(runHooks(options)),
+      ),
     );
     const elapsed = performance.now() - start;
     expect(ran.judged.map((j) => j.result.name)).to.deep.equal(["slowest", "sleep 0.4; echo second", "fastest", "echo fourth"]);
@@ -63,11 +65,7 @@ describe("runHooks (real runs)", () => {
 
   it("a timed-out run does not cancel its siblings, and its process group is killed", async () => {
     const sleeper = reaper.marker(uniqueSleep(30));
-    const ran = await firstValueFrom(
-      of(recorded([command(`${sleeper} & wait`, 200), command("sleep 0.4; echo sibling"), inProcess("late", after(450, { reason: "late" }))])).pipe(
-        runHooks(options),
-      ),
-    );
+    const ran = await firstValueFrom(ran$(recorded([command(`${sleeper} & wait`, 200), command("sleep 0.4; echo sibling"), inProcess("late", after(450, { reason: "late" }))])));
     expect(ran.judged.map((j) => j.result.outcome)).to.deep.equal(["timeout", "success", "success"]);
     expect(ran.judged[0]!.result).to.include({ timedOut: true, exitCode: null });
     expect(ran.judged[1]!.result.stdout).to.equal("sibling\n");
@@ -75,20 +73,16 @@ describe("runHooks (real runs)", () => {
     await waitFor(`no ${sleeper} left`, () => pidsMatching(sleeper).length === 0, 1500);
   });
 
-  it("passes events without hooks straight through, and judges several events concurrently", async () => {
+  it("an event without hooks has an empty group at once, and the groups of several events run concurrently", async () => {
     const start = performance.now();
-    const all = await firstValueFrom(
-      of(recorded([command("sleep 0.5; echo a")]), recorded([]), recorded([command("sleep 0.5; echo b")])).pipe(runHooks(options), toArray()),
-    );
+    const all = await firstValueFrom(merge(ran$(recorded([command("sleep 0.5; echo a")])), ran$(recorded([])), ran$(recorded([command("sleep 0.5; echo b")]))).pipe(toArray()));
     expect(performance.now() - start, "events overlap (one after another: over 1 s)").to.be.below(900);
     expect(all.map((r) => r.judged.map((j) => j.result.stdout.trim()).join(""))).to.have.members(["a", "", "b"]);
   });
 
   it("unsubscribing while hooks run kills their process groups", async () => {
     const sleeper = reaper.marker(uniqueSleep(30));
-    const sub = of(recorded([command(`${sleeper} & wait`), command(`${sleeper}`)]))
-      .pipe(runHooks(options))
-      .subscribe();
+    const sub = ran$(recorded([command(`${sleeper} & wait`), command(`${sleeper}`)])).subscribe();
     const pids = await waitFor(`${sleeper} running in both hooks`, () => (pidsMatching(sleeper).length >= 3 ? pidsMatching(sleeper) : null), 2000);
     const groups = [...new Set(pids.map((p) => procStat(p)!.pgrp))];
     expect(groups, "one process group per hook").to.have.length(2);
