@@ -10,20 +10,20 @@ export { recordEvent } from "./engine/recordEvent.js";
 export type { RecordEventOptions, RecordEventResult } from "./engine/recordEvent.js";
 
 // The whole flow as one operator, replay as a stream, and the pure rules they are made of.
-export { judgeEvents } from "./streams/pipeline.js";
-export type { PipelineOptions } from "./streams/pipeline.js";
-export { replay$, DEFAULT_REPLAY_CONCURRENCY } from "./streams/replay.js";
-export type { ReplayOptions } from "./streams/replay.js";
-export { pullInOrder } from "./streams/pullInOrder.js";
-export { settingsSnapshot$ } from "./streams/settings$.js";
-export { raceTimeout } from "./operators/raceTimeout.js";
-export type { TimeoutInfo } from "./operators/raceTimeout.js";
-export { selectHooks } from "./operators/matchHooks.js";
-export { interpretRun } from "./operators/mapExitCode.js";
-export { foldVerdicts } from "./operators/aggregateOutcome.js";
-export type { FoldedVerdicts } from "./operators/aggregateOutcome.js";
-export { DEFAULT_STOP_BLOCK_CAP } from "./operators/guardStopLoop.js";
-export type { Arrival, HookRun, HookSpec, InProcessHandler, Judgement, JudgedHook } from "./operators/stages.js";
+export { judgeEvents } from "./engine/pipeline.js";
+export type { PipelineOptions } from "./engine/pipeline.js";
+export { replay$, DEFAULT_REPLAY_CONCURRENCY } from "./engine/replay.js";
+export type { ReplayOptions } from "./engine/replay.js";
+export { pullInOrder } from "./engine/pullInOrder.js";
+export { settingsSnapshot$ } from "./engine/settings$.js";
+export { raceTimeout } from "./engine/raceTimeout.js";
+export type { TimeoutInfo } from "./engine/raceTimeout.js";
+export { selectHooks } from "./engine/steps/matchHooks.js";
+export { interpretRun } from "./core/readRun.js";
+export { foldVerdicts } from "./core/foldOutcome.js";
+export type { FoldedVerdicts } from "./core/foldOutcome.js";
+export { DEFAULT_STOP_BLOCK_CAP } from "./engine/steps/guardStopLoop.js";
+export type { Arrival, HookRun, HookSpec, InProcessHandler, Judgement, JudgedHook } from "./core/stages.js";
 
 // Schemas: every type is derived from one of these.
 export { EventNameSchema, DecisionSchema, CommonPayloadSchema, PAYLOAD_SCHEMAS, payloadSchema } from "./schema/events.js";
@@ -91,5 +91,5 @@ export { openStore, isPostgresUrl, type Store, type OpenStoreOptions } from "./s
 export { QhooksError } from "./errors.js";
 
 // Handlers that are not commands: what an embedding agent lends them.
-export type { Evaluator, EvaluatorRequest, McpToolCaller, McpToolRequest, HandlerServices } from "./handlers/services.js";
+export type { Evaluator, EvaluatorRequest, McpToolCaller, McpToolRequest, HandlerServices } from "./core/services.js";
 export { parseEnvLines } from "./handlers/envFile.js";

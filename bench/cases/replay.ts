@@ -3,7 +3,7 @@ import { lastValueFrom, reduce } from "rxjs";
 import { PAYLOAD_SCHEMAS, type EventName } from "../../src/schema/events.js";
 import type { LogFilter } from "../../src/store/eventLog.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
-import { DEFAULT_REPLAY_CONCURRENCY, replay$ } from "../../src/streams/replay.js";
+import { DEFAULT_REPLAY_CONCURRENCY, replay$ } from "../../src/engine/replay.js";
 import { generateEntries, writeLog } from "../bigLog.js";
 import { caseResult, interleave, progress, rate, type CaseResult } from "../harness.js";
 import { BenchDir, benchEnv, preToolUsePayload, rawSpawnPool } from "../fixtures.js";

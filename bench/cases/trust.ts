@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHookBus } from "../../src/engine/createHookBus.js";
-import { selectHooks } from "../../src/operators/matchHooks.js";
+import { selectHooks } from "../../src/engine/steps/matchHooks.js";
 import type { Outcome } from "../../src/schema/outcome.js";
 import { loadSettings } from "../../src/settings/loadSettings.js";
 import { discoverSettings } from "../../src/settings/settingsSources.js";

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { BehaviorSubject, Subject, from, merge, switchMap, type Observable, type Subscription } from "rxjs";
 import { z } from "zod";
 import { QhooksError } from "../errors.js";
-import type { Arrival, InProcessHandler, Judgement } from "../operators/stages.js";
+import type { Arrival, InProcessHandler, Judgement } from "../core/stages.js";
 import { EVENT_TRAITS, EventNameSchema, type EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
@@ -12,16 +12,16 @@ import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js
 import { dialectOf, planSettings } from "../settings/settingsPlan.js";
 import { DIALECTS } from "../settings/settingsSources.js";
 import type { EventLog } from "../store/eventLog.js";
-import { judgeEvents } from "../streams/pipeline.js";
+import { judgeEvents } from "./pipeline.js";
 import { trustCommandLine } from "../trust/trustCommandLine.js";
 import { createTrustPolicy } from "../trust/trustPolicy.js";
-import { settingsSnapshot$ } from "../streams/settings$.js";
+import { settingsSnapshot$ } from "./settings$.js";
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, TimeoutSecondsSchema } from "../schema/settings.js";
 import { limitsFromEnv } from "./limits.js";
 import { openEventLogWithWarnings } from "./openEventLog.js";
 import { BackgroundHooks } from "../handlers/backgroundHooks.js";
 import { chatEvaluatorFromEnv } from "../handlers/chatEvaluator.js";
-import type { Evaluator, McpToolCaller } from "../handlers/services.js";
+import type { Evaluator, McpToolCaller } from "../core/services.js";
 
 /** Options of `createHookBus`. */
 export const HookBusOptionsSchema = z.object({

@@ -1,18 +1,18 @@
 import { firstValueFrom, of } from "rxjs";
-import type { Judgement } from "../operators/stages.js";
+import type { Judgement } from "../core/stages.js";
 import type { EventName } from "../schema/events.js";
 import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
 import { planSettings } from "../settings/settingsPlan.js";
 import type { Dialect } from "../settings/settingsSources.js";
 import type { EventLog } from "../store/eventLog.js";
-import { judgeEvents } from "../streams/pipeline.js";
+import { judgeEvents } from "./pipeline.js";
 import { trustCommandLine } from "../trust/trustCommandLine.js";
 import { createTrustPolicy } from "../trust/trustPolicy.js";
 import { limitsFromEnv } from "./limits.js";
 import { BackgroundHooks, type BackgroundRunner } from "../handlers/backgroundHooks.js";
 import { chatEvaluatorFromEnv } from "../handlers/chatEvaluator.js";
 import type { OnceMemory } from "../handlers/once.js";
-import type { HandlerServices } from "../handlers/services.js";
+import type { HandlerServices } from "../core/services.js";
 
 export interface JudgeOnceOptions {
   /** The payload as it arrived (JSON text). */

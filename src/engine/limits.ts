@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_EVENT_OUTPUT_BYTES, DEFAULT_MAX_OUTPUT_BYTES } from "../exec/cappedOutput.js";
-import { DEFAULT_STOP_BLOCK_CAP } from "../operators/guardStopLoop.js";
+import { DEFAULT_STOP_BLOCK_CAP } from "./steps/guardStopLoop.js";
 
 /** Limits that users tune through the environment, read once per engine. */
 export interface Limits {

@@ -1,4 +1,4 @@
-import { selectHooks } from "../operators/matchHooks.js";
+import { selectHooks } from "../engine/steps/matchHooks.js";
 import { parsePayload } from "../payload/parsePayload.js";
 import type { EventDetail } from "../schema/eventDetail.js";
 import type { EventName } from "../schema/events.js";

@@ -1,5 +1,5 @@
-import { selectHooks } from "../operators/matchHooks.js";
-import type { HookSpec } from "../operators/stages.js";
+import { selectHooks } from "../engine/steps/matchHooks.js";
+import type { HookSpec } from "../core/stages.js";
 import { EVENT_TRAITS, type Decision, type EventName } from "../schema/events.js";
 import type { ExplainedHook, Explanation, HookSource, HookVerdict } from "../schema/explanation.js";
 import type { LogDecision } from "../schema/logRecord.js";

@@ -1,7 +1,7 @@
 import type { Observable, Subscription } from "rxjs";
 import { messageOf } from "../errors.js";
-import { interpretRun } from "../operators/mapExitCode.js";
-import type { HookSpec, JudgedHook } from "../operators/stages.js";
+import { interpretRun } from "../core/readRun.js";
+import type { HookSpec, JudgedHook } from "../core/stages.js";
 import type { ValidEvent } from "../payload/parsePayload.js";
 import type { HookResult } from "../schema/outcome.js";
 import type { EventLog } from "../store/eventLog.js";

@@ -1,7 +1,7 @@
 import { messageOf } from "../errors.js";
 import { oneLineText } from "../text/oneLine.js";
 import { post } from "../exec/runners/httpPost.js";
-import type { Evaluator } from "./services.js";
+import type { Evaluator } from "../core/services.js";
 
 const INSTRUCTIONS =
   "You judge one event of an AI coding agent for a hook. Answer with one JSON object and nothing else: " +

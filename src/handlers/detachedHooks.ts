@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { messageOf } from "../errors.js";
-import type { HookSpec } from "../operators/stages.js";
+import type { HookSpec } from "../core/stages.js";
 import type { ValidEvent } from "../payload/parsePayload.js";
 import type { AsyncJob } from "./asyncJob.js";
 import { oneLineText } from "../text/oneLine.js";

@@ -1,8 +1,8 @@
-import type { HookSpec } from "../operators/stages.js";
+import type { HookSpec } from "../core/stages.js";
 import type { SkippedHook } from "../schema/outcome.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { OnceMemory } from "./once.js";
-import type { HandlerServices } from "./services.js";
+import type { HandlerServices } from "../core/services.js";
 
 export interface HandlerSplit {
   /** Hooks whose result makes the outcome. */

@@ -5,7 +5,7 @@ import { describeJsonError } from "../json/describeJsonError.js";
 import { lazy } from "../schema/lazy.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
 import { oneLineText } from "../text/oneLine.js";
-import type { SettingsRead } from "./loadSettings.js";
+import type { SettingsRead } from "./readSettingsSource.js";
 import type { PluginInfo, SettingsSource } from "./settingsSources.js";
 import { readRegularFile } from "./readSettingsSource.js";
 

@@ -1,4 +1,4 @@
-import type { HookSpec } from "../operators/stages.js";
+import type { HookSpec } from "../core/stages.js";
 import type { SkippedHook } from "../schema/outcome.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { TrustCheck } from "./trustPolicy.js";

@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { lastValueFrom, toArray } from "rxjs";
 import type { HookBus } from "../../src/engine/createHookBus.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
-import { replay$ } from "../../src/streams/replay.js";
+import { replay$ } from "../../src/engine/replay.js";
 import { REPO_ROOT, Sandbox, group, payloadFor } from "../support/sandbox.js";
 
 /**

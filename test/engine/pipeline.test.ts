@@ -4,10 +4,10 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { Subject } from "rxjs";
 import type { Outcome } from "../../src/schema/outcome.js";
-import type { Arrival, Judgement } from "../../src/operators/stages.js";
+import type { Arrival, Judgement } from "../../src/core/stages.js";
 import { loadSettings } from "../../src/settings/loadSettings.js";
 import { nullEventLog } from "../../src/store/eventLog.js";
-import { judgeEvents } from "../../src/streams/pipeline.js";
+import { judgeEvents } from "../../src/engine/pipeline.js";
 import { REPO_ROOT, Sandbox, group, payloadFor } from "../support/sandbox.js";
 
 /** One long-lived pipeline per bus: the synchronous branch, the hook branch, and errors as values. */

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { EvaluatorRequest, McpToolRequest } from "../../src/handlers/services.js";
+import type { EvaluatorRequest, McpToolRequest } from "../../src/core/services.js";
 import type { HookResult } from "../../src/schema/outcome.js";
 import { Sandbox, payloadFor } from "../support/sandbox.js";
 import { loopbackServer } from "./loopback.js";

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { lastValueFrom, reduce } from "rxjs";
 import type { EventEntry } from "../../src/store/eventLog.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
-import { replay$ } from "../../src/streams/replay.js";
+import { replay$ } from "../../src/engine/replay.js";
 import type { ReplayResult } from "../../src/schema/replay.js";
 import { CLI, Sandbox, group } from "../support/sandbox.js";
 import type { ReplayJson } from "./harness.js";

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Observable, Subject, lastValueFrom, map, of, take, timer, toArray } from "rxjs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { pullInOrder } from "../../src/streams/pullInOrder.js";
+import { pullInOrder } from "../../src/engine/pullInOrder.js";
 
 /** A synthetic source that counts what is pulled from it, optionally slow to give each item. */
 class CountingSource implements AsyncIterable<number> {

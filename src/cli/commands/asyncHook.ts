@@ -3,8 +3,8 @@ import { hookEnvironment } from "../../exec/hookEnvironment.js";
 import { BackgroundHooks } from "../../handlers/backgroundHooks.js";
 import { chatEvaluatorFromEnv } from "../../handlers/chatEvaluator.js";
 import { takeAsyncJob } from "../../handlers/asyncJob.js";
-import { runOneHook } from "../../operators/runHooks.js";
-import type { HookSpec } from "../../operators/stages.js";
+import { runOneHook } from "../../engine/steps/runHooks.js";
+import type { HookSpec } from "../../core/stages.js";
 import { nullEventLog, type EventLog } from "../../store/eventLog.js";
 
 /**

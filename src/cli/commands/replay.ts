@@ -3,7 +3,7 @@ import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import type { ReplayResult, ReplaySide } from "../../schema/replay.js";
 import { openStore, type Store } from "../../store/openStore.js";
-import { addToSummary, DEFAULT_REPLAY_CONCURRENCY, emptySummary, newRunId, replay$ } from "../../streams/replay.js";
+import { addToSummary, DEFAULT_REPLAY_CONCURRENCY, emptySummary, newRunId, replay$ } from "../../engine/replay.js";
 import type { ReplayRun } from "../../schema/replay.js";
 import { FilterFlagsSchema, hasSelector, wholeNumberFlag } from "../filterFlags.js";
 import { resolveFormat } from "../output/formats.js";

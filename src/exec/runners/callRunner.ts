@@ -1,6 +1,6 @@
 import { Observable } from "rxjs";
 import { messageOf } from "../../errors.js";
-import type { HookRun } from "../../operators/stages.js";
+import type { HookRun } from "../../core/stages.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { plainJson } from "./plainJson.js";
 import { handlerOf, type RunRequest, type Runner } from "./runner.js";

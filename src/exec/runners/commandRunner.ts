@@ -1,5 +1,5 @@
 import { from, map, mergeMap, type Observable } from "rxjs";
-import type { HookRun } from "../../operators/stages.js";
+import type { HookRun } from "../../core/stages.js";
 import type { spawnHook as SpawnHook } from "../spawnHook.js";
 import { handlerOf, type Runner } from "./runner.js";
 

@@ -1,6 +1,6 @@
 import { catchError, from, map, of } from "rxjs";
 import { messageOf } from "../../errors.js";
-import type { HookRun } from "../../operators/stages.js";
+import type { HookRun } from "../../core/stages.js";
 import { plainJson } from "./plainJson.js";
 import { handlerOf, type Runner } from "./runner.js";
 

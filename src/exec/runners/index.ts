@@ -1,4 +1,4 @@
-import type { HookSpec } from "../../operators/stages.js";
+import type { HookSpec } from "../../core/stages.js";
 import { callRunner } from "./callRunner.js";
 import { commandRunner } from "./commandRunner.js";
 import { httpRunner } from "./httpRunner.js";

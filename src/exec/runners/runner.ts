@@ -1,6 +1,6 @@
 import type { Observable } from "rxjs";
-import type { HandlerServices } from "../../handlers/services.js";
-import type { HookRun, HookSpec } from "../../operators/stages.js";
+import type { HandlerServices } from "../../core/services.js";
+import type { HookRun, HookSpec } from "../../core/stages.js";
 import type { ValidEvent } from "../../payload/parsePayload.js";
 import type { CappedOutput } from "../cappedOutput.js";
 

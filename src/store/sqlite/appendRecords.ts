@@ -3,7 +3,7 @@ import type { LogEntry, SnapshotRecord } from "../eventLog.js";
 import { contentDigest, linkHash } from "../journal/hashFormat.js";
 import { JOURNAL_COLUMNS, journalValues } from "../journal/record.js";
 import { eventRow, hookRow, outcomeRow, replayRunRow, snapshotRow, type PendingRow } from "../journal/rows.js";
-import type { Connection } from "./connection.js";
+import type { Statement } from "better-sqlite3";
 
 /** Appends of at most this many entries are made into records before the transaction; larger ones as they are placed. */
 const PREPARE_AHEAD_MAX = 32;
@@ -123,7 +123,19 @@ export interface AppendedRecords {
   readonly records: number;
 }
 
-export function appendRecords(conn: Connection, appends: readonly PreparedAppend[]): AppendedRecords {
+/** What appending needs of an open log (its Connection): the statements of the write path, and what it knows. */
+export interface AppendTarget {
+  readonly logId: string;
+  readonly knownSnapshots: Set<string>;
+  readonly head: Statement;
+  readonly insert: Statement;
+  readonly snapshotKnown: Statement;
+  readonly eventOf: Statement;
+  readonly streakUp: Statement;
+  readonly streakReset: Statement;
+}
+
+export function appendRecords(conn: AppendTarget, appends: readonly PreparedAppend[]): AppendedRecords {
   const head = conn.head.get() as { seq: number; hash: string } | undefined;
   let seq = head?.seq ?? 0;
   let hash = head?.hash ?? "";
@@ -176,7 +188,7 @@ export function appendRecords(conn: Connection, appends: readonly PreparedAppend
  * The Stop-loop guard's count, in the same transaction as each live Stop outcome: a blocked one adds one to the
  * session's streak, any other ends it (deleting a row that is not there writes nothing).
  */
-function keepStopStreak(conn: Connection, row: PendingRow, live: boolean): void {
+function keepStopStreak(conn: AppendTarget, row: PendingRow, live: boolean): void {
   if (row.event !== "Stop" || !live || row.session_id === null) return;
   if (row.kind !== "outcome" && row.outcome === null) return;
   if (row.blocked === 1) conn.streakUp.run(row.session_id);

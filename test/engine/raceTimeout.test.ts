@@ -1,7 +1,7 @@
 import { config, expect } from "chai";
 import { forkJoin, map, mergeMap, type Observable } from "rxjs";
 import { TestScheduler } from "rxjs/testing";
-import { raceTimeout, type TimeoutInfo } from "../../src/operators/raceTimeout.js";
+import { raceTimeout, type TimeoutInfo } from "../../src/engine/raceTimeout.js";
 
 /** Marble tests in virtual time (one frame = 1 ms in run mode), asserted with chai's deep equality. */
 // Show whole marble frames when an assertion fails, not "…(1)".

@@ -1,10 +1,10 @@
 import { existsSync, statSync } from "node:fs";
 import { Observable, defer, finalize, from, map, mergeMap, of } from "rxjs";
-import { limitsFromEnv } from "../engine/limits.js";
-import { matchStep } from "../operators/matchHooks.js";
-import type { Arrival } from "../operators/stages.js";
-import { isRejected } from "../operators/unlessRejected.js";
-import { validateStep } from "../operators/validateEvent.js";
+import { limitsFromEnv } from "./limits.js";
+import { matchStep } from "./steps/matchHooks.js";
+import type { Arrival } from "../core/stages.js";
+import { isRejected } from "../core/rejected.js";
+import { validateStep } from "./steps/validateEvent.js";
 import { isBlockingDecision } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import { redactedFields } from "../redact/redactor.js";

@@ -1,11 +1,11 @@
 import { concatMap, type OperatorFunction } from "rxjs";
-import { messageOf } from "../errors.js";
-import { nullEventLog, type AppendOptions, type AppendResult, type EventEntry, type EventLog, type EventSource, type LogEntry, type LogWarning, type SnapshotSource } from "../store/eventLog.js";
-import { redactEntry } from "../redact/redactEntry.js";
-import { builtInRedactor, type Redactor } from "../redact/redactor.js";
-import type { Judged, Matched, Ran, Recorded } from "./stages.js";
-import type { Rejected } from "./unlessRejected.js";
-import { warningLines, type PipelineWarning } from "./warnings.js";
+import { messageOf } from "../../errors.js";
+import { nullEventLog, type AppendOptions, type AppendResult, type EventEntry, type EventLog, type EventSource, type LogEntry, type LogWarning, type SnapshotSource } from "../../store/eventLog.js";
+import { redactEntry } from "../../redact/redactEntry.js";
+import { builtInRedactor, type Redactor } from "../../redact/redactor.js";
+import type { Judged, Matched, Ran, Recorded } from "../../core/stages.js";
+import type { Rejected } from "../../core/rejected.js";
+import { warningLines, type PipelineWarning } from "../../core/warnings.js";
 
 export interface RecordOptions {
   readonly log: EventLog;

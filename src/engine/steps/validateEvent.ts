@@ -1,7 +1,7 @@
-import { parsePayload } from "../payload/parsePayload.js";
-import type { SettingsSnapshot } from "../settings/loadSettings.js";
-import type { Rejected } from "./unlessRejected.js";
-import type { Arrival, Validated } from "./stages.js";
+import { parsePayload } from "../../payload/parsePayload.js";
+import type { SettingsSnapshot } from "../../settings/loadSettings.js";
+import type { Rejected } from "../../core/rejected.js";
+import type { Arrival, Validated } from "../../core/stages.js";
 
 export interface ValidateOptions {
   readonly projectDir: string;

@@ -1,7 +1,7 @@
-import { messageOf } from "../errors.js";
-import type { EventLog } from "../store/eventLog.js";
-import type { Judged } from "./stages.js";
-import { warningLines, type PipelineWarning } from "./warnings.js";
+import { messageOf } from "../../errors.js";
+import type { EventLog } from "../../store/eventLog.js";
+import type { Judged } from "../../core/stages.js";
+import { warningLines, type PipelineWarning } from "../../core/warnings.js";
 
 /** Consecutive blocked Stop outcomes a session may have before the next block is overruled. */
 export const DEFAULT_STOP_BLOCK_CAP = 8;

@@ -1,18 +1,18 @@
 import { catchError, defer, finalize, forkJoin, from, map, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
-import { oneLineText } from "../text/oneLine.js";
-import { CappedOutput, DEFAULT_MAX_EVENT_OUTPUT_BYTES, OutputBudget } from "../exec/cappedOutput.js";
-import { hookEnvironment } from "../exec/hookEnvironment.js";
-import { runnerFor } from "../exec/runners/index.js";
-import { commandRunner } from "../exec/runners/commandRunner.js";
-import { messageOf } from "../errors.js";
-import type { BackgroundRunner } from "../handlers/backgroundHooks.js";
-import { createEnvFile } from "../handlers/envFile.js";
-import type { HandlerServices } from "../handlers/services.js";
-import type { ValidEvent } from "../payload/parsePayload.js";
-import { interpretRun } from "./mapExitCode.js";
-import { raceTimeout } from "./raceTimeout.js";
-import type { HookRun, HookSpec, JudgedHook, Matched, Ran, Recorded } from "./stages.js";
-import { line, type PipelineWarning } from "./warnings.js";
+import { oneLineText } from "../../text/oneLine.js";
+import { CappedOutput, DEFAULT_MAX_EVENT_OUTPUT_BYTES, OutputBudget } from "../../exec/cappedOutput.js";
+import { hookEnvironment } from "../../exec/hookEnvironment.js";
+import { runnerFor } from "../../exec/runners/index.js";
+import { commandRunner } from "../../exec/runners/commandRunner.js";
+import { messageOf } from "../../errors.js";
+import type { BackgroundRunner } from "../../handlers/backgroundHooks.js";
+import { createEnvFile } from "../../handlers/envFile.js";
+import type { HandlerServices } from "../../core/services.js";
+import type { ValidEvent } from "../../payload/parsePayload.js";
+import { interpretRun } from "../../core/readRun.js";
+import { raceTimeout } from "../raceTimeout.js";
+import type { HookRun, HookSpec, JudgedHook, Matched, Ran, Recorded } from "../../core/stages.js";
+import { line, type PipelineWarning } from "../../core/warnings.js";
 
 export interface RunHooksOptions {
   readonly projectDir: string;

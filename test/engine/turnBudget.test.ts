@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { Subject } from "rxjs";
-import { turnBudget, type NextTurn } from "../../src/streams/turnBudget.js";
+import { turnBudget, type NextTurn } from "../../src/engine/turnBudget.js";
 
 /** A hand-turned event loop: `turn()` runs what was scheduled for the next turn, as setImmediate would. */
 function loop(): { nextTurn: NextTurn; turn: () => void; pending: () => number } {

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { firstValueFrom, map, merge, toArray, type Observable } from "rxjs";
 import { parsePayload } from "../../src/payload/parsePayload.js";
-import { joinGroup, runHookGroup, type RunHooksOptions } from "../../src/operators/runHooks.js";
-import type { HookSpec, Ran, Recorded } from "../../src/operators/stages.js";
+import { joinGroup, runHookGroup, type RunHooksOptions } from "../../src/engine/steps/runHooks.js";
+import type { HookSpec, Ran, Recorded } from "../../src/core/stages.js";
 import { loadSettings } from "../../src/settings/loadSettings.js";
 import { Reaper, groupMembers, pidsMatching, procStat, uniqueSleep, waitFor } from "../exec/processes.js";
 

@@ -1,13 +1,13 @@
-import { EVENT_TRAITS, type EventName } from "../schema/events.js";
-import { matches } from "../settings/compileMatcher.js";
-import type { SettingsSnapshot } from "../settings/loadSettings.js";
-import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
-import { splitByTrust } from "../trust/splitByTrust.js";
-import type { TrustPolicy } from "../trust/trustPolicy.js";
-import { memoryOnce, type OnceMemory } from "../handlers/once.js";
-import type { HandlerServices } from "../handlers/services.js";
-import { splitByHandler } from "../handlers/splitByHandler.js";
-import type { HookSpec, InProcessHandler, Matched, Validated } from "./stages.js";
+import { EVENT_TRAITS, type EventName } from "../../schema/events.js";
+import { matches } from "../../settings/compileMatcher.js";
+import type { SettingsSnapshot } from "../../settings/loadSettings.js";
+import type { ConfiguredHook } from "../../settings/parseSettingsFile.js";
+import { splitByTrust } from "../../trust/splitByTrust.js";
+import type { TrustPolicy } from "../../trust/trustPolicy.js";
+import { memoryOnce, type OnceMemory } from "../../handlers/once.js";
+import type { HandlerServices } from "../../core/services.js";
+import { splitByHandler } from "../../handlers/splitByHandler.js";
+import type { HookSpec, InProcessHandler, Matched, Validated } from "../../core/stages.js";
 
 /** What selection asks of the handlers: who can evaluate prompts and call MCP tools, and which once-hooks ran. */
 export interface HandlerSelection {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { EMPTY, NEVER, Subject, lastValueFrom, of, throwError, toArray } from "rxjs";
-import { oneResult } from "../../src/streams/oneResult.js";
+import { oneResult } from "../../src/engine/oneResult.js";
 
 const failed = (e: unknown) => `failed: ${(e as Error).message}`;
 
