@@ -112,6 +112,23 @@ describe("handlers: prompt, agent and mcp_tool hooks", () => {
       }
     });
 
+    it("$ARGUMENTS is the event's JSON as plain text: $', $`, $& and $1 in the payload are not replacement patterns", async () => {
+      const chat = await loopbackServer((_req, res) => res.writeHead(200).end(JSON.stringify({ choices: [{ message: { content: '{"ok": true}' } }] })));
+      try {
+        settings("PreToolUse", { type: "prompt", prompt: "Judge <<$ARGUMENTS>> strictly" });
+        const command = "echo \"$'\" \"$`\" \"$&\" $1 $$ && rm -rf /";
+        const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_input: { command } }), ["--no-log"], { QHOOKS_EVALUATOR_URL: chat.url });
+        expect(r.code, r.stderr).to.equal(0);
+        const body = JSON.parse(chat.received[0]!.body) as { messages: Array<{ content: string }> };
+        const prompt = body.messages.at(-1)!.content;
+        const judged = /^Judge <<(.*)>> strictly$/s.exec(prompt);
+        expect(judged, prompt).to.not.equal(null);
+        expect((JSON.parse(judged![1]!) as { tool_input: { command: string } }).tool_input.command).to.equal(command);
+      } finally {
+        await chat.close();
+      }
+    });
+
     it("an endpoint answering garbage is the hook's error, not the event's; without QHOOKS_EVALUATOR_URL the hook is skipped with a warning", async () => {
       const chat = await loopbackServer((_req, res) => res.writeHead(200).end(JSON.stringify({ choices: [{ message: { content: "I think it is fine" } }] })));
       try {

@@ -2,6 +2,7 @@ import { Observable } from "rxjs";
 import { messageOf } from "../../errors.js";
 import type { HookRun } from "../../operators/stages.js";
 import { oneLineText } from "../../text/oneLine.js";
+import { replaceLiteral } from "../../text/replaceLiteral.js";
 import { plainJson } from "./plainJson.js";
 import { handlerOf, type RunRequest, type Runner } from "./runner.js";
 
@@ -45,7 +46,7 @@ function call({ spec, valid, services }: RunRequest, signal: AbortSignal): unkno
 
 /** `$ARGUMENTS` in a prompt stands for the event's JSON; a prompt without it gets the JSON appended. */
 export function expandArguments(prompt: string, json: string): string {
-  return prompt.includes("$ARGUMENTS") ? prompt.replaceAll("$ARGUMENTS", json) : `${prompt}\n\n${json}`;
+  return prompt.includes("$ARGUMENTS") ? replaceLiteral(prompt, "$ARGUMENTS", json) : `${prompt}\n\n${json}`;
 }
 
 /** `{ ok, reason }`, the answer Claude Code asks of its prompt hooks, in the engine's vocabulary. */
