@@ -36,6 +36,7 @@ export * from "./schema/logRecord.js";
 export * from "./schema/replay.js";
 export * from "./schema/eventDetail.js";
 export * from "./schema/trust.js";
+export * from "./schema/evaluatorAnswer.js";
 
 // Settings.
 export { loadSettings, buildSnapshot } from "./settings/loadSettings.js";
