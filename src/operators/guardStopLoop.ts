@@ -4,8 +4,7 @@ import type { EventLog } from "../store/eventLog.js";
 import type { Judged } from "./stages.js";
 import { warningLines, type PipelineWarning } from "./warnings.js";
 
-/** Consecutive blocked Stop outcomes a session may have before the next block is overruled. */
-export const DEFAULT_STOP_BLOCK_CAP = 8;
+export { DEFAULT_STOP_BLOCK_CAP } from "../settings/stopBlockCap.js";
 
 /**
  * Keeps a Stop hook that forgets `stop_hook_active` from trapping the agent: when the log shows `cap` blocked Stop
@@ -13,7 +12,10 @@ export const DEFAULT_STOP_BLOCK_CAP = 8;
  * log the guard cannot count, and says so when a Stop hook blocks. A cap of 0 turns the guard off. The cap may
  * depend on the event (it can come from the settings the event is judged by).
  */
-export function guardStopLoop(log: EventLog, cap: number | ((judged: Judged) => number), enabled = true): OperatorFunction<Judged, Judged> {
+/** The cap for one event, with what the guard has to say about how it was chosen (settings left out). */
+export type StopCap = number | { readonly limit: number; readonly warnings: readonly PipelineWarning[] };
+
+export function guardStopLoop(log: EventLog, cap: number | ((judged: Judged) => StopCap), enabled = true): OperatorFunction<Judged, Judged> {
   const guard = guardStep(log, cap, enabled);
   return concatMap(async (judged) => (guard.applies(judged) ? guard.run(judged) : judged));
 }
@@ -22,12 +24,14 @@ export function guardStopLoop(log: EventLog, cap: number | ((judged: Judged) => 
  * guardStopLoop's step for one event, made once for a stream: `applies` says, without waiting, whether the event
  * needs the guard at all (only a blocked live Stop does); `run` reads the streak and decides.
  */
-export function guardStep(log: EventLog, cap: number | ((judged: Judged) => number), enabled = true): { applies: (judged: Judged) => boolean; run: (judged: Judged) => Promise<Judged> } {
+export function guardStep(log: EventLog, cap: number | ((judged: Judged) => StopCap), enabled = true): { applies: (judged: Judged) => boolean; run: (judged: Judged) => Promise<Judged> } {
   return {
     applies: (judged) => enabled && judged.outcome.event === "Stop" && judged.outcome.blocked,
-    run: async (judged) => {
+    run: async (given) => {
+      const chosen = typeof cap === "function" ? cap(given) : cap;
+      const limit = typeof chosen === "number" ? chosen : chosen.limit;
+      const judged = typeof chosen === "number" ? given : chosen.warnings.reduce(withWarning, given);
       const { outcome } = judged;
-      const limit = typeof cap === "function" ? cap(judged) : cap;
       if (limit === 0) return judged;
       let streak: number | null;
       try {
