@@ -61,6 +61,8 @@ export type { ChainRecord, SnapshotSource, EventDetail } from "./schema/eventDet
 export { TrustScopeSchema, TrustEntrySchema, TrustStoreSchema, TrustCandidateSchema, TrustReportSchema } from "./schema/trust.js";
 export type { TrustScope, TrustEntry, TrustStore, TrustCandidate, TrustReport } from "./schema/trust.js";
 export { LogFilterSchema } from "./schema/logFilter.js";
+export { EvaluatorAnswerSchema } from "./schema/evaluatorAnswer.js";
+export type { EvaluatorAnswer } from "./schema/evaluatorAnswer.js";
 
 // Settings.
 export { loadSettings, buildSnapshot } from "./settings/loadSettings.js";

@@ -15,6 +15,11 @@ export type PipelineWarning =
   /** The arrival could not be written, and then neither could the event with its outcome: one line for both. */
   | { readonly kind: "event-not-recorded"; readonly event: string; readonly why: string }
   | { readonly kind: "rejection-not-recorded"; readonly why: string }
+  /**
+   * A `qhooks` setting of a file whose hooks need trust, not applied while trust is required (trust pins hooks, not
+   * settings).
+   */
+  | { readonly kind: "setting-needs-trust"; readonly file: string; readonly key: string }
   /** The Stop-loop guard could not count this event's streak. */
   | { readonly kind: "stop-guard-off"; readonly why: "no-log" | "unreadable"; readonly detail: string | null };
 
@@ -34,6 +39,8 @@ export function warningText(w: PipelineWarning): string {
       return `event log: this ${w.event} event and its outcome not recorded: ${w.why}`;
     case "rejection-not-recorded":
       return `event log: rejection not recorded: ${w.why}`;
+    case "setting-needs-trust":
+      return `${w.file}: qhooks.${w.key}: not applied while trust is required (qhooks trust covers this file's hooks, not its settings); only your own settings set it`;
     case "stop-guard-off":
       return w.why === "no-log"
         ? "Stop-loop guard is off without an event log: a Stop hook that always blocks can keep the agent going forever"

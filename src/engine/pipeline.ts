@@ -1,7 +1,7 @@
 import { connect, defer, filter, forkJoin, from, map, merge, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
 import { messageOf } from "../errors.js";
 import { aggregateStep } from "../core/foldOutcome.js";
-import { DEFAULT_STOP_BLOCK_CAP, guardStep } from "./steps/guardStopLoop.js";
+import { guardStep } from "./steps/guardStopLoop.js";
 import { matchStep } from "./steps/matchHooks.js";
 import { arrivalFirst, arrivalWrite, deferred, outcomeWrite, rejectionWrite, writeLater, writeNow, type LogWrite, type RecordOptions } from "./steps/recordToLog.js";
 import { refuseStep } from "./steps/refuseRecursion.js";
@@ -14,6 +14,7 @@ import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { EventLog } from "../store/eventLog.js";
 import { trustCommandLine } from "../trust/trustCommandLine.js";
 import { createTrustPolicy, type TrustPolicy } from "../trust/trustPolicy.js";
+import { trustedStopBlockCap } from "../trust/trustedStopBlockCap.js";
 import { BackgroundHooks } from "../handlers/backgroundHooks.js";
 import { memoryOnce, type OnceMemory } from "../handlers/once.js";
 import { oneResult } from "./oneResult.js";
@@ -85,7 +86,7 @@ function judgeSteps(options: PipelineOptions): { now: (arrival: Arrival) => Judg
   const match = matchStep(options.inProcess, options.trust, options);
   const refuse = refuseStep(options.callChain);
   const aggregate = aggregateStep();
-  const guard = guardStep(log, (judged) => options.stopBlockCap ?? judged.snapshot.stopBlockCap ?? DEFAULT_STOP_BLOCK_CAP, options.source === "dispatch");
+  const guard = guardStep(log, (judged) => options.stopBlockCap ?? trustedStopBlockCap(judged.snapshot, options.trust), options.source === "dispatch");
 
   /** The one record of an event judged in one step, or of a rejection, now if the log can, else later. */
   const written = (arrival: Arrival, write: LogWrite<Judgement>): Judgement | Later => writeNow(log, write) ?? { later: "write", arrival, write };

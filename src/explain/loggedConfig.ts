@@ -96,6 +96,7 @@ function viewOf(parts: readonly { source: SettingsSource; hooks: unknown }[], ha
     byEvent,
     warnings,
     stopBlockCap: null,
+    stopBlockCaps: [],
     requireTrust: null,
     // Explaining runs nothing and logs nothing: neither redaction nor retention applies.
     redactor: builtInRedactor,

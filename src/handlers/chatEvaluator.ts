@@ -60,10 +60,17 @@ export function chatEvaluatorFromEnv(env: Readonly<Record<string, string | undef
     }
     if (typeof content !== "string") throw new Error(`evaluator ${endpoint}: no choices[0].message.content in the response`);
     const json = content.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, "");
+    let answer: unknown;
     try {
-      return JSON.parse(json) as unknown;
+      answer = JSON.parse(json) as unknown;
     } catch {
       throw new Error(`evaluator answered ${JSON.stringify(oneLineText(content).slice(0, 120))}, not a JSON object`);
     }
+    // The model was asked for {"ok": ...}: an answer without it ({} or {"reason": ...}) decided nothing, and must not
+    // pass for a go-ahead. Whether `ok` is true or false is checked with every evaluator's answer (readShortForm).
+    if (typeof answer !== "object" || answer === null || Array.isArray(answer) || !("ok" in answer)) {
+      throw new Error(`evaluator answered ${JSON.stringify(oneLineText(content).slice(0, 120))}, without "ok": true or false`);
+    }
+    return answer;
   };
 }

@@ -1,3 +1,4 @@
+import { messageOf } from "../errors.js";
 import { judgeOnce } from "../engine/judgeOnce.js";
 import type { EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
@@ -44,7 +45,17 @@ export const TEST_VAR = "QHOOKS_TEST";
  * the warnings met on the way.
  */
 export async function* runCases(entries: readonly TestFileEntry[], options: RunCasesOptions): AsyncGenerator<{ result: CaseResult; warnings: readonly string[] }> {
-  for (const entry of entries) yield await judgeCase(entry, options);
+  for (const entry of entries) {
+    const started = performance.now();
+    try {
+      yield await judgeCase(entry, options);
+    } catch (e) {
+      // One case's failure is that case's result: the cases after it still run, and the report is still written.
+      const base = entry.ok ? { name: entry.testCase.name, event: entry.testCase.event } : { name: entry.name, event: null };
+      const problem: Problem = { kind: "internal", message: `qhooks failed on this case: ${oneLineText(messageOf(e), 200)}` };
+      yield { result: { line: entry.line, ...base, problems: [problem], outcome: null, durationMs: performance.now() - started }, warnings: [] };
+    }
+  }
 }
 
 async function judgeCase(entry: TestFileEntry, options: RunCasesOptions): Promise<{ result: CaseResult; warnings: readonly string[] }> {

@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { QhooksError } from "../errors.js";
 import { describeJsonError } from "../json/describeJsonError.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
 import { HookTestCaseSchema, type HookTestCase } from "../schema/hookTest.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
 import type { Dialect } from "../settings/settingsSources.js";
@@ -41,9 +42,12 @@ function parseLine(content: string, line: number): TestFileEntry {
   } catch (e) {
     return { line, ok: false, name: null, message: `not JSON (${describeJsonError(content, e).replace(/^line 1 /, "")})` };
   }
+  const named = json !== null && typeof json === "object" && typeof (json as { name?: unknown }).name === "string" ? (json as { name: string }).name : null;
+  // JSON.parse reads any depth, but the case's payload is serialised again to be judged, and JSON.stringify
+  // overflows the stack a few thousand levels down: such a line fails alone, before anything recurses into it.
+  if (nestsDeeperThan(content, MAX_JSON_DEPTH + 1)) return { line, ok: false, name: named, message: `nests deeper than ${MAX_JSON_DEPTH} levels; a hook test cannot hold it` };
   const parsed = HookTestCaseSchema.safeParse(json);
   if (parsed.success) return { line, ok: true, testCase: parsed.data };
-  const named = json !== null && typeof json === "object" && typeof (json as { name?: unknown }).name === "string" ? (json as { name: string }).name : null;
   return { line, ok: false, name: named, message: `not a hook test: ${firstIssueLine(parsed.error)}` };
 }
 

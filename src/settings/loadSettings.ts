@@ -8,6 +8,7 @@ import { claudePluginRequests, loadPlugins, type EnabledEntry, type PluginReques
 import { readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 import type { SettingsSource } from "./settingsSources.js";
 import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } from "../redact/redactor.js";
+import { capOf, keptStopBlockCaps, type StopBlockCapSetting } from "./stopBlockCap.js";
 
 export { MAX_SETTINGS_BYTES, readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 
@@ -23,8 +24,14 @@ export interface SettingsSnapshot {
   readonly hooks: readonly ConfiguredHook[];
   readonly byEvent: ReadonlyMap<EventName, readonly ConfiguredHook[]>;
   readonly warnings: readonly string[];
-  /** `qhooks.stopBlockCap` of the highest-priority file that sets it; null when none does. */
+  /**
+   * The Stop-loop cap the settings give: the highest-priority of the user's own files that sets it, raised (never
+   * lowered) by the project's, local and plugin files; null when none sets one. Under `requireTrust` only the user's
+   * own files count: see `stopBlockCaps`.
+   */
   readonly stopBlockCap: number | null;
+  /** Each file's cap that `stopBlockCap` was made of (lower ones from others' files left out), lowest priority first. */
+  readonly stopBlockCaps: readonly StopBlockCapSetting[];
   /**
    * `qhooks.requireTrust` of the user-level file; null when no user-level file is among the sources (`--settings`
    * replaced discovery: the trust check then reads the user-level file itself).
@@ -116,7 +123,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   const hooks: ConfiguredHook[] = [];
   const warnings: string[] = [...pluginWarnings];
   const document: { level: string; file: string; plugin?: string; hooks: unknown }[] = [];
-  let stopBlockCap: number | null = null;
+  const caps: StopBlockCapSetting[] = [];
   let requireTrust: boolean | null = parts.some((p) => p.source.level === "user") ? false : null;
   let retention: string | null = null;
   const redact: RedactPattern[] = [];
@@ -130,7 +137,10 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     else if (read.replaceable) warnings.push(`${source.display}: in a directory writable by every user; anyone here can replace these hooks`);
     for (const hook of parsed.hooks) hooks.push(hook);
     for (const warning of parsed.warnings) warnings.push(warning);
-    if (parsed.qhooks.stopBlockCap !== undefined) stopBlockCap = parsed.qhooks.stopBlockCap;
+    if (parsed.qhooks.stopBlockCap !== undefined) {
+      const own = source.plugin === undefined && (source.level === "user" || source.explicit === true);
+      caps.push({ level: source.level, display: source.display, pluginRoot: source.plugin?.root ?? null, own, cap: parsed.qhooks.stopBlockCap });
+    }
     if (parsed.qhooks.requireTrust !== undefined) {
       // The user's own switch: a project that could set it could switch off the check that guards against it.
       if (source.level === "user") requireTrust = parsed.qhooks.requireTrust;
@@ -146,6 +156,10 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
       document.push(source.plugin ? { level: source.level, file: source.path, plugin: source.plugin.name, hooks: parsed.hooksSection } : { level: source.level, file: source.path, hooks: parsed.hooksSection });
     }
   }
+
+  const capped = keptStopBlockCaps(caps);
+  for (const w of capped.warnings) warnings.push(w);
+  const stopBlockCap = capOf(capped.kept);
 
   const byEvent = new Map<EventName, ConfiguredHook[]>();
   for (const hook of hooks) {
@@ -165,6 +179,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     byEvent,
     warnings,
     stopBlockCap,
+    stopBlockCaps: capped.kept,
     requireTrust,
     redactor: redact.length === 0 ? builtInRedactor : createRedactor(redact),
     retention,

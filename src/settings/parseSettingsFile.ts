@@ -15,6 +15,7 @@ import { compileMatcher, type Matcher } from "./compileMatcher.js";
 import type { PluginInfo, SettingsSource } from "./settingsSources.js";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { editDistance } from "./editDistance.js";
+import { replaceLiteral } from "../text/replaceLiteral.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
 import { EMPTY_QHOOKS_SECTION, parseQhooksSection, type QhooksSection } from "./qhooksSection.js";
 
@@ -233,5 +234,9 @@ function suggestEvent(key: string): string {
  * environment holds both variables as well, for `$CLAUDE_PLUGIN_ROOT` and for the scripts it starts.
  */
 export function expandPluginPaths(command: string, plugin: PluginInfo): string {
-  return command.replaceAll("${CLAUDE_PLUGIN_ROOT}", plugin.root).replaceAll("${CLAUDE_PLUGIN_DATA}", plugin.dataDir);
+  // Plain text, in one pass: a folder name holding `$&` or `${CLAUDE_PLUGIN_DATA}` stays as it is.
+  return command
+    .split("${CLAUDE_PLUGIN_ROOT}")
+    .map((piece) => replaceLiteral(piece, "${CLAUDE_PLUGIN_DATA}", plugin.dataDir))
+    .join(plugin.root);
 }

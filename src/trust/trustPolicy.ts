@@ -36,6 +36,13 @@ export interface TrustCheck {
    * one of them is the user's own.
    */
   verdict(command: string, declared: readonly ConfiguredHook[]): TrustVerdict;
+  /**
+   * Whether the `qhooks` settings of a file apply: only those of the user's own files (the user level, a
+   * `--settings` file outside the project). Trust pins hooks, never settings, so the project's, its local settings'
+   * and the plugins' `qhooks` keys never apply while trust is required: an untrusted project must not loosen the
+   * user's guards (its `stopBlockCap: 1` would overrule the user's own Stop hook every second Stop).
+   */
+  settingsApply(file: { readonly level: string; readonly pluginRoot: string | null }): boolean;
 }
 
 /** Decides, event by event, whether trust is required and which hooks it lets run. Built once per engine. */
@@ -80,6 +87,7 @@ function trustCheck(project: ProjectTrust, readStore: () => TrustStoreRead, pins
   const problemOf = (store: TrustStoreRead) => (store.state === "refused" ? `the trust store ${storeDisplay} ${store.why}` : null);
   return {
     storeProblem: () => (read === null ? null : problemOf(read)),
+    settingsApply: (file) => project.scopeOfFile(file.level, file.pluginRoot) === null,
     verdict(command, declared) {
       let scope: TrustScope | null = null;
       for (const hook of declared) {

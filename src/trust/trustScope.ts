@@ -26,9 +26,14 @@ export class ProjectTrust {
    * `--settings` file elsewhere), which run as they always did.
    */
   scopeOf(hook: ConfiguredHook): TrustScope | null {
-    if (hook.plugin !== null) return { kind: "plugin", path: hook.plugin.root };
-    if (hook.level === "project" || hook.level === "local") return this.scope;
-    if (isAbsolute(hook.level) && (this.isProjects(hook.level) || this.isProjects(this.real(hook.level)))) return this.scope;
+    return this.scopeOfFile(hook.level, hook.plugin?.root ?? null);
+  }
+
+  /** Whose trust the hooks of a settings file of this level (or of this plugin folder) need. */
+  scopeOfFile(level: string, pluginRoot: string | null): TrustScope | null {
+    if (pluginRoot !== null) return { kind: "plugin", path: pluginRoot };
+    if (level === "project" || level === "local") return this.scope;
+    if (isAbsolute(level) && (this.isProjects(level) || this.isProjects(this.real(level)))) return this.scope;
     return null;
   }
 

@@ -31,16 +31,59 @@ describe("decisions: the Stop-loop cap", function () {
     expect(warningLines(unlogged.stderr)).to.deep.equal([]);
   });
 
-  it("qhooks.stopBlockCap in the settings sets the cap; the highest-priority file that sets it wins", async () => {
-    sb.userSettings({ qhooks: { stopBlockCap: 5 } });
-    sb.projectSettings({ ...blocker, qhooks: { stopBlockCap: 2 } });
-    expect((await stop("C")).code).to.equal(2);
-    expect((await stop("C")).code).to.equal(2);
-    const third = await stop("C");
-    expect(third.code, third.stderr).to.equal(0);
-    expect(third.outcome).to.include({ decision: "none", blocked: false });
-    expect(guardMessages(third.outcome)).to.have.length(1);
-    expect(guardMessages(third.outcome)[0]).to.include("cap 2").and.include("tests still failing");
+  /** Stops of one session until the guard lets one through; returns how many blocked before it, and that outcome. */
+  const blocksBeforeRelease = async (session: string, env: Record<string, string> = {}, most = 10) => {
+    for (let i = 0; i < most; i++) {
+      const r = await stop(session, env);
+      if (r.code === 0) return { blocked: i, released: r };
+      expect(r.code, `Stop #${i + 1}: ${r.stderr}`).to.equal(2);
+    }
+    return { blocked: most, released: null };
+  };
+
+  it("qhooks.stopBlockCap in the user's settings sets the cap; the project's may raise it", async () => {
+    sb.userSettings({ qhooks: { stopBlockCap: 2 } });
+    sb.projectSettings({ ...blocker, qhooks: { stopBlockCap: 3 } });
+    const { blocked, released } = await blocksBeforeRelease("C");
+    expect(blocked).to.equal(3);
+    expect(released!.outcome).to.include({ decision: "none", blocked: false });
+    expect(guardMessages(released!.outcome)).to.have.length(1);
+    expect(guardMessages(released!.outcome)[0]).to.include("cap 3").and.include("tests still failing");
+    expect(warningLines(released!.stderr)).to.deep.equal([]);
+  });
+
+  it("a project's or local cap lower than the user's (or the default) is ignored, with one warning: it never overrules the user's Stop hook sooner", async () => {
+    sb.userSettings({ ...blocker, qhooks: { stopBlockCap: 3 } });
+    sb.localSettings({ qhooks: { stopBlockCap: 1 } });
+    const { blocked, released } = await blocksBeforeRelease("L");
+    expect(blocked).to.equal(3);
+    expect(guardMessages(released!.outcome)[0]).to.include("cap 3");
+    expect(warningLines(released!.stderr)).to.deep.equal([
+      ".qoder/settings.local.json: qhooks.stopBlockCap: 1 is lower than the cap of your own settings (3); only your own settings can lower it; ignored",
+    ]);
+    // Without a cap of the user's, the default is what a project cannot lower.
+    sb.userSettings(blocker);
+    sb.localSettings({});
+    sb.projectSettings({ qhooks: { stopBlockCap: 1 } });
+    const second = await stop("M");
+    expect(second.code).to.equal(2);
+    const again = await stop("M");
+    expect(again.code, again.stderr).to.equal(2);
+    expect(warningLines(again.stderr)).to.deep.equal([".qoder/settings.json: qhooks.stopBlockCap: 1 is lower than the default cap (8); only your own settings can lower it; ignored"]);
+  });
+
+  it("while trust is required, the project's caps do not apply (trust pins hooks, not settings): the user's cap stands, one warning", async () => {
+    sb.userSettings({ ...blocker, qhooks: { stopBlockCap: 2 } });
+    sb.projectSettings({ qhooks: { stopBlockCap: 6 } });
+    // Trust not required: the project raises the cap.
+    expect((await blocksBeforeRelease("T1")).blocked).to.equal(6);
+    // Required: only the user's own cap counts.
+    const { blocked, released } = await blocksBeforeRelease("T2", { QHOOKS_REQUIRE_TRUST: "1" });
+    expect(blocked).to.equal(2);
+    expect(guardMessages(released!.outcome)[0]).to.include("cap 2");
+    expect(warningLines(released!.stderr)).to.deep.equal([
+      ".qoder/settings.json: qhooks.stopBlockCap: not applied while trust is required (qhooks trust covers this file's hooks, not its settings); only your own settings set it",
+    ]);
   });
 
   it("qhooks.stopBlockCap 0 turns the guard off; QHOOKS_STOP_BLOCK_CAP, when set, wins over the settings", async () => {

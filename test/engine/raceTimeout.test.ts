@@ -88,7 +88,7 @@ describe("raceTimeout (marbles)", () => {
 });
 
 /**
- * The shape of runHooks (src/operators/runHooks.ts): per event, forkJoin of every hook run, each raced against its
+ * The shape of runHookGroup (src/engine/steps/runHooks.ts): per event, forkJoin of every hook run, each raced against its
  * own limit. Only the real runHooks spawns processes and cannot take a scheduler; here the same composition runs
  * on marble sources so that time and teardown are exact.
  */

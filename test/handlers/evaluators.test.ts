@@ -112,6 +112,65 @@ describe("handlers: prompt, agent and mcp_tool hooks", () => {
       }
     });
 
+    it("$ARGUMENTS is the event's JSON as plain text: $', $`, $& and $1 in the payload are not replacement patterns", async () => {
+      const chat = await loopbackServer((_req, res) => res.writeHead(200).end(JSON.stringify({ choices: [{ message: { content: '{"ok": true}' } }] })));
+      try {
+        settings("PreToolUse", { type: "prompt", prompt: "Judge <<$ARGUMENTS>> strictly" });
+        const command = "echo \"$'\" \"$`\" \"$&\" $1 $$ && rm -rf /";
+        const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_input: { command } }), ["--no-log"], { QHOOKS_EVALUATOR_URL: chat.url });
+        expect(r.code, r.stderr).to.equal(0);
+        const body = JSON.parse(chat.received[0]!.body) as { messages: Array<{ content: string }> };
+        const prompt = body.messages.at(-1)!.content;
+        const judged = /^Judge <<(.*)>> strictly$/s.exec(prompt);
+        expect(judged, prompt).to.not.equal(null);
+        expect((JSON.parse(judged![1]!) as { tool_input: { command: string } }).tool_input.command).to.equal(command);
+      } finally {
+        await chat.close();
+      }
+    });
+
+    it("an answer whose ok is not true or false is invalid (onFailure: \"block\" blocks); ok: false always blocks", async () => {
+      const answers: Record<string, string> = {
+        A: '{"ok": "false", "reason": "looks bad"}',
+        B: '{"ok": 0}',
+        C: '{"ok": null}',
+        D: "{}",
+        E: '{"ok": "false"}',
+        F: '{"ok": false, "decision": "allow", "reason": "no"}',
+        G: '{"ok": false, "reason": 5}',
+      };
+      const chat = await loopbackServer((req, res) => {
+        const prompt = (JSON.parse(req.body) as { messages: Array<{ content: string }> }).messages.at(-1)!.content;
+        res.writeHead(200).end(JSON.stringify({ choices: [{ message: { content: answers[prompt.slice(5, 6)] } }] }));
+      });
+      try {
+        const hook = (c: string, onFailure?: string) => ({ type: "prompt", prompt: `case ${c}: $ARGUMENTS`, name: c, ...(onFailure ? { onFailure } : {}) });
+        settings("PreToolUse", hook("A", "block"), hook("B", "block"), hook("C", "block"), hook("D", "block"), hook("E"), hook("F"), hook("G"));
+        const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"), ["--no-log"], { QHOOKS_EVALUATOR_URL: chat.url });
+        expect(r.code, r.stderr).to.equal(2);
+        expect(r.outcome).to.include({ decision: "deny", blocked: true });
+        const hooks = r.outcome!.hooks as HookResult[];
+        expect(hooks.map((h) => [h.name, h.outcome])).to.deep.equal([
+          ["A", "block"],
+          ["B", "block"],
+          ["C", "block"],
+          ["D", "block"],
+          ["E", "invalid-output"],
+          ["F", "block"],
+          ["G", "block"],
+        ]);
+        expect(hooks[0]!.error).to.equal('returned an answer whose "ok" is "false", not true or false');
+        expect(hooks[1]!.error).to.equal('returned an answer whose "ok" is 0, not true or false');
+        expect(hooks[2]!.error).to.equal('returned an answer whose "ok" is null, not true or false');
+        expect(hooks[3]!.error).to.equal('threw: evaluator answered "{}", without "ok": true or false');
+        expect(hooks[4]!).to.include({ decision: "none", error: 'returned an answer whose "ok" is "false", not true or false' });
+        expect(hooks[5]!).to.include({ decision: "deny", reason: "no" });
+        expect(hooks[6]!).to.include({ decision: "deny", reason: "blocked by hook G (no reason given)" });
+      } finally {
+        await chat.close();
+      }
+    });
+
     it("an endpoint answering garbage is the hook's error, not the event's; without QHOOKS_EVALUATOR_URL the hook is skipped with a warning", async () => {
       const chat = await loopbackServer((_req, res) => res.writeHead(200).end(JSON.stringify({ choices: [{ message: { content: "I think it is fine" } }] })));
       try {

@@ -203,6 +203,30 @@ describe("qhooks test: hook tests made from the log", () => {
     expect(cases[2]!.failure!["@_message"]).to.match(/^not JSON \(column 2: /);
   });
 
+  it("a case whose payload nests 5,000 levels fails alone; the cases after it run and the JUnit report is written", async () => {
+    guardProject();
+    const seq = await logged(RM);
+    expect((await sb.run(["test", "add", String(seq), "--name", "first"])).code).to.equal(0);
+    const good = lines()[0]!;
+    const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+    const withNesting = (name: string, levels: number) => good.replace('"command":"rm -rf /tmp/build"', `"command":"rm -rf /tmp/build","deep":${nested(levels)}`).replace('"first"', `"${name}"`);
+    sb.file(testFile, [good, withNesting("deep", 5_000), withNesting("within the limit", 500), good.replace('"first"', '"last"')].join("\n") + "\n");
+
+    const run = await sb.run(["test", "--junit", "reports/hooks.xml"]);
+    expect(run.code, run.stderr).to.equal(1);
+    expect(run.stderr).to.equal("");
+    expect(nonEmptyLines(run.stdout)).to.deep.equal([
+      "ok    first (line 1): deny",
+      "FAIL  deep (line 2): nests deeper than 512 levels; a hook test cannot hold it",
+      "ok    within the limit (line 3): deny",
+      "ok    last (line 4): deny",
+      "3 passed, 1 failed",
+    ]);
+    const xml = readFileSync(join(sb.project, "reports", "hooks.xml"), "utf8");
+    expect(XMLValidator.validate(xml)).to.equal(true);
+    expect(xml).to.include('tests="4" failures="1"').and.include('<testcase name="deep"');
+  });
+
   it("a broken line fails with its line number and the other cases still run", async () => {
     guardProject();
     const seq = await logged(RM);

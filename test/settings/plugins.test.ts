@@ -106,6 +106,17 @@ if "rm -rf" in payload.get("tool_input", {}).get("command", ""):
     expect(bus.settings().document).to.deep.include({ level: "plugin", file: join(root, "hooks", "hooks.json"), plugin: "quoted", hooks: { Stop: [group(undefined, '"${CLAUDE_PLUGIN_ROOT}"/hooks/stop.sh')] } });
   });
 
+  it("${CLAUDE_PLUGIN_ROOT} is filled in as plain text: a folder whose name holds $& or $` runs the right script", async () => {
+    const root = join(sb.root, "plugins", "kit$&$`x");
+    sb.file(join(root, "hooks", "hooks.json"), { hooks: { Stop: [group(undefined, "'${CLAUDE_PLUGIN_ROOT}/hooks/stop.sh' '${CLAUDE_PLUGIN_DATA}'")] } });
+    sb.file(join(root, "hooks", "stop.sh"), `#!/bin/sh\necho "keep going: $0 $1" >&2\nexit 2\n`, 0o755);
+    const r = await sb.runEvent("Stop", payloadFor("Stop"), ["--plugin", root, "--no-log"]);
+    const dataDir = join(sb.home, ".claude", "plugins", "data", "kit----x-inline");
+    expect((r.outcome!.hooks as Json[])[0]!.command).to.equal(`'${root}/hooks/stop.sh' '${dataDir}'`);
+    expect(r.code, r.stderr).to.equal(2);
+    expect(r.outcome).to.include({ decision: "block", reason: `keep going: ${root}/hooks/stop.sh ${dataDir}` });
+  });
+
   it("qhooks.plugins in a settings file: relative to that file's folder, or ~/", async () => {
     guardPlugin("project/tools/guard-kit");
     const home = guardPlugin("home/.claude/my-plugins/home-kit", { name: "home-kit" });

@@ -3,8 +3,9 @@ import type { EventLog } from "../../store/eventLog.js";
 import type { Judged } from "../../core/stages.js";
 import { warningLines, type PipelineWarning } from "../../core/warnings.js";
 
-/** Consecutive blocked Stop outcomes a session may have before the next block is overruled. */
-export const DEFAULT_STOP_BLOCK_CAP = 8;
+import type { StopCap } from "../../trust/trustedStopBlockCap.js";
+
+export { DEFAULT_STOP_BLOCK_CAP } from "../../settings/stopBlockCap.js";
 
 /**
  * Keeps a Stop hook that forgets `stop_hook_active` from trapping the agent: when the log shows `cap` blocked Stop
@@ -15,12 +16,14 @@ export const DEFAULT_STOP_BLOCK_CAP = 8;
  * Made once for a stream: `applies` says, without waiting, whether the event needs the guard at all (only a
  * blocked live Stop does); `run` reads the streak and decides.
  */
-export function guardStep(log: EventLog, cap: number | ((judged: Judged) => number), enabled = true): { applies: (judged: Judged) => boolean; run: (judged: Judged) => Promise<Judged> } {
+export function guardStep(log: EventLog, cap: number | ((judged: Judged) => StopCap), enabled = true): { applies: (judged: Judged) => boolean; run: (judged: Judged) => Promise<Judged> } {
   return {
     applies: (judged) => enabled && judged.outcome.event === "Stop" && judged.outcome.blocked,
-    run: async (judged) => {
+    run: async (given) => {
+      const chosen = typeof cap === "function" ? cap(given) : cap;
+      const limit = typeof chosen === "number" ? chosen : chosen.limit;
+      const judged = typeof chosen === "number" ? given : chosen.warnings.reduce(withWarning, given);
       const { outcome } = judged;
-      const limit = typeof cap === "function" ? cap(judged) : cap;
       if (limit === 0) return judged;
       let streak: number | null;
       try {

@@ -2,7 +2,9 @@ import { Observable } from "rxjs";
 import { messageOf } from "../../errors.js";
 import type { HookRun } from "../../core/stages.js";
 import { oneLineText } from "../../text/oneLine.js";
+import { replaceLiteral } from "../../text/replaceLiteral.js";
 import { plainJson } from "./plainJson.js";
+import { readShortForm } from "./shortForm.js";
 import { handlerOf, type RunRequest, type Runner } from "./runner.js";
 
 /**
@@ -16,9 +18,12 @@ export const callRunner: Runner = (request) =>
     const controller = new AbortController();
     const { elapsed } = request;
     Promise.resolve()
-      .then(() => plainJson(call(request, controller.signal)))
+      .then(async () => {
+        const read = await plainJson(call(request, controller.signal));
+        return read.ok ? readShortForm(read.value) : read;
+      })
       .then(
-        (read): HookRun => (read.ok ? { type: "returned", value: fromShortForm(read.value), durationMs: elapsed() } : { type: "unreadable", message: read.why, durationMs: elapsed() }),
+        (read): HookRun => (read.ok ? { type: "returned", value: read.value, durationMs: elapsed() } : { type: "unreadable", message: read.why, durationMs: elapsed() }),
         (e: unknown): HookRun => ({ type: "threw", message: oneLineText(messageOf(e)), durationMs: elapsed() }),
       )
       .then((run) => {
@@ -45,14 +50,5 @@ function call({ spec, valid, services }: RunRequest, signal: AbortSignal): unkno
 
 /** `$ARGUMENTS` in a prompt stands for the event's JSON; a prompt without it gets the JSON appended. */
 export function expandArguments(prompt: string, json: string): string {
-  return prompt.includes("$ARGUMENTS") ? prompt.replaceAll("$ARGUMENTS", json) : `${prompt}\n\n${json}`;
-}
-
-/** `{ ok, reason }`, the answer Claude Code asks of its prompt hooks, in the engine's vocabulary. */
-function fromShortForm(value: unknown): unknown {
-  if (typeof value !== "object" || value === null || Array.isArray(value) || !("ok" in value)) return value;
-  const { ok, ...rest } = value as { ok: unknown; [k: string]: unknown };
-  if (ok === false) return { decision: "block", ...rest };
-  if (ok === true) return rest;
-  return value;
+  return prompt.includes("$ARGUMENTS") ? replaceLiteral(prompt, "$ARGUMENTS", json) : `${prompt}\n\n${json}`;
 }
