@@ -54,7 +54,7 @@ function interpreterOf(program: string): Interpreter | null {
  * `$CLAUDE_PROJECT_DIR/.qoder/hooks/x.sh`), and, when the program is an interpreter (`bash`, `python3`, `node`,
  * `source`...), its script: the first argument that is not an option. Paths are resolved against the project
  * directory, the hook's working directory. A `cd` inside the command, the files a script reads or sources in turn,
- * and words whose value only the shell knows are not followed (see README, "Trusting project hooks").
+ * and words whose value only the shell knows are not followed (see docs/trust.md, "Which files a command runs").
  */
 export function namedFiles(command: string, place: CommandPlace): string[] {
   const vars: Record<string, string> = {

@@ -24,7 +24,7 @@ describe("cli: qhooks schema", () => {
     return new Ajv2020({ strict: false, allErrors: true }).compile(schema);
   };
 
-  it("settings: the repository's own settings files and the README's example are valid; mistakes an editor should underline are not", async () => {
+  it("settings: the repository's own settings files and the example of docs/writing-hooks.md are valid; mistakes an editor should underline are not", async () => {
     const validate = await schemaOf("settings");
     expect((await sb.run(["schema"])).stdout).to.equal((await sb.run(["schema", "settings"])).stdout);
     for (const file of ["demo/settings.json", "demo/stricter.json"]) {
@@ -55,7 +55,7 @@ describe("cli: qhooks schema", () => {
     expect(schema.properties.hooks.propertyNames.enum).to.deep.equal([...EVENT_NAMES]);
   });
 
-  it("a settings file with the README's $schema line is read by qhooks without a warning", async () => {
+  it("a settings file with the $schema line of docs/writing-hooks.md is read by qhooks without a warning", async () => {
     sb.userSettings({ $schema: "./settings.schema.json", hooks: { Stop: [group(undefined, "true")] } });
     const r = await sb.run(["hooks", "--strict"]);
     expect(r.code, r.stdout + r.stderr).to.equal(0);

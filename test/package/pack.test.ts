@@ -40,7 +40,7 @@ describe("package: npm pack", function () {
   after(() => rmSync(work, { recursive: true, force: true }));
 
   it("holds the library, its types, the CommonJS build, the bin, the docs and the license, and no build artefacts", () => {
-    for (const file of ["LICENSE", "README.md", "package.json", "dist/src/index.js", "dist/src/index.d.ts", "dist/cjs/index.cjs", "dist/bin/qhooks.cjs", "dist/bin/cli.cjs", "docs/README.md", "docs/hooks.md"]) {
+    for (const file of ["LICENSE", "README.md", "package.json", "dist/src/index.js", "dist/src/index.d.ts", "dist/cjs/index.cjs", "dist/bin/qhooks.cjs", "dist/bin/cli.cjs", "docs/README.md", "docs/hooks.md", "docs/decisions.md", "CHANGELOG.md", "CONTRIBUTING.md"]) {
       expect(files, file).to.include(file);
     }
     const artefacts = files.filter((f) => /\.map$|meta\.json$|\.cache$|\.tmp$|^dist\/(test|bench|meta)\/|^src\/|^test\/|^bench\//.test(f) || f.startsWith("dist/src/cli/"));
