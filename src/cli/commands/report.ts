@@ -1,5 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import type { LogFilter } from "../../schema/logFilter.js";
@@ -9,6 +8,7 @@ import { FilterFlagsSchema, limitFlag } from "../filterFlags.js";
 import type { CliContext } from "../globals.js";
 import { out } from "../io.js";
 import { showTime } from "../output/times.js";
+import { writePrivateFile } from "../output/writePrivateFile.js";
 import { emptyReport, REPORT_LIMITS, reportStep } from "../report/reportData.js";
 import { renderReport } from "../report/renderReport.js";
 import { resolveSessions } from "../sessionIds.js";
@@ -46,8 +46,7 @@ export async function reportCommand(flags: ReportFlags, context: CliContext): Pr
   }
   const path = resolve(flags.output);
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, page);
+    writePrivateFile(path, page);
   } catch (e) {
     throw new QhooksError("io", `cannot write the report ${oneLineText(flags.output)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
