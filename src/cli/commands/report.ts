@@ -4,6 +4,7 @@ import { EXIT, QhooksError } from "../../errors.js";
 import type { LogFilter } from "../../schema/logFilter.js";
 import { openStore } from "../../store/openStore.js";
 import { oneLineText } from "../../text/oneLine.js";
+import { shownUrl } from "../../text/shownUrl.js";
 import { FilterFlagsSchema, limitFlag } from "../filterFlags.js";
 import type { CliContext } from "../globals.js";
 import { out } from "../io.js";
@@ -36,7 +37,7 @@ export async function reportCommand(flags: ReportFlags, context: CliContext): Pr
     let data = emptyReport();
     for await (const record of withYoungGenerationCap(log.events(filter, flags.limit ?? Number.MAX_SAFE_INTEGER))) data = reportStep(data, record, REPORT_LIMITS);
     read = data.read;
-    page = renderReport({ data, total, selection: selectionText(filter, flags.utc), generatedAt: new Date(), utc: flags.utc, logPath: context.dbPath });
+    page = renderReport({ data, total, selection: selectionText(filter, flags.utc), generatedAt: new Date(), utc: flags.utc, logPath: shownUrl(context.dbPath) });
   } finally {
     await log.close();
   }

@@ -1,16 +1,9 @@
 import pg from "pg";
 import { QhooksError, messageOf } from "../../errors.js";
+import { shownUrl } from "../../text/shownUrl.js";
 
-/** The URL as it may be shown: without its password. */
-export function shownUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return "the PostgreSQL URL";
-  }
-}
+/** The URL as it may be shown: without its password (one rule for every URL qhooks shows). */
+export { shownUrl };
 
 /** How long connecting may take before the log is said to be unreachable (a dispatch waits that long at most). */
 const CONNECT_TIMEOUT_MS = 3_000;
