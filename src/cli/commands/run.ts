@@ -73,6 +73,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     },
     process.argv[1] ?? "",
     warn,
+    (seq) => log.placeOf?.(seq) ?? null,
   );
   try {
     const { judgement, configWarnings } = await judgeOnce({
