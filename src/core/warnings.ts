@@ -1,3 +1,5 @@
+import type { LogWarning } from "../store/eventLog.js";
+
 /**
  * What the pipeline has to say about one event besides its decision, as values with a kind: the steps that add,
  * merge or replace warnings (a failed arrival followed by a failed outcome is one line, not two) find them by kind.
@@ -6,8 +8,11 @@
 export type PipelineWarning =
   /** A line another step already wrote (selection, a hook's output, the fold, the env file...). */
   | { readonly kind: "line"; readonly text: string }
-  /** What the log said about itself while appending (it was reopened, its projector stopped). */
-  | { readonly kind: "log"; readonly message: string }
+  /**
+   * What the log said about itself while appending (it was reopened, its projector stopped, the event went to the
+   * fallback file): `of` is the log's own kind for it.
+   */
+  | { readonly kind: "log"; readonly of: LogWarning["kind"]; readonly message: string }
   /** The event's arrival could not be written; its hooks ran all the same. */
   | { readonly kind: "arrival-not-recorded"; readonly event: string; readonly why: string }
   /** The outcome could not be written (alone after its arrival, or with the event when no hook ran). */

@@ -1,5 +1,9 @@
 import { resolve } from "node:path";
-import { defaultLogPath } from "../store/logPath.js";
+import { join } from "node:path";
+import { defaultLogPath, localDataDir } from "../store/logPath.js";
+import { withFallback } from "../store/fallbackLog.js";
+import { openSqliteLog } from "../store/sqlite/sqliteEventLog.js";
+import { shownUrl } from "../text/shownUrl.js";
 
 export { defaultLogPath };
 import { nullEventLog, type EventLog } from "../store/eventLog.js";
@@ -22,7 +26,24 @@ export function openEventLog(options: OpenEventLogOptions): EventLog {
 export function openEventLogWithWarnings(options: OpenEventLogOptions): { log: EventLog; warnings: string[] } {
   if (options.db === false) return { log: nullEventLog, warnings: [] };
   const path = options.db === undefined ? defaultLogPath(options.env, options.homeDir) : isPostgresUrl(options.db) ? options.db : resolve(options.db);
-  if (isPostgresUrl(path)) return { log: openStore(path, { writer: options.env.QHOOKS_WRITER || undefined }), warnings: [] };
+  if (isPostgresUrl(path)) return { log: centralWithFallback(path, options), warnings: [] };
   const log = openStore(path);
   return { log, warnings: logDirectoryWarnings(path) };
+}
+
+/** Where events go that the central log cannot take in time: a SQLite log in the local data folder. */
+export const fallbackLogPath = (homeDir: string): string => join(localDataDir(homeDir), "fallback.db");
+
+/**
+ * A PostgreSQL log for dispatching: every call within its deadline, and what it cannot take in time kept in the
+ * local fallback file rather than lost (see fallbackLog.ts).
+ */
+function centralWithFallback(url: string, options: OpenEventLogOptions): EventLog {
+  const fallbackPath = fallbackLogPath(options.homeDir);
+  return withFallback({
+    central: openStore(url, { writer: options.env.QHOOKS_WRITER || undefined, deadlines: "dispatch" }),
+    centralShown: shownUrl(url),
+    openFallback: () => openSqliteLog(fallbackPath),
+    fallbackPath,
+  });
 }

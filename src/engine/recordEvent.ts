@@ -1,6 +1,6 @@
 import { parsePayload } from "../payload/parsePayload.js";
 import type { EventName } from "../schema/events.js";
-import type { EventLog } from "../store/eventLog.js";
+import type { EventLog, LogWarning } from "../store/eventLog.js";
 import { redactEntry } from "../redact/redactEntry.js";
 import { builtInRedactor, type Redactor } from "../redact/redactor.js";
 
@@ -13,7 +13,10 @@ export interface RecordEventOptions {
   readonly redactor?: Redactor;
 }
 
-export type RecordEventResult = { readonly ok: true; readonly seq: number | null } | { readonly ok: false; readonly error: string };
+/** `logWarnings`: what the log said about itself while appending (the event went to a fallback file...). */
+export type RecordEventResult =
+  | { readonly ok: true; readonly seq: number | null; readonly logWarnings: readonly LogWarning[] }
+  | { readonly ok: false; readonly error: string; readonly logWarnings: readonly LogWarning[] };
 
 /**
  * What `qhooks record` does: validate the payload and append it, judged by nothing. A rejected payload is logged
@@ -25,10 +28,10 @@ export async function recordEvent(options: RecordEventOptions): Promise<RecordEv
   const common = { kind: "event", ts: new Date(), source: "record", projectDir: options.projectDir, snapshot: null, replay: null, outcome: null } as const;
   if (!parsed.ok) {
     const { event, sessionId, raw, error } = parsed.value;
-    await options.log.append([redactEntry({ ...common, event, sessionId, matchValue: null, payload: raw, rejection: error }, redactor)]);
-    return { ok: false, error };
+    const appended = await options.log.append([redactEntry({ ...common, event, sessionId, matchValue: null, payload: raw, rejection: error }, redactor)]);
+    return { ok: false, error, logWarnings: appended.warnings };
   }
   const { event, sessionId, matchValue, json } = parsed.value;
-  const [seq] = await options.log.append([redactEntry({ ...common, event, sessionId, matchValue, payload: json, rejection: null }, redactor)]);
-  return { ok: true, seq: seq ?? null };
+  const appended = await options.log.append([redactEntry({ ...common, event, sessionId, matchValue, payload: json, rejection: null }, redactor)]);
+  return { ok: true, seq: appended[0] ?? null, logWarnings: appended.warnings };
 }

@@ -8,6 +8,7 @@ import { LoggerProvider, type LogRecordExporter, type LogRecordProcessor, type S
 import { QhooksError, messageOf } from "../errors.js";
 import type { EventDetail } from "../schema/eventDetail.js";
 import type { AuditLog, LogFilter } from "../store/eventLog.js";
+import { shownUrl, withoutUrlCredentials } from "../text/shownUrl.js";
 
 export type OtlpProtocol = "protobuf" | "json";
 
@@ -57,9 +58,9 @@ export function logsEndpoint(url: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new QhooksError("usage", `--otlp ${JSON.stringify(url)}: expected a URL such as http://localhost:4318`);
+    throw new QhooksError("usage", `--otlp ${JSON.stringify(shownUrl(url))}: expected a URL such as http://localhost:4318`);
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new QhooksError("usage", `--otlp ${JSON.stringify(url)}: expected an http:// or https:// URL (OTLP over HTTP)`);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new QhooksError("usage", `--otlp ${JSON.stringify(shownUrl(url))}: expected an http:// or https:// URL (OTLP over HTTP)`);
   if (parsed.pathname === "/" || parsed.pathname === "") parsed.pathname = "/v1/logs";
   return parsed.toString();
 }
@@ -131,7 +132,7 @@ function send(exporter: LogRecordExporter, records: ReadableLogRecord[], where: 
   return new Promise((resolve, reject) =>
     exporter.export(records, (result) => {
       if (result.code === ExportResultCode.SUCCESS) resolve();
-      else reject(new QhooksError("io", `the collector at ${where} did not take the records: ${result.error ? messageOf(result.error) : "export failed"}`, { cause: result.error }));
+      else reject(new QhooksError("io", `the collector at ${where} did not take the records: ${result.error ? withoutUrlCredentials(messageOf(result.error)) : "export failed"}`, { cause: result.error }));
     }),
   );
 }
@@ -162,7 +163,7 @@ export async function exportOtlp(options: OtlpExportOptions): Promise<OtlpExport
     if (collector.records.length === 0) return;
     const batch = collector.records;
     collector.records = [];
-    await send(exporter, batch, url);
+    await send(exporter, batch, shownUrl(url));
     sent.push(...pending);
     pending = [];
     if (batchLast && (last === null || batchLast.seq > last.seq)) last = batchLast;

@@ -1,5 +1,6 @@
 import { messageOf } from "../errors.js";
 import { oneLineText } from "../text/oneLine.js";
+import { shownUrl, withoutUrlCredentials } from "../text/shownUrl.js";
 import { post } from "../exec/runners/httpPost.js";
 import type { Evaluator } from "../core/services.js";
 
@@ -19,9 +20,11 @@ export function chatEvaluatorFromEnv(env: Readonly<Record<string, string | undef
   const endpoint = `${base.replace(/\/+$/, "")}/chat/completions`;
   if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) {
     return () => {
-      throw new Error(`QHOOKS_EVALUATOR_URL is not an http:// or https:// URL: ${oneLineText(base)}`);
+      throw new Error(`QHOOKS_EVALUATOR_URL is not an http:// or https:// URL: ${oneLineText(shownUrl(base))}`);
     };
   }
+  // What errors name: the endpoint without its password (they reach the outcome, the log and the terminal).
+  const shown = shownUrl(endpoint);
   const defaultModel = env.QHOOKS_EVALUATOR_MODEL?.trim() || null;
   const apiKey = env.QHOOKS_EVALUATOR_API_KEY?.trim() || null;
   return async (request) => {
@@ -47,18 +50,18 @@ export function chatEvaluatorFromEnv(env: Readonly<Record<string, string | undef
       ({ status } = await post(new URL(endpoint), headers, JSON.stringify(body), request.signal, keep));
     } catch (e) {
       const code = (e as { code?: unknown }).code;
-      throw new Error(`evaluator ${endpoint} unreachable: ${typeof code === "string" ? code : oneLineText(messageOf(e))}`);
+      throw new Error(`evaluator ${shown} unreachable: ${typeof code === "string" ? code : oneLineText(withoutUrlCredentials(messageOf(e)))}`);
     }
-    if (status >= 300 && status < 400) throw new Error(`evaluator ${endpoint}: HTTP ${status} (redirects are not followed)`);
-    if (status < 200 || status >= 300) throw new Error(`evaluator ${endpoint}: HTTP ${status}`);
+    if (status >= 300 && status < 400) throw new Error(`evaluator ${shown}: HTTP ${status} (redirects are not followed)`);
+    if (status < 200 || status >= 300) throw new Error(`evaluator ${shown}: HTTP ${status}`);
     const text = Buffer.concat(chunks).toString("utf8");
     let content: unknown;
     try {
       content = (JSON.parse(text) as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message?.content;
     } catch {
-      throw new Error(`evaluator ${endpoint}: the response is not JSON`);
+      throw new Error(`evaluator ${shown}: the response is not JSON`);
     }
-    if (typeof content !== "string") throw new Error(`evaluator ${endpoint}: no choices[0].message.content in the response`);
+    if (typeof content !== "string") throw new Error(`evaluator ${shown}: no choices[0].message.content in the response`);
     const json = content.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, "");
     let answer: unknown;
     try {

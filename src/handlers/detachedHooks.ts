@@ -21,6 +21,8 @@ export class DetachedHooks implements BackgroundRunner {
     /** The qhooks CLI script to start (`process.argv[1]` of the CLI). */
     private readonly cliScript: string,
     private readonly warn: (line: string) => void = () => undefined,
+    /** Where an event's records went when not to `setup.db` (the fallback file of a central log that failed). */
+    private readonly placeOf: (seq: number | null) => string | null = () => null,
   ) {}
 
   start(seq: number | null, valid: ValidEvent, spec: HookSpec): void {
@@ -28,6 +30,7 @@ export class DetachedHooks implements BackgroundRunner {
     try {
       const job: AsyncJob = {
         ...this.setup,
+        db: this.setup.db === null ? null : (this.placeOf(seq) ?? this.setup.db),
         seq,
         valid: { event: valid.event, sessionId: valid.sessionId, payload: { ...valid.payload }, json: valid.json, matchValue: valid.matchValue },
         spec: { kind: "command", command: spec.command, name: spec.name, level: spec.level, matcher: spec.matcher, timeoutMs: spec.timeoutMs, ...(spec.env ? { env: { ...spec.env } } : {}), ...(spec.handler ? { handler: spec.handler } : {}) },

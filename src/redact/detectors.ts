@@ -1,3 +1,5 @@
+import { URL_PASSWORD_SOURCE } from "../text/shownUrl.js";
+
 /**
  * The secrets qhooks recognises by their form, before anything reaches the log. Each detector is a global regex
  * whose every quantifier is bounded or runs over a class that cannot overlap its neighbour, so that no input can make
@@ -40,6 +42,9 @@ export const BUILT_IN_DETECTORS: readonly Detector[] = [
   { kind: "discord-webhook", regex: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d{5,30}\/[A-Za-z0-9_-]{20,100}/g },
   // JSON Web Tokens: three base64url parts, the first two JSON objects (`eyJ` is `{"`).
   { kind: "jwt", regex: /\beyJ[A-Za-z0-9_-]{5,4096}\.eyJ[A-Za-z0-9_-]{5,8192}\.[A-Za-z0-9_-]{0,4096}/g },
+  // The password of a URL (`https://user:password@host`, `postgres://...`), whatever its form: the same rule as the
+  // URLs qhooks shows itself (src/text/shownUrl.ts).
+  { kind: "url-password", regex: new RegExp(URL_PASSWORD_SOURCE, "gi"), value: "value" },
   // HTTP authorization headers, whatever the token's form.
   { kind: "bearer", regex: new RegExp(`\\b(?<key>(?:Bearer|Basic|Token)[ \\t]{1,8})${NOT_A_MARKER}(?<value>[A-Za-z0-9\\-._~+/]{8,4096}=*)`, "gi"), value: "value" },
   // Assignments whose key says secret: password=..., "api_key": "...", export GITHUB_TOKEN=..., --password=...
@@ -59,7 +64,7 @@ export const BUILT_IN_DETECTORS: readonly Detector[] = [
  * `i` flag, or a substring search per word, cost twice as much (measured). The detectors run only on the rare text
  * it lets through.
  */
-const PREFILTER = /-----begin|sk[-_]|rk_|hf_|gsk_|xai-|akia|asia|abia|acca|aiza|gh[pousr]_|github_pat_|glpat-|npm_|xox|hooks\.slack|discord|eyj|bearer|basic|token|passw|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth/;
+const PREFILTER = /-----begin|sk[-_]|rk_|hf_|gsk_|xai-|akia|asia|abia|acca|aiza|gh[pousr]_|github_pat_|glpat-|npm_|xox|hooks\.slack|discord|eyj|bearer|basic|token|passw|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth|:\/\/[^\s/?#@]{0,300}@/;
 
 /** True when the text may hold a secret a detector finds; false means none can match. */
 export function mayHoldSecret(text: string): boolean {

@@ -18,6 +18,7 @@ import { editDistance } from "./editDistance.js";
 import { replaceLiteral } from "../text/replaceLiteral.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
 import { EMPTY_QHOOKS_SECTION, parseQhooksSection, type QhooksSection } from "./qhooksSection.js";
+import { shownUrl } from "../text/shownUrl.js";
 
 /** A handler that survived validation, ready to be matched and run. */
 export interface ConfiguredHook {
@@ -207,7 +208,7 @@ export function describeHandler(handler: HandlerSetting): string {
     case "command":
       return handler.command;
     case "http":
-      return `POST ${handler.url}`;
+      return `POST ${shownUrl(handler.url)}`;
     case "prompt":
     case "agent":
       return `${handler.type}: ${oneLine(handler.prompt)}`;

@@ -31,6 +31,12 @@ export interface EventLog {
    * input. Null when the log cannot tell (no log), which turns the guard off.
    */
   stopBlockStreak(sessionId: string): Promise<number | null>;
+  /**
+   * Where the records of the event appended under this seq are when not in this log itself (a fallback file, for
+   * an event the central log could not take): what a detached async hook appends its result to. Absent or null:
+   * here.
+   */
+  placeOf?(seq: number | null): string | null;
   close(): Promise<void>;
 }
 
@@ -53,9 +59,10 @@ export type AppendResult = ReadonlyArray<number | null> & { readonly warnings: r
 export interface LogWarning {
   /**
    * reopened: the file at the log's path was removed or replaced while it was open, and the log was opened again
-   * there; projector-stopped: the thread that keeps the audit projections up to date died (readers catch them up).
+   * there; projector-stopped: the thread that keeps the audit projections up to date died (readers catch them up);
+   * fallback: the central log could not take the event in time, and it went to a local fallback file instead.
    */
-  readonly kind: "reopened" | "projector-stopped";
+  readonly kind: "reopened" | "projector-stopped" | "fallback";
   /** One line. */
   readonly message: string;
 }

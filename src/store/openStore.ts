@@ -12,6 +12,8 @@ export interface OpenStoreOptions {
   readonly mustExist?: boolean;
   /** PostgreSQL: the chain this process appends to (default: this machine's). */
   readonly writer?: string;
+  /** PostgreSQL: a dispatch's deadlines or an audit's (see PostgresLogOptions). */
+  readonly deadlines?: "dispatch" | "audit";
 }
 
 /**

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { nonEmptyLines, seedLog, type SeedEvent } from "../store/storeHelpers.js";
 import { Sandbox } from "../support/sandbox.js";
@@ -86,5 +86,26 @@ describe("cli: qhooks report", () => {
       expect(nonEmptyLines(r.stderr), args.join(" ")).to.have.length(1);
       expect(r.stderr.trim(), args.join(" ")).to.match(message);
     }
+  });
+
+  it("the page is as private as the log (0600, an older 0644 report too) and replaces a symlink planted at its path instead of writing through it", async () => {
+    const older = join(sb.project, "older.html");
+    writeFileSync(older, "old", { mode: 0o644 });
+    const r = await sb.run(["report", "-o", older]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(statSync(older).mode & 0o777).to.equal(0o600);
+    expect(readFileSync(older, "utf8")).to.match(/^<!DOCTYPE html>/);
+
+    const victim = sb.file("victim.txt", "keep me");
+    const planted = join(sb.project, "planted.html");
+    symlinkSync(victim, planted);
+    const p = await sb.run(["report", "-o", planted]);
+    expect(p.code, p.stderr).to.equal(0);
+    expect(readFileSync(victim, "utf8")).to.equal("keep me");
+    expect(lstatSync(planted).isSymbolicLink()).to.equal(false);
+    expect(statSync(planted).mode & 0o777).to.equal(0o600);
+    expect(readFileSync(planted, "utf8")).to.match(/^<!DOCTYPE html>/);
+    // No temporary file is left beside it.
+    expect(readdirSync(sb.project).filter((f) => f.endsWith(".tmp"))).to.deep.equal([]);
   });
 });

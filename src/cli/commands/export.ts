@@ -5,6 +5,7 @@ import { FilterFlagsSchema } from "../filterFlags.js";
 import { parseInterval, pause, stopOnSignals } from "../intervalArg.js";
 import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
+import { shownUrl } from "../../text/shownUrl.js";
 
 export const ExportFlagsSchema = z.object({
   otlp: z.string({ error: "--otlp URL is required (the collector, e.g. http://localhost:4318)" }),
@@ -28,7 +29,8 @@ const HOLD_UNFINISHED_MS = 60 * 60_000;
 export async function exportCommand(flags: ExportFlags, context: CliContext): Promise<number> {
   const interval = parseInterval("--interval", flags.interval);
   const { exportOtlp, logsEndpoint } = await import("../../export/otlpExport.js");
-  const endpoint = logsEndpoint(flags.otlp);
+  // As shown and as the cursor names it: without credentials (the cursor is a file).
+  const endpoint = shownUrl(logsEndpoint(flags.otlp));
   const log = openStore(context.dbPath, { mustExist: true });
   try {
     if (!flags.watch && flags.cursor === undefined) {
@@ -37,7 +39,7 @@ export async function exportCommand(flags: ExportFlags, context: CliContext): Pr
       return EXIT.ok;
     }
     const { defaultCursorPath, readCursor, writeCursor } = await import("../../export/exportCursor.js");
-    const shownLog = isPostgresUrl(context.dbPath) ? (await import("../../store/postgres/connect.js")).shownUrl(context.dbPath) : context.dbPath;
+    const shownLog = isPostgresUrl(context.dbPath) ? shownUrl(context.dbPath) : context.dbPath;
     const path = flags.cursor ?? defaultCursorPath(context.homeDir, shownLog, endpoint);
     let cursor = readCursor(path);
     if (cursor && (cursor.log !== shownLog || cursor.endpoint !== endpoint)) {

@@ -1,14 +1,15 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import type { LogFilter } from "../../schema/logFilter.js";
 import { openStore } from "../../store/openStore.js";
 import { oneLineText } from "../../text/oneLine.js";
+import { shownUrl } from "../../text/shownUrl.js";
 import { FilterFlagsSchema, limitFlag } from "../filterFlags.js";
 import type { CliContext } from "../globals.js";
 import { out } from "../io.js";
 import { showTime } from "../output/times.js";
+import { writePrivateFile } from "../output/writePrivateFile.js";
 import { emptyReport, REPORT_LIMITS, reportStep } from "../report/reportData.js";
 import { renderReport } from "../report/renderReport.js";
 import { resolveSessions } from "../sessionIds.js";
@@ -36,7 +37,7 @@ export async function reportCommand(flags: ReportFlags, context: CliContext): Pr
     let data = emptyReport();
     for await (const record of withYoungGenerationCap(log.events(filter, flags.limit ?? Number.MAX_SAFE_INTEGER))) data = reportStep(data, record, REPORT_LIMITS);
     read = data.read;
-    page = renderReport({ data, total, selection: selectionText(filter, flags.utc), generatedAt: new Date(), utc: flags.utc, logPath: context.dbPath });
+    page = renderReport({ data, total, selection: selectionText(filter, flags.utc), generatedAt: new Date(), utc: flags.utc, logPath: shownUrl(context.dbPath) });
   } finally {
     await log.close();
   }
@@ -46,8 +47,7 @@ export async function reportCommand(flags: ReportFlags, context: CliContext): Pr
   }
   const path = resolve(flags.output);
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, page);
+    writePrivateFile(path, page);
   } catch (e) {
     throw new QhooksError("io", `cannot write the report ${oneLineText(flags.output)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }

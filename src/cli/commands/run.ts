@@ -10,7 +10,8 @@ import type { EventName } from "../../schema/events.js";
 import { delivered, err, out, readStdin, warn } from "../io.js";
 import { requireProjectDir, type CliContext } from "../globals.js";
 import { appendFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { besideLog } from "../../store/logPath.js";
 import { DetachedHooks } from "../../handlers/detachedHooks.js";
 import { limitsFromEnv } from "../../engine/limits.js";
 import { fileOnce } from "../../handlers/once.js";
@@ -72,6 +73,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     },
     process.argv[1] ?? "",
     warn,
+    (seq) => log.placeOf?.(seq) ?? null,
   );
   try {
     const { judgement, configWarnings } = await judgeOnce({
@@ -88,7 +90,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
       replay: replaying,
       background,
       // Once-hooks are remembered next to the log, across the many processes of a session; without a log, not at all.
-      ...(logged ? { once: fileOnce(join(dirname(context.dbPath), "once")) } : {}),
+      ...(logged ? { once: fileOnce(join(besideLog(context.dbPath, context.homeDir), "once")) } : {}),
     });
     // In the hook protocol, stderr of a block is the reason the model reads: warnings must not be mixed into it
     // (they stay in the log and in `qhooks hooks`).

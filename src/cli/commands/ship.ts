@@ -5,6 +5,7 @@ import { wholeNumberFlag } from "../filterFlags.js";
 import { parseInterval, pause, stopOnSignals } from "../intervalArg.js";
 import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
+import { shownUrl } from "../../text/shownUrl.js";
 
 export const ShipFlagsSchema = z.object({
   to: z.string({ error: "--to postgres://... is required" }),
@@ -16,11 +17,10 @@ export type ShipFlags = z.infer<typeof ShipFlagsSchema>;
 
 /** `qhooks ship --to URL`: copies the local log's new records to a central PostgreSQL database. */
 export async function shipCommand(flags: ShipFlags, context: CliContext): Promise<number> {
-  if (!isPostgresUrl(flags.to)) throw new QhooksError("usage", `--to ${JSON.stringify(flags.to)}: expected a PostgreSQL URL (postgres://user@host:5432/database)`);
+  if (!isPostgresUrl(flags.to)) throw new QhooksError("usage", `--to ${JSON.stringify(shownUrl(flags.to))}: expected a PostgreSQL URL (postgres://user@host:5432/database)`);
   if (isPostgresUrl(context.dbPath)) throw new QhooksError("usage", "ship copies a local log file: --db (or $QHOOKS_DB) names a database, not a file");
   const interval = parseInterval("--interval", flags.interval);
   const { shipLog } = await import("../../store/postgres/ship.js");
-  const { shownUrl } = await import("../../store/postgres/connect.js");
   const to = shownUrl(flags.to);
   const once = async () => {
     const done = await shipLog({ from: context.dbPath, to: flags.to, batch: flags.batch });

@@ -172,7 +172,7 @@ function rejectionRedactor(_options: Omit<RecordOptions, "replayRun">): Redactor
 }
 
 /** What the log said about itself while appending (it was reopened, its projector stopped...). */
-const logWarning = (warning: LogWarning): PipelineWarning => ({ kind: "log", message: warning.message });
+const logWarning = (warning: LogWarning): PipelineWarning => ({ kind: "log", of: warning.kind, message: warning.message });
 
 /** The files a configuration was read from, as the log keeps them with its snapshot. */
 function snapshotSources(snapshot: Matched["snapshot"]): readonly SnapshotSource[] {

@@ -2,6 +2,7 @@ import { Observable } from "rxjs";
 import { messageOf } from "../../errors.js";
 import type { HookRun } from "../../core/stages.js";
 import { oneLineText } from "../../text/oneLine.js";
+import { shownUrl, withoutUrlCredentials } from "../../text/shownUrl.js";
 import { post } from "./httpPost.js";
 import { handlerOf, type Runner } from "./runner.js";
 
@@ -51,7 +52,7 @@ export const httpRunner: Runner = ({ spec, valid, env, stdout, elapsed }) =>
       },
       (e: unknown) => {
         if (controller.signal.aborted) return;
-        subscriber.next(failed(`could not reach ${handler.url}: ${describeFetchError(e)}`));
+        subscriber.next(failed(`could not reach ${shownUrl(handler.url)}: ${describeFetchError(e)}`));
         subscriber.complete();
       },
     );
@@ -69,5 +70,5 @@ export function expandAllowed(value: string, allowed: readonly string[], env: Re
 function describeFetchError(e: unknown): string {
   const code = (e as { code?: unknown }).code;
   if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return code;
-  return oneLineText(messageOf(e));
+  return oneLineText(withoutUrlCredentials(messageOf(e)));
 }

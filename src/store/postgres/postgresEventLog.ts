@@ -13,7 +13,7 @@ import { snapshotRow, type PendingRow } from "../journal/rows.js";
 import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../sqlite/appendRecords.js";
 import { GroupCommit, type Attempt } from "../sqlite/groupCommit.js";
 import { toLogRecord, type EventListRow } from "../sqlite/queryEvents.js";
-import { connect, describePgError, isConnectionError, shownUrl } from "./connect.js";
+import { DISPATCH_DEADLINE_MS, connect, describePgError, dropClient, endClient, isConnectionError, shownUrl } from "./connect.js";
 import { eraseEvents, pruneChains } from "./maintenance.js";
 import { migratePg } from "./migrations.js";
 import { allocateGids, insertPlaced, journalRowOf, type PlacedRow } from "./placeRows.js";
@@ -24,12 +24,25 @@ export interface PostgresLogOptions {
   readonly mustExist?: boolean;
   /** The chain this process appends to; by default this machine's (`host:<host name>`). */
   readonly writer?: string;
+  /**
+   * The deadlines of a dispatch (every call answers within DISPATCH_DEADLINE_MS or fails), or an audit's (longer
+   * statements). By default a dispatch's when the log may be created (`run`, `record`), an audit's otherwise.
+   */
+  readonly deadlines?: "dispatch" | "audit";
 }
 
 export type PostgresEventLog = EventLog & AuditLog & LogMaintenance & { readonly url: string; readonly writer: string };
 
 /** Appends in one transaction at most. */
 const MAX_APPENDS_PER_COMMIT = 256;
+/**
+ * How long an append keeps trying while the chain's head is locked by another session (each try waits for the
+ * lock up to the server's lock_timeout): less than the append's deadline, so that a lock held elsewhere is said as
+ * such rather than as silence.
+ */
+const LOCK_BUDGET_MS = DISPATCH_DEADLINE_MS - 1_000;
+/** The most a dispatch's append takes, all its statements together. */
+const APPEND_DEADLINE_MS = DISPATCH_DEADLINE_MS + 1_000;
 /** Rows per page when listing or reading: a page is read whole. */
 const PAGE = 500;
 
@@ -43,7 +56,8 @@ export const defaultWriter = (): string => `host:${hostname()}`;
  * directly, or a local log shipped here) has a chain of its own, so writers never wait for one global chain.
  */
 export function openPostgresLog(url: string, options: PostgresLogOptions = {}): PostgresEventLog {
-  return new PostgresLog(url, options.writer ?? defaultWriter(), options.mustExist ?? false);
+  const mustExist = options.mustExist ?? false;
+  return new PostgresLog(url, options.writer ?? defaultWriter(), mustExist, options.deadlines ?? (mustExist ? "audit" : "dispatch"));
 }
 
 /** Text as bound to a bytea column. */
@@ -99,6 +113,8 @@ function windowTerms(filter: Window, p: Params, column = "ts"): string {
 
 class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   private connecting: Promise<pg.Client> | null = null;
+  /** The connected client, once there is one: what a deadline closes under a statement that does not answer. */
+  private current: pg.Client | null = null;
   private readonly commits: GroupCommit<PreparedAppend, AppendOutcome>;
   /** Snapshot hashes known to be in this writer's chain. */
   private readonly knownSnapshots = new Set<string>();
@@ -111,6 +127,7 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     readonly url: string,
     readonly writer: string,
     private readonly mustExist: boolean,
+    private readonly deadlines: "dispatch" | "audit",
   ) {
     this.shown = shownUrl(url);
     this.commits = new GroupCommit<PreparedAppend, AppendOutcome>({
@@ -127,7 +144,7 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   private client(): Promise<pg.Client> {
     if (this.closed) return Promise.reject(new QhooksError("closed", "the event log is closed"));
     this.connecting ??= (async () => {
-      const client = await connect(this.url);
+      const client = await connect(this.url, { deadlines: this.deadlines });
       try {
         await migratePg(client, this.shown, this.mustExist);
         // The durability of the SQLite log's synchronous=NORMAL: a commit does not wait for its WAL to reach the
@@ -135,13 +152,14 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
         // It is what keeps a dispatch from paying an fsync per event.
         await client.query("SET synchronous_commit = off");
       } catch (e) {
-        await client.end().catch(() => undefined);
+        await endClient(client);
         if (e instanceof QhooksError) throw e;
         throw new QhooksError("log", `cannot use the event log ${this.shown}: ${describePgError(e)}`, { cause: e });
       }
       client.on("error", () => {
-        this.connecting = null;
+        this.forget(client);
       });
+      this.current = client;
       return client;
     })();
     const attempt = this.connecting;
@@ -151,22 +169,58 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     return attempt;
   }
 
+  /**
+   * A client that lost its connection, or whose statement passed its deadline (it may still be waiting for an
+   * answer that never comes): closed, and made again for the next call.
+   */
+  private forget(client: pg.Client): void {
+    dropClient(client);
+    if (this.current === client) {
+      this.current = null;
+      this.connecting = null;
+    }
+  }
+
   /** Runs a query; a lost connection is made again for the next one. */
   private async query<R extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<R[]> {
     const client = await this.client();
     try {
       return (await client.query<R>(sql, values)).rows;
     } catch (e) {
-      if (isConnectionError(e)) this.connecting = null;
+      if (isConnectionError(e)) this.forget(client);
       throw new QhooksError("log", `cannot read the event log ${this.shown}: ${describePgError(e)}`, { cause: e });
     }
   }
 
   async append(entries: readonly LogEntry[], options: AppendOptions = {}): Promise<AppendResult> {
     if (entries.length === 0) return appendResult([]);
-    const outcome = await this.commits.submit(prepareAppend(entries), options.lockWaitMs ?? 5_000);
+    const submitted = this.commits.submit(prepareAppend(entries), options.lockWaitMs ?? LOCK_BUDGET_MS);
+    const outcome = this.deadlines === "dispatch" ? await this.withinDeadline(submitted) : await submitted;
     if (!outcome.ok) throw outcome.error;
     return appendResult(outcome.seqs);
+  }
+
+  /**
+   * A dispatch's append answers within APPEND_DEADLINE_MS, whatever each of its statements does (connecting,
+   * waiting for a lock and retrying, statements one after another, each within its own deadline): past it the
+   * connection is closed under the statement in flight (the server rolls its transaction back) and the append
+   * fails, saying so.
+   */
+  private async withinDeadline<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        if (this.current) this.forget(this.current);
+        reject(new QhooksError("log", `cannot write the event log ${this.shown}: no answer within ${APPEND_DEADLINE_MS / 1000} s`));
+      }, APPEND_DEADLINE_MS);
+    });
+    // The work goes on failing on its own once its connection is closed; nobody waits for it any more.
+    work.catch(() => undefined);
+    try {
+      return await Promise.race([work, expired]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async commit(batch: readonly PreparedAppend[]): Promise<Attempt<AppendOutcome>> {
@@ -176,8 +230,9 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
       for (const hash of result.snapshots) this.knownSnapshots.add(hash);
       return { ok: true, results: result.outcomes };
     } catch (e) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      if (isConnectionError(e)) this.connecting = null;
+      // A connection that is gone or does not answer is closed (the server rolls back); only a live one is told.
+      if (isConnectionError(e)) this.forget(client);
+      else await client.query("ROLLBACK").catch(() => undefined);
       throw e;
     }
   }
@@ -442,7 +497,7 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
       if (e instanceof QhooksError) throw e;
       throw new QhooksError("log", `cannot change the event log ${this.shown}: ${describePgError(e)}`, { cause: e });
     } finally {
-      await client.end().catch(() => undefined);
+      await endClient(client);
     }
   }
 
@@ -469,6 +524,7 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     this.closed = true;
     const connecting = this.connecting;
     this.connecting = null;
-    if (connecting) await connecting.then((c) => c.end()).catch(() => undefined);
+    this.current = null;
+    if (connecting) await connecting.then(endClient, () => undefined);
   }
 }
