@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
 import { canonicalJson } from "../json/canonicalHash.js";
 import type { HandlerSetting } from "../schema/settings.js";
 import { FileDigests, type FileDigest } from "./fileDigest.js";
@@ -21,6 +22,22 @@ export type HookPin =
 
 /** Bumped if what the digest covers ever changes, so that an old pin can never match new content by accident. */
 const PIN_FORMAT = "qhooks-trust-1";
+/**
+ * The format of a command hook that sets fields besides `command` that change what runs (`shell`): a different
+ * first part, so that such a pin can never equal one of a plain command, whatever text either holds. A plain
+ * command keeps the format above: hooks trusted before keep their digest.
+ */
+const PIN_FORMAT_WITH_FIELDS = "qhooks-trust-1+fields";
+
+/**
+ * The fields of a command handler, besides `command`, that change what runs: `shell` runs the command (a project
+ * file when written as a path, pinned like one). The others (timeout, async, once, onFailure, mode, name,
+ * statusMessage, id) change when the reviewed code is stopped or how its answer is used, never which code runs.
+ * Empty for a plain command and for the other handler types (pinned by all their fields).
+ */
+export function runFieldsOf(handler: HandlerSetting | undefined): { readonly shell?: string } {
+  return handler?.type === "command" && handler.shell !== undefined ? { shell: handler.shell } : {};
+}
 
 /** Commands remembered per engine; a settings file edited for days cannot grow this past it. */
 const MAX_REMEMBERED = 1000;
@@ -41,18 +58,19 @@ export class HookPins {
    */
   of(command: string, place: CommandPlace, handler?: HandlerSetting): HookPin {
     if (handler !== undefined && handler.type !== "command") command = `${handler.type}\0${canonicalJson(handler)}`;
-    const key = `${place.pluginRoot ?? ""}\0${command}`;
+    const fields = runFieldsOf(handler);
+    const key = `${place.pluginRoot ?? ""}\0${command}\0${fields.shell ?? ""}`;
     let files = this.named.get(key);
     if (files === undefined && handler !== undefined && handler.type !== "command") this.named.set(key, (files = []));
     if (files === undefined) {
       if (this.named.size >= MAX_REMEMBERED) this.named.clear();
-      this.named.set(key, (files = namedFiles(command, place)));
+      this.named.set(key, (files = [...new Set([...shellFiles(fields.shell, place), ...namedFiles(command, place)])]));
     }
     const parts = files.map((path) => this.partOf(path, place.roots));
     const last = this.last.get(key);
     // FileDigests hands out the same object for as long as it remembers a file unchanged.
     if (last !== undefined && last.parts.length === parts.length && last.parts.every((d, i) => samePart(d, parts[i]!))) return last.pin;
-    const pin = pinOf(command, files, parts);
+    const pin = pinOf(command, fields, files, parts);
     if (this.last.size >= MAX_REMEMBERED) this.last.clear();
     this.last.set(key, { parts, pin });
     return pin;
@@ -85,9 +103,21 @@ const samePart = (a: Part, b: Part): boolean =>
   (a.state === "elsewhere" && b.state === "elsewhere" && a.real === b.real) ||
   (a.state === "unpinnable" && b.state === "unpinnable" && a.why === b.why);
 
-function pinOf(command: string, paths: readonly string[], digests: readonly Part[]): HookPin {
+/**
+ * The shell's own file when it is written as a path inside the project (`"shell": "./tools/sh"`): it runs the
+ * command, so its bytes are pinned like a script's. A name looked up on PATH, or a path elsewhere, is pinned by its
+ * text only (like `/bin/bash` in a command).
+ */
+function shellFiles(shell: string | undefined, place: CommandPlace): string[] {
+  if (shell === undefined || !shell.includes("/")) return [];
+  const path = isAbsolute(shell) ? resolve(shell) : resolve(place.projectDir, shell);
+  return place.roots.some((root) => isInside(path, root)) ? [path] : [];
+}
+
+function pinOf(command: string, fields: { readonly shell?: string }, paths: readonly string[], digests: readonly Part[]): HookPin {
   const files: string[] = [];
-  const parts: unknown[] = [PIN_FORMAT, command];
+  const withFields = Object.keys(fields).length > 0;
+  const parts: unknown[] = withFields ? [PIN_FORMAT_WITH_FIELDS, command, canonicalJson(fields)] : [PIN_FORMAT, command];
   for (let i = 0; i < paths.length; i++) {
     const digest = digests[i]!;
     if (digest.state === "unpinnable") return { state: "unpinnable", why: `it names ${paths[i]}, which ${digest.why}` };
