@@ -4,7 +4,7 @@ import { isAbsolute, resolve } from "node:path";
 import { canonicalJson } from "../json/canonicalHash.js";
 import type { HandlerSetting } from "../schema/settings.js";
 import { FileDigests, type FileDigest } from "./fileDigest.js";
-import { isInside, namedFiles, type CommandPlace } from "./namedFiles.js";
+import { isInside, resolveCommandFiles, type CommandFiles, type CommandPlace } from "./namedFiles.js";
 
 /** A named file as pinned: its content, or, for a symbolic link that leads out of the project, where it leads. */
 type Part = FileDigest | { readonly state: "elsewhere"; readonly real: string };
@@ -47,7 +47,7 @@ const MAX_REMEMBERED = 1000;
  * the command and where it runs only), and its pin is computed again only when a file's hash changed.
  */
 export class HookPins {
-  private readonly named = new Map<string, readonly string[]>();
+  private readonly named = new Map<string, CommandFiles>();
   private readonly last = new Map<string, { readonly parts: readonly Part[]; readonly pin: HookPin }>();
 
   constructor(private readonly digests: FileDigests = new FileDigests()) {}
@@ -60,12 +60,17 @@ export class HookPins {
     if (handler !== undefined && handler.type !== "command") command = `${handler.type}\0${canonicalJson(handler)}`;
     const fields = runFieldsOf(handler);
     const key = `${place.pluginRoot ?? ""}\0${command}\0${fields.shell ?? ""}`;
-    let files = this.named.get(key);
-    if (files === undefined && handler !== undefined && handler.type !== "command") this.named.set(key, (files = []));
-    if (files === undefined) {
+    let named = this.named.get(key);
+    if (named === undefined && handler !== undefined && handler.type !== "command") this.named.set(key, (named = { files: [], unresolved: null }));
+    if (named === undefined) {
       if (this.named.size >= MAX_REMEMBERED) this.named.clear();
-      this.named.set(key, (files = [...new Set([...shellFiles(fields.shell, place), ...namedFiles(command, place)])]));
+      const resolved = resolveCommandFiles(command, place);
+      named = { files: [...new Set([...shellFiles(fields.shell, place), ...resolved.files])], unresolved: resolved.unresolved };
+      this.named.set(key, named);
     }
+    // What it runs cannot be known: it is never trusted by its text alone.
+    if (named.unresolved !== null) return { state: "unpinnable", why: named.unresolved };
+    const files = named.files;
     const parts = files.map((path) => this.partOf(path, place.roots));
     const last = this.last.get(key);
     // FileDigests hands out the same object for as long as it remembers a file unchanged.
