@@ -23,6 +23,19 @@ export interface CommandFiles {
    * place...): such a hook cannot be trusted. null when every file it runs is known.
    */
   readonly unresolved: string | null;
+  /** Where the top-level command runs a pinned file directly: what the spawn makes run from the verified bytes. */
+  readonly sites: readonly RunSite[];
+}
+
+/**
+ * A word of the command that runs a file: `./x.sh` as the program (`kind: "program"`), or `x.sh` as a shell's
+ * script (`bash x.sh`, `kind: "shell-script"`). `start` and `end` locate the word in the command's text.
+ */
+export interface RunSite {
+  readonly path: string;
+  readonly kind: "program" | "shell-script";
+  readonly start: number;
+  readonly end: number;
 }
 
 /** More named files than this in one command cannot be pinned (a command is one line; this bounds the work). */
@@ -120,6 +133,7 @@ class Unresolved extends Error {}
 class Resolver {
   private readonly vars: Record<string, string>;
   private readonly files: string[] = [];
+  private readonly sites: RunSite[] = [];
   /** Where relative paths may be resolved from: the project, and every directory a `cd` may have moved to. */
   private bases: string[];
   /** A `cd` went where only the shell knows: a relative path after it cannot be resolved. */
@@ -135,9 +149,9 @@ class Resolver {
   run(command: string): CommandFiles {
     try {
       this.code(command, 0);
-      return { files: this.files, unresolved: null };
+      return { files: this.files, unresolved: null, sites: this.sites };
     } catch (e) {
-      if (e instanceof Unresolved) return { files: this.files, unresolved: e.message };
+      if (e instanceof Unresolved) return { files: this.files, unresolved: e.message, sites: [] };
       throw e;
     }
   }
@@ -185,14 +199,17 @@ class Resolver {
     }
     // A bare name is looked up in PATH, never in the project.
     const own = program.includes("/") && this.add(program, base);
+    // Sites only where the word's place in the text and its one meaning are certain.
+    const sure = depth === 0 && words === command.words && base === null && this.bases.length === 1;
     const interpreter = interpreterOf(program);
-    if (interpreter !== null) return this.interpreted(command, interpreter, basename(program), args, upstream, depth, base);
+    if (own && interpreter === null && sure) this.site(words[k]!, program, "program");
+    if (interpreter !== null) return this.interpreted(command, interpreter, basename(program), args, upstream, depth, base, sure);
     // A script of the project's is pinned, and what it does with its arguments is in it, for review; a program
     // qhooks does not know may run any file it is given.
     if (!own && !DATA_TOOLS.has(basename(program))) this.everyFile(args, base);
   }
 
-  private interpreted(command: SimpleCommand, interpreter: Interpreter, name: string, args: readonly ShellWord[], upstream: readonly SimpleCommand[], depth: number, base: string | null): void {
+  private interpreted(command: SimpleCommand, interpreter: Interpreter, name: string, args: readonly ShellWord[], upstream: readonly SimpleCommand[], depth: number, base: string | null, sure: boolean): void {
     let readsStdin = false;
     for (let j = 0; j < args.length; j++) {
       const text = args[j]!.text;
@@ -228,7 +245,8 @@ class Resolver {
         continue;
       }
       if (text === "-" || readsStdin) break;
-      return void this.add(text, base);
+      if (this.add(text, base) && sure && interpreter.shell && interpreter !== SOURCE) this.site(args[j]!, text, "shell-script");
+      return;
     }
     // No script: the code is read from stdin.
     this.stdinCode(command, upstream, depth, interpreter.shell);
@@ -285,6 +303,10 @@ class Resolver {
     const text = target.text;
     // Every place it may be: a `cd` that fails, or one in a subshell, leaves the shell where it was.
     this.bases = [...new Set([...this.bases, ...this.bases.map((b) => resolve(b, text))])].slice(0, 8);
+  }
+
+  private site(word: ShellWord, text: string, kind: RunSite["kind"]): void {
+    this.sites.push({ path: this.pathOf(text, null), kind, start: word.start, end: word.end });
   }
 
   private pathOf(word: string, base: string | null): string {

@@ -4,7 +4,7 @@ import { isAbsolute, resolve } from "node:path";
 import { canonicalJson } from "../json/canonicalHash.js";
 import type { HandlerSetting } from "../schema/settings.js";
 import { FileDigests, type FileDigest } from "./fileDigest.js";
-import { isInside, resolveCommandFiles, type CommandFiles, type CommandPlace } from "./namedFiles.js";
+import { isInside, resolveCommandFiles, type CommandFiles, type CommandPlace, type RunSite } from "./namedFiles.js";
 
 /** A named file as pinned: its content, or, for a symbolic link that leads out of the project, where it leads. */
 type Part = FileDigest | { readonly state: "elsewhere"; readonly real: string };
@@ -17,8 +17,15 @@ export type HookPin =
       readonly digest: string;
       /** The named files that exist, absolute. */
       readonly files: readonly string[];
+      /** The words that run a pinned file directly, with the sha256 it was pinned with: what the spawn verifies. */
+      readonly sites: readonly PinnedSite[];
     }
   | { readonly state: "unpinnable"; readonly why: string };
+
+/** A word of the command that runs a pinned file, and the hash of the bytes that were reviewed. */
+export interface PinnedSite extends RunSite {
+  readonly sha256: string;
+}
 
 /** Bumped if what the digest covers ever changes, so that an old pin can never match new content by accident. */
 const PIN_FORMAT = "qhooks-trust-1";
@@ -61,11 +68,11 @@ export class HookPins {
     const fields = runFieldsOf(handler);
     const key = `${place.pluginRoot ?? ""}\0${command}\0${fields.shell ?? ""}`;
     let named = this.named.get(key);
-    if (named === undefined && handler !== undefined && handler.type !== "command") this.named.set(key, (named = { files: [], unresolved: null }));
+    if (named === undefined && handler !== undefined && handler.type !== "command") this.named.set(key, (named = { files: [], unresolved: null, sites: [] }));
     if (named === undefined) {
       if (this.named.size >= MAX_REMEMBERED) this.named.clear();
       const resolved = resolveCommandFiles(command, place);
-      named = { files: [...new Set([...shellFiles(fields.shell, place), ...resolved.files])], unresolved: resolved.unresolved };
+      named = { files: [...new Set([...shellFiles(fields.shell, place), ...resolved.files])], unresolved: resolved.unresolved, sites: resolved.sites };
       this.named.set(key, named);
     }
     // What it runs cannot be known: it is never trusted by its text alone.
@@ -75,7 +82,7 @@ export class HookPins {
     const last = this.last.get(key);
     // FileDigests hands out the same object for as long as it remembers a file unchanged.
     if (last !== undefined && last.parts.length === parts.length && last.parts.every((d, i) => samePart(d, parts[i]!))) return last.pin;
-    const pin = pinOf(command, fields, files, parts);
+    const pin = pinOf(command, fields, files, parts, named.sites);
     if (this.last.size >= MAX_REMEMBERED) this.last.clear();
     this.last.set(key, { parts, pin });
     return pin;
@@ -119,7 +126,7 @@ function shellFiles(shell: string | undefined, place: CommandPlace): string[] {
   return place.roots.some((root) => isInside(path, root)) ? [path] : [];
 }
 
-function pinOf(command: string, fields: { readonly shell?: string }, paths: readonly string[], digests: readonly Part[]): HookPin {
+function pinOf(command: string, fields: { readonly shell?: string }, paths: readonly string[], digests: readonly Part[], runSites: readonly RunSite[]): HookPin {
   const files: string[] = [];
   const withFields = Object.keys(fields).length > 0;
   const parts: unknown[] = withFields ? [PIN_FORMAT_WITH_FIELDS, command, canonicalJson(fields)] : [PIN_FORMAT, command];
@@ -131,5 +138,10 @@ function pinOf(command: string, fields: { readonly shell?: string }, paths: read
     parts.push(paths[i], digest.state === "elsewhere" ? `-> ${digest.real}` : digest.sha256);
   }
   // JSON of an array of strings: unambiguous wherever a part ends, whatever characters it holds.
-  return { state: "pinned", digest: createHash("sha256").update(JSON.stringify(parts)).digest("hex"), files };
+  const sites: PinnedSite[] = [];
+  for (const site of runSites) {
+    const digest = digests[paths.indexOf(site.path)];
+    if (digest?.state === "file") sites.push({ ...site, sha256: digest.sha256 });
+  }
+  return { state: "pinned", digest: createHash("sha256").update(JSON.stringify(parts)).digest("hex"), files, sites };
 }

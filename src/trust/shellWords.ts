@@ -11,6 +11,9 @@ export interface ShellWord {
   readonly text: string | null;
   /** `NAME=value` before the command (an environment assignment, not an argument). */
   readonly assignment: boolean;
+  /** Where the word is written in the source: `source.slice(start, end)`, quotes included. */
+  readonly start: number;
+  readonly end: number;
 }
 
 /** Where a simple command's standard input comes from, when the command line says. */
@@ -58,6 +61,7 @@ export function simpleCommands(source: string, context: WordContext): SimpleComm
   let pendingDocs: { readonly delimiter: string; readonly stripTabs: boolean; readonly expands: boolean; readonly owner: Building; readonly isStdin: boolean }[] = [];
   let text = "";
   let started = false;
+  let wordStart = 0;
   let resolvable = true;
   let quoted = false;
   let assignment = false;
@@ -77,7 +81,7 @@ export function simpleCommands(source: string, context: WordContext): SimpleComm
     if (redirectTarget === "in") command.stdin = { kind: "file", path: value };
     else if (redirectTarget === "string") command.stdin = { kind: "text", text: value };
     if (redirectTarget !== null) redirectTarget = null;
-    else command.words.push({ text: value, assignment });
+    else command.words.push({ text: value, assignment, start: wordStart, end: i });
     text = "";
     started = false;
     resolvable = true;
@@ -120,6 +124,7 @@ export function simpleCommands(source: string, context: WordContext): SimpleComm
   let i = 0;
   while (i < src.length) {
     const c = src[i]!;
+    if (!started) wordStart = i;
     if (c === " " || c === "\t") {
       endWord();
       i++;
