@@ -38,10 +38,12 @@ export function verifiedRun(command: string, sites: readonly PinnedSite[], defau
   const edits: { start: number; end: number; text: string }[] = [];
   try {
     for (const site of sites) {
-      const bytes = readScript(site.path);
-      if (typeof bytes === "string") throw new Refused(`${site.path} ${bytes}`);
+      const read = readScript(site.path);
+      if (typeof read === "string") throw new Refused(`${site.path} ${read}`);
+      const { bytes, executable } = read;
       if (createHash("sha256").update(bytes).digest("hex") !== site.sha256) throw new Refused(`${site.path} changed after trust checked it`);
-      const runner = site.kind === "shell-script" ? [] : shellOf(bytes, defaultShell);
+      // A program that is not executable fails as it did (126), rather than being run by a shell it never named.
+      const runner = site.kind === "shell-script" ? [] : executable ? shellOf(bytes, defaultShell) : null;
       if (runner === null) continue; // verified, opened by path (another language)
       const fd = privateCopy(bytes);
       fds.push(fd);
@@ -61,7 +63,7 @@ export function verifiedRun(command: string, sites: readonly PinnedSite[], defau
 class Refused extends Error {}
 
 /** The script's bytes, read once without blocking and within the pin's bound; a string says why not. */
-function readScript(path: string): Buffer | string {
+function readScript(path: string): { readonly bytes: Buffer; readonly executable: boolean } | string {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
@@ -69,7 +71,8 @@ function readScript(path: string): Buffer | string {
     return `cannot be read now (${(e as NodeJS.ErrnoException).code ?? String(e)})`;
   }
   try {
-    if (!fstatSync(fd).isFile()) return "is no longer a regular file";
+    const st = fstatSync(fd);
+    if (!st.isFile()) return "is no longer a regular file";
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
@@ -80,7 +83,7 @@ function readScript(path: string): Buffer | string {
       if (total > MAX_PINNED_FILE_BYTES) return "grew past the size trust pins";
       chunks.push(chunk.subarray(0, n));
     }
-    return Buffer.concat(chunks);
+    return { bytes: Buffer.concat(chunks), executable: (st.mode & 0o111) !== 0 };
   } finally {
     closeSync(fd);
   }

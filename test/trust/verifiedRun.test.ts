@@ -66,7 +66,7 @@ describe("trust: a trusted hook runs the bytes that were checked", function () {
     mkdirSync(dir);
     const sh = join(dir, "a.sh");
     const py = join(dir, "b.py");
-    writeFileSync(sh, "#!/usr/bin/env bash\necho a\n");
+    writeFileSync(sh, "#!/usr/bin/env bash\necho a\n", { mode: 0o755 });
     writeFileSync(py, "#!/usr/bin/env python3\nprint(1)\n");
     const sha = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
     const command = `./v/a.sh 1; ./v/b.py`;
