@@ -10,6 +10,7 @@ import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
 import type { HandlerSetting } from "../schema/settings.js";
 import type { PipelineWarning } from "./warnings.js";
+import type { PinnedSite } from "./runSite.js";
 
 /** An event as it enters: the agent's payload, not yet trusted. */
 export interface Arrival {
@@ -57,6 +58,8 @@ export type HookSpec =
        * enough to run it.
        */
       readonly declared?: readonly ConfiguredHook[];
+      /** Set by trust: the scripts the command runs directly and the hashes trusted; run from those bytes only. */
+      readonly verified?: readonly PinnedSite[];
     }
   | {
       readonly kind: "in-process";

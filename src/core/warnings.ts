@@ -1,4 +1,4 @@
-import type { LogWarning } from "../store/eventLog.js";
+import type { LogWarning } from "../schema/logWarning.js";
 
 /**
  * What the pipeline has to say about one event besides its decision, as values with a kind: the steps that add,

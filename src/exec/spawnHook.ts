@@ -26,6 +26,8 @@ export interface HookProcessRequest {
    * What it waits for (an event's arrival committing) overlaps with starting the shell.
    */
   readonly gate?: PromiseLike<unknown>;
+  /** Descriptors the hook gets as 3, 4, ... (trust's verified copies of its scripts); the caller closes them. */
+  readonly extraFds?: readonly number[];
 }
 
 /** How a hook's main process ended; output is read from the request's CappedOutputs. */
@@ -132,8 +134,8 @@ function startProcess(request: HookProcessRequest, done: (end: Attempt) => void)
       env: request.env,
       // A new session and process group (pgid = pid), so that the whole tree can be signalled at once.
       detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+      stdio: ["pipe", "pipe", "pipe", ...(request.extraFds ?? [])],
+    }) as ChildProcessWithoutNullStreams;
   } catch (e) {
     // Thrown before any process exists: arguments Node refuses, E2BIG, and the like.
     spawnFailed(e);

@@ -23,6 +23,10 @@ export const AsyncJobSchema = z.object({
     timeoutMs: z.number(),
     env: z.record(z.string(), z.string()).optional(),
     handler: HandlerSettingSchema.optional(),
+    /** Trust's verified scripts (see HookSpec.verified): the detached process checks and runs those bytes too. */
+    verified: z
+      .array(z.object({ path: z.string(), kind: z.enum(["program", "shell-script"]), start: z.number().int(), end: z.number().int(), sha256: z.string() }))
+      .optional(),
   }),
   projectDir: z.string(),
   homeDir: z.string(),

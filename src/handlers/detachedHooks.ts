@@ -33,7 +33,7 @@ export class DetachedHooks implements BackgroundRunner {
         db: this.setup.db === null ? null : (this.placeOf(seq) ?? this.setup.db),
         seq,
         valid: { event: valid.event, sessionId: valid.sessionId, payload: { ...valid.payload }, json: valid.json, matchValue: valid.matchValue },
-        spec: { kind: "command", command: spec.command, name: spec.name, level: spec.level, matcher: spec.matcher, timeoutMs: spec.timeoutMs, ...(spec.env ? { env: { ...spec.env } } : {}), ...(spec.handler ? { handler: spec.handler } : {}) },
+        spec: { kind: "command", command: spec.command, name: spec.name, level: spec.level, matcher: spec.matcher, timeoutMs: spec.timeoutMs, ...(spec.env ? { env: { ...spec.env } } : {}), ...(spec.handler ? { handler: spec.handler } : {}), ...(spec.verified ? { verified: spec.verified.map((s) => ({ ...s })) } : {}) },
       };
       const dir = mkdtempSync(join(tmpdir(), "qhooks-async-"));
       const file = join(dir, "job.json");

@@ -19,6 +19,8 @@ export const TrustEntrySchema = lazy(() =>
     digest: z.string().regex(/^[0-9a-f]{64}$/, { error: "expected 64 lowercase hex digits" }),
     /** The command as it runs (a plugin's `${CLAUDE_PLUGIN_ROOT}` filled in), for people reading the list. */
     command: z.string(),
+    /** The handler's `shell`, when it sets one: pinned with the command. */
+    shell: z.string().optional(),
     /** The files whose bytes the digest covers, absolute. */
     files: z.array(z.string()),
     /** Where the hook was declared when it was trusted: `.qoder/settings.json hooks.PreToolUse[0].hooks[0]`. */
@@ -45,6 +47,8 @@ export const TrustCandidateSchema = lazy(() =>
     plugin: z.string().nullable(),
     where: z.string(),
     command: z.string(),
+    /** The handler's `shell` (what runs the command), null for /bin/sh: part of what is pinned. */
+    shell: z.string().nullable(),
     scope: TrustScopeSchema,
     /** The pin's digest; null when the hook cannot be pinned. */
     digest: z.string().nullable(),

@@ -55,17 +55,9 @@ export interface AppendOptions {
  */
 export type AppendResult = ReadonlyArray<number | null> & { readonly warnings: readonly LogWarning[] };
 
-/** Something about the log that its users should hear, though the append itself went through. */
-export interface LogWarning {
-  /**
-   * reopened: the file at the log's path was removed or replaced while it was open, and the log was opened again
-   * there; projector-stopped: the thread that keeps the audit projections up to date died (readers catch them up);
-   * fallback: the central log could not take the event in time, and it went to a local fallback file instead.
-   */
-  readonly kind: "reopened" | "projector-stopped" | "fallback";
-  /** One line. */
-  readonly message: string;
-}
+import type { LogWarning } from "../schema/logWarning.js";
+
+export type { LogWarning } from "../schema/logWarning.js";
 
 /** An append result with no warnings. */
 export const appendResult = (seqs: ReadonlyArray<number | null>, warnings: readonly LogWarning[] = []): AppendResult => Object.assign([...seqs], { warnings });

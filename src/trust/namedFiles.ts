@@ -1,5 +1,7 @@
+import type { RunSite } from "../core/runSite.js";
 import { basename, isAbsolute, relative, resolve, sep } from "node:path";
-import { simpleCommands, type ShellWord } from "./shellWords.js";
+import { MAX_SCANNED, simpleCommands, type ShellWord, type SimpleCommand } from "./shellWords.js";
+import { parseWrapper, WRAPPERS } from "./wrappers.js";
 
 /** Where a hook runs, which decides what its command's words mean. */
 export interface CommandPlace {
@@ -13,28 +15,74 @@ export interface CommandPlace {
   readonly roots: readonly string[];
 }
 
-/** More named files than this in one command are not pinned (a command is one line; this bounds the work). */
-const MAX_FILES = 32;
+/** What a command runs, as trust sees it. */
+export interface CommandFiles {
+  /** The project's (or plugin's) files it runs or names, absolute, in order. */
+  readonly files: readonly string[];
+  /**
+   * Why qhooks cannot tell what the command runs (a script whose path only the shell knows, a `cd` to such a
+   * place...): such a hook cannot be trusted. null when every file it runs is known.
+   */
+  readonly unresolved: string | null;
+  /** Where the top-level command runs a pinned file directly: what the spawn makes run from the verified bytes. */
+  readonly sites: readonly RunSite[];
+}
 
-/** Words before the program that are not the program: shell keywords, and commands that run the next word. */
+export type { RunSite };
+
+/** More named files than this in one command cannot be pinned (a command is one line; this bounds the work). */
+const MAX_FILES = 64;
+/** Code nested this deep (`sh -c "$(bash -c '…')"`) is not read further: the hook cannot be trusted. */
+const MAX_DEPTH = 8;
+
+/** Words before the program that are not the program. */
 const KEYWORDS = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "time"]);
-const WRAPPERS = new Set(["exec", "command", "nohup", "env", "timeout"]);
 
 /**
- * Programs that run a file named by their first argument that is not an option, and the options after which the
- * code is inline (nothing to pin) or that take a value (skipped with it).
+ * Programs known to run no file named by their arguments: their arguments are data, not pinned (a log a hook
+ * appends to would otherwise untrust it at every call). `cat` is one, except when its output is code (`cat x | sh`).
+ */
+const DATA_TOOLS = new Set(
+  ("echo printf cat tee touch mkdir rm rmdir mv cp ln chmod chown test [ [[ true false : exit return sleep date grep egrep fgrep rg " +
+    "jq head tail wc sort uniq cut tr basename dirname realpath readlink printenv export unset set shift local read logger mktemp " +
+    "diff cmp stat ls pwd wait kill trap umask break continue")
+    .split(" "),
+);
+
+/**
+ * Programs that run a file named by their first argument that is not an option, the options after which the code
+ * is inline (`-c`, `-e`), those that take a value (skipped with it), those whose value is a file they run (pinned),
+ * and the option that makes them read code from stdin.
  */
 interface Interpreter {
+  readonly shell: boolean;
   readonly inline: RegExp;
   readonly withValue: ReadonlySet<string>;
+  readonly fileValue: ReadonlySet<string>;
+  readonly stdin: RegExp;
+  /** The option whose value is a module name (`python -m pkg.mod`). */
+  readonly module?: string;
 }
-const SHELL: Interpreter = { inline: /^-[A-Za-z]*[cs][A-Za-z]*$/, withValue: new Set(["-o", "+o", "-O", "+O"]) };
-const PYTHON: Interpreter = { inline: /^-[A-Za-z]*[cm]/, withValue: new Set(["-W", "-X", "-Q"]) };
-const NODE: Interpreter = { inline: /^(-e|-p|--eval|--print|-pe)$|^--(eval|print)=/, withValue: new Set(["-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions", "--env-file"]) };
-const PERL: Interpreter = { inline: /^-[A-Za-z]*[eE]/, withValue: new Set(["-I", "-M", "-m"]) };
-const RUBY: Interpreter = { inline: /^-[A-Za-z]*e/, withValue: new Set(["-I", "-r"]) };
-const PHP: Interpreter = { inline: /^-[A-Za-z]*r/, withValue: new Set(["-c", "-d"]) };
-const NONE: Interpreter = { inline: /^$/, withValue: new Set() };
+const SHELL: Interpreter = {
+  shell: true,
+  inline: /^-[A-Za-z]*c[A-Za-z]*$/,
+  withValue: new Set(["-o", "+o", "-O", "+O"]),
+  fileValue: new Set(["--rcfile", "--init-file"]),
+  stdin: /^-[A-Za-z]*s[A-Za-z]*$/,
+};
+const PYTHON: Interpreter = { shell: false, inline: /^-[A-Za-z]*c/, withValue: new Set(["-W", "-X", "-Q", "--check-hash-based-pycs"]), fileValue: new Set(), stdin: /^-$/, module: "-m" };
+const NODE: Interpreter = {
+  shell: false,
+  inline: /^(-e|-p|--eval|--print|-pe)$|^--(eval|print)=/,
+  withValue: new Set(["-C", "--conditions", "--env-file", "--input-type"]),
+  fileValue: new Set(["-r", "--require", "--import", "--loader", "--experimental-loader"]),
+  stdin: /^-$/,
+};
+const PERL: Interpreter = { shell: false, inline: /^-[A-Za-z]*[eE]/, withValue: new Set(["-I", "-M", "-m"]), fileValue: new Set(), stdin: /^-$/ };
+const RUBY: Interpreter = { shell: false, inline: /^-[A-Za-z]*e/, withValue: new Set(["-I"]), fileValue: new Set(["-r"]), stdin: /^-$/ };
+const PHP: Interpreter = { shell: false, inline: /^-[A-Za-z]*r/, withValue: new Set(["-c", "-d"]), fileValue: new Set(["-f"]), stdin: /^-$/ };
+const SOURCE: Interpreter = { shell: true, inline: /^$/, withValue: new Set(), fileValue: new Set(), stdin: /^$/ };
+const LUA: Interpreter = { shell: false, inline: /^-e$/, withValue: new Set(["-l"]), fileValue: new Set(), stdin: /^-$/ };
 
 function interpreterOf(program: string): Interpreter | null {
   const name = basename(program);
@@ -44,88 +92,242 @@ function interpreterOf(program: string): Interpreter | null {
   if (/^perl[0-9.]*$/.test(name)) return PERL;
   if (/^ruby[0-9.]*$/.test(name)) return RUBY;
   if (/^php[0-9.]*$/.test(name)) return PHP;
-  if (name === "source" || name === "." || /^lua[0-9.]*$/.test(name)) return NONE;
+  if (name === "source" || name === ".") return SOURCE;
+  if (/^lua[0-9.]*$/.test(name)) return LUA;
   return null;
 }
 
 /**
- * The files of the project (or of the hook's plugin) that a hook's command runs, as absolute paths, in order:
- * for each simple command, its program when written as a path (`./scripts/guard.sh`,
- * `$CLAUDE_PROJECT_DIR/.qoder/hooks/x.sh`), and, when the program is an interpreter (`bash`, `python3`, `node`,
- * `source`...), its script: the first argument that is not an option. Paths are resolved against the project
- * directory, the hook's working directory. A `cd` inside the command, the files a script reads or sources in turn,
- * and words whose value only the shell knows are not followed (see docs/trust.md, "Which files a command runs").
+ * The files of the project (or of the hook's plugin) that a hook's command runs, as absolute paths, in order, or
+ * why they cannot be known. The recognised forms are listed in docs/trust.md ("What a pin covers"); in short:
+ * - the program, written as a path (`./scripts/guard.sh`, `$CLAUDE_PROJECT_DIR/.qoder/hooks/x.sh`);
+ * - past assignments, keywords and wrappers with all their options, short or long (`env -u X`, `env --unset X`,
+ *   `timeout --signal KILL 5`, `nice -n 5`, `exec -a name`...);
+ * - an interpreter's script (`bash x.sh`, `python3 -u x.py`, `node --require ./r.js x.mjs`), the files its options
+ *   name (`--rcfile F`), a module in the project (`python3 -m hooks.guard`), the code it reads from stdin (`sh < x`,
+ *   `cat x | bash`, a here-document) and inline shell code (`bash -c '…'`, `eval '…'`), read as commands in turn;
+ * - the code of command substitutions (`$(./x.sh)`), and the directories `cd` moves to;
+ * - for any other program (`npx`, `make`, `xargs`...), every argument that names a file (it may run it).
+ * A word in one of those places whose value only the shell knows (`$(…)/x.sh`, `"$SCRIPT"`) makes the command
+ * unresolved: such a hook cannot be trusted, never trusted without its file.
  */
+export function resolveCommandFiles(command: string, place: CommandPlace): CommandFiles {
+  return new Resolver(place).run(command);
+}
+
+/** The files alone (tests, listings); see resolveCommandFiles. */
 export function namedFiles(command: string, place: CommandPlace): string[] {
-  const vars: Record<string, string> = {
-    CLAUDE_PROJECT_DIR: place.projectDir,
-    QODERCN_PROJECT_DIR: place.projectDir,
-    PWD: place.projectDir,
-    HOME: place.homeDir,
-  };
-  if (place.pluginRoot !== null) vars.CLAUDE_PLUGIN_ROOT = place.pluginRoot;
-  if (place.pluginData !== null) vars.CLAUDE_PLUGIN_DATA = place.pluginData;
-  const files: string[] = [];
-  const add = (word: string) => {
-    const path = isAbsolute(word) ? resolve(word) : resolve(place.projectDir, word);
-    if (files.length < MAX_FILES && !files.includes(path) && place.roots.some((root) => isInside(path, root))) files.push(path);
-  };
-  for (const words of simpleCommands(command, { vars, home: place.homeDir })) {
-    const program = programIndex(words);
-    const word = program === -1 ? null : words[program]!.text;
-    if (word === null) continue;
-    // A bare name is looked up in PATH, never in the project.
-    if (word.includes("/")) add(word);
-    const interpreter = interpreterOf(word);
-    if (interpreter === null) continue;
-    const script = scriptArgument(words, program + 1, interpreter, basename(word));
-    if (script !== null) add(script);
-  }
-  return files;
+  return [...resolveCommandFiles(command, place).files];
 }
 
-/** Index of the word that is the program, past assignments, keywords and wrappers (`env -i X=1 ./x.sh`); -1 if none. */
-function programIndex(words: readonly ShellWord[]): number {
-  let k = 0;
-  while (k < words.length) {
-    const w = words[k]!;
-    if (w.assignment) k++;
-    else if (w.text === null) return k;
-    else if (KEYWORDS.has(w.text)) k++;
-    else if (WRAPPERS.has(basename(w.text))) k = pastWrapper(words, k);
-    else return k;
-  }
-  return -1;
-}
+class Unresolved extends Error {}
 
-/** The index after a wrapper's own options (and `timeout`'s duration). */
-function pastWrapper(words: readonly ShellWord[], at: number): number {
-  const name = basename(words[at]!.text!);
-  let k = at + 1;
-  for (let text; k < words.length && (text = words[k]!.text) !== null; ) {
-    if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) k++;
-    else if (text.startsWith("-")) {
-      k++;
-      if ((name === "env" && (text === "-u" || text === "-C")) || (name === "timeout" && (text === "-s" || text === "-k"))) k++;
-    } else break;
-  }
-  return name === "timeout" ? k + 1 : k;
-}
+class Resolver {
+  private readonly vars: Record<string, string>;
+  private readonly files: string[] = [];
+  private readonly sites: RunSite[] = [];
+  /** Where relative paths may be resolved from: the project, and every directory a `cd` may have moved to. */
+  private bases: string[];
+  /** A `cd` went where only the shell knows: a relative path after it cannot be resolved. */
+  private lostAt: string | null = null;
 
-function scriptArgument(words: readonly ShellWord[], from: number, interpreter: Interpreter, name: string): string | null {
-  for (let j = from; j < words.length; j++) {
-    const text = words[j]!.text;
-    if (text === null) return null;
-    if ((name === "deno" || name === "bun") && j === from && text === "run") continue;
-    if (text === "--") return words[j + 1]?.text ?? null;
-    if ((text.startsWith("-") || text.startsWith("+")) && text !== "-") {
-      if (interpreter.inline.test(text)) return null;
-      if (interpreter.withValue.has(text)) j++;
-      continue;
+  constructor(private readonly place: CommandPlace) {
+    this.vars = { CLAUDE_PROJECT_DIR: place.projectDir, QODERCN_PROJECT_DIR: place.projectDir, PWD: place.projectDir, HOME: place.homeDir };
+    if (place.pluginRoot !== null) this.vars.CLAUDE_PLUGIN_ROOT = place.pluginRoot;
+    if (place.pluginData !== null) this.vars.CLAUDE_PLUGIN_DATA = place.pluginData;
+    this.bases = [place.projectDir];
+  }
+
+  run(command: string): CommandFiles {
+    try {
+      this.code(command, 0);
+      return { files: this.files, unresolved: null, sites: this.sites };
+    } catch (e) {
+      if (e instanceof Unresolved) return { files: this.files, unresolved: e.message, sites: [] };
+      throw e;
     }
-    return text === "-" ? null : text;
   }
-  return null;
+
+  private code(source: string, depth: number): void {
+    // The scan reads this much of a command; what lies past it would run unpinned.
+    if (source.length > MAX_SCANNED) throw new Unresolved(`its command is longer than ${MAX_SCANNED / 1024} KiB`);
+    if (depth > MAX_DEPTH) throw new Unresolved(`its command nests code more than ${MAX_DEPTH} levels deep`);
+    let pipeline: SimpleCommand[] = [];
+    for (const command of simpleCommands(source, { vars: this.vars, home: this.place.homeDir })) {
+      if (!command.piped) pipeline = [];
+      for (const inner of command.nested) this.code(inner, depth + 1);
+      this.simple(command, pipeline, depth);
+      pipeline.push(command);
+    }
+  }
+
+  /** One simple command; `upstream` are the commands before it in its pipeline. */
+  private simple(command: SimpleCommand, upstream: readonly SimpleCommand[], depth: number): void {
+    let words = command.words;
+    let k = 0;
+    let base: string | null = null; // `env -C dir`
+    while (k < words.length) {
+      const w = words[k]!;
+      if (w.assignment || (w.text !== null && KEYWORDS.has(w.text))) k++;
+      else if (w.text !== null && WRAPPERS.has(basename(w.text))) {
+        const wrapped = parseWrapper(words, k, this.vars, this.place.homeDir);
+        if (wrapped === null) return this.everyFile(words.slice(k + 1), base);
+        if (wrapped.chdir !== undefined) {
+          if (wrapped.chdir === null) throw new Unresolved(`it runs a program in a directory only the shell knows (${basename(w.text)} -C)`);
+          base = this.pathOf(wrapped.chdir, base);
+        }
+        words = wrapped.words;
+        k = wrapped.next;
+      } else break;
+    }
+    if (k >= words.length) return this.stdinCode(command, upstream, depth, true);
+    const program = words[k]!.text;
+    const args = words.slice(k + 1);
+    if (program === null) throw new Unresolved("it runs a program whose path only the shell knows at run time; write it as a path (./x.sh, $CLAUDE_PROJECT_DIR/x.sh)");
+    if (program === "cd" || program === "pushd") return this.cd(args);
+    if (program === "eval") {
+      if (args.some((a) => a.text === null)) throw new Unresolved("it evaluates code only the shell knows at run time (eval)");
+      return this.code(args.map((a) => a.text).join(" "), depth + 1);
+    }
+    // A bare name is looked up in PATH, never in the project.
+    const own = program.includes("/") && this.add(program, base);
+    // Sites only where the word's place in the text and its one meaning are certain.
+    const sure = depth === 0 && words === command.words && base === null && this.bases.length === 1;
+    const interpreter = interpreterOf(program);
+    if (own && interpreter === null && sure) this.site(words[k]!, program, "program");
+    if (interpreter !== null) return this.interpreted(command, interpreter, basename(program), args, upstream, depth, base, sure);
+    // A script of the project's is pinned, and what it does with its arguments is in it, for review; a program
+    // qhooks does not know may run any file it is given.
+    if (!own && !DATA_TOOLS.has(basename(program))) this.everyFile(args, base);
+  }
+
+  private interpreted(command: SimpleCommand, interpreter: Interpreter, name: string, args: readonly ShellWord[], upstream: readonly SimpleCommand[], depth: number, base: string | null, sure: boolean): void {
+    let readsStdin = false;
+    for (let j = 0; j < args.length; j++) {
+      const text = args[j]!.text;
+      if (text === null) throw new Unresolved(`it runs a ${name} script whose path only the shell knows at run time`);
+      if ((name === "deno" || name === "bun") && j === 0 && text === "run") continue;
+      if (text === "--") {
+        const script = args[j + 1];
+        if (script === undefined) break;
+        if (script.text === null) throw new Unresolved(`it runs a ${name} script whose path only the shell knows at run time`);
+        return void this.add(script.text, base);
+      }
+      if ((text.startsWith("-") || text.startsWith("+")) && text !== "-") {
+        const [option, attached] = text.startsWith("--") && text.includes("=") ? [text.slice(0, text.indexOf("=")), text.slice(text.indexOf("=") + 1)] : [text, undefined];
+        if (interpreter.inline.test(text)) {
+          if (!interpreter.shell) return; // code in another language: pinned as the command's text
+          const code = args[j + 1];
+          if (code === undefined) return;
+          if (code.text === null) throw new Unresolved(`it runs ${name} -c with code only the shell knows at run time`);
+          return this.code(code.text, depth + 1);
+        }
+        if (interpreter.module !== undefined && option.startsWith(interpreter.module)) {
+          const mod = option.length > interpreter.module.length ? option.slice(interpreter.module.length) : args[j + 1]?.text;
+          if (mod === null) throw new Unresolved(`it runs a ${name} module whose name only the shell knows at run time`);
+          if (mod !== undefined) this.module(mod, base);
+          return;
+        }
+        if (interpreter.stdin.test(text)) readsStdin = true;
+        if (interpreter.fileValue.has(option)) {
+          const value = attached ?? args[++j]?.text;
+          if (value === null) throw new Unresolved(`it gives ${name} ${option} a file only the shell knows at run time`);
+          if (value !== undefined) this.add(value, base);
+        } else if (interpreter.withValue.has(option) && attached === undefined) j++;
+        continue;
+      }
+      if (text === "-" || readsStdin) break;
+      if (this.add(text, base) && sure && interpreter.shell && interpreter !== SOURCE) this.site(args[j]!, text, "shell-script");
+      return;
+    }
+    // No script: the code is read from stdin.
+    this.stdinCode(command, upstream, depth, interpreter.shell);
+  }
+
+  /** Code read from stdin: a file redirected in, a here-document (read as commands when a shell reads it), or what a pipeline feeds. */
+  private stdinCode(command: SimpleCommand, upstream: readonly SimpleCommand[], depth: number, shell: boolean): void {
+    const stdin = command.stdin;
+    if (stdin?.kind === "file") {
+      if (stdin.path === null) throw new Unresolved("it runs code from a file only the shell knows at run time (< …)");
+      this.add(stdin.path, null);
+    } else if (stdin?.kind === "text") {
+      if (stdin.text === null) throw new Unresolved("it runs code only the shell knows at run time (<<< …)");
+      if (shell) this.code(stdin.text, depth + 1);
+    } else if (command.piped) {
+      // `cat x.sh | sh`: whatever the commands before it name may be the code.
+      for (const before of upstream) {
+        if (before.stdin?.kind === "file" && before.stdin.path !== null) this.add(before.stdin.path, null);
+        // Its arguments, past its program (`cat`), which is looked up like any other.
+        const program = before.words.findIndex((w) => !w.assignment);
+        this.everyFile(before.words.slice(program + 1), null, true);
+      }
+    }
+  }
+
+  /** Every argument that names a file (and `--opt=value`'s value): for programs qhooks does not know. */
+  private everyFile(words: readonly ShellWord[], base: string | null, strict = false): void {
+    for (const w of words) {
+      if (w.text === null) {
+        if (strict) throw new Unresolved("it pipes code from a file only the shell knows at run time into a shell");
+        continue;
+      }
+      if (w.assignment) continue;
+      const value = w.text.startsWith("-") ? (w.text.includes("=") ? w.text.slice(w.text.indexOf("=") + 1) : "") : w.text;
+      if (value !== "" && value !== "-") this.add(value, base, false);
+    }
+  }
+
+  /** `python3 -m hooks.guard`: the module's file, or its package's `__main__.py`, when in the project. */
+  private module(name: string, base: string | null): void {
+    const path = name.replaceAll(".", "/");
+    this.add(`${path}.py`, base, false);
+    this.add(`${path}/__main__.py`, base, false);
+    this.add(`${path}/__init__.py`, base, false);
+  }
+
+  private cd(args: readonly ShellWord[]): void {
+    const target = args.find((a) => a.text === null || !a.text.startsWith("-") || a.text === "-");
+    if (target === undefined) return void this.bases.push(this.place.homeDir);
+    if (target.text === null || target.text === "-") {
+      this.lostAt = target.text === null ? "cd to a directory only the shell knows" : "cd -";
+      return;
+    }
+    const text = target.text;
+    // Every place it may be: a `cd` that fails, or one in a subshell, leaves the shell where it was.
+    this.bases = [...new Set([...this.bases, ...this.bases.map((b) => resolve(b, text))])].slice(0, 8);
+  }
+
+  private site(word: ShellWord, text: string, kind: RunSite["kind"]): void {
+    this.sites.push({ path: this.pathOf(text, null), kind, start: word.start, end: word.end });
+  }
+
+  private pathOf(word: string, base: string | null): string {
+    return isAbsolute(word) ? resolve(word) : resolve(base ?? this.place.projectDir, word);
+  }
+
+  /**
+   * Adds a named file (resolved from every possible working directory); `mustResolve`: a run position. Whether
+   * the word names a path inside the project or the plugin.
+   */
+  private add(word: string, base: string | null, mustResolve = true): boolean {
+    let paths: string[];
+    if (isAbsolute(word)) paths = [resolve(word)];
+    else if (base !== null) paths = [resolve(base, word)];
+    else if (this.lostAt !== null) {
+      if (!mustResolve) return false;
+      throw new Unresolved(`it runs ${word} after a ${this.lostAt}: where that is, only the shell knows`);
+    } else paths = this.bases.map((b) => resolve(b, word));
+    let inside = false;
+    for (const path of paths) {
+      if (!this.place.roots.some((root) => isInside(path, root))) continue;
+      inside = true;
+      // The project's own folder (`npx eslint .`) is not a file.
+      if (this.files.includes(path) || this.place.roots.includes(path)) continue;
+      if (this.files.length >= MAX_FILES) throw new Unresolved(`its command names more than ${MAX_FILES} files`);
+      this.files.push(path);
+    }
+    return inside;
+  }
 }
 
 /** `path` is `root` or below it (lexically: `..` was resolved away already). */

@@ -1,6 +1,6 @@
 import type { TrustCandidate, TrustEntry, TrustStore } from "../schema/trust.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
-import { HookPins } from "./pinHook.js";
+import { HookPins, runFieldsOf } from "./pinHook.js";
 import { ProjectTrust, whereOf } from "./trustScope.js";
 import { scopeKey, type TrustIndex } from "./trustStore.js";
 
@@ -26,7 +26,8 @@ export function reviewHooks(snapshot: SettingsSnapshot, project: ProjectTrust, i
     if (scope === null) continue;
     const pin = pins.of(hook.command, project.placeOf(hook), hook.handler);
     const where = whereOf(hook);
-    const base = { event: hook.event, level: hook.level, plugin: hook.plugin?.name ?? null, where, command: hook.command, scope };
+    const shell = runFieldsOf(hook.handler).shell;
+    const base = { event: hook.event, level: hook.level, plugin: hook.plugin?.name ?? null, where, command: hook.command, shell: shell ?? null, scope };
     if (pin.state === "unpinnable") {
       untrusted.push({ ...base, digest: null, files: [], problem: pin.why });
       continue;
@@ -39,7 +40,7 @@ export function reviewHooks(snapshot: SettingsSnapshot, project: ProjectTrust, i
     if (shown.has(`${key}\0${where}`)) continue;
     shown.add(`${key}\0${where}`);
     untrusted.push({ ...base, digest: pin.digest, files: [...pin.files], problem: null });
-    if (!entries.has(key)) entries.set(key, { scope, digest: pin.digest, command: hook.command, files: [...pin.files], where, trustedAt: now.toISOString() });
+    if (!entries.has(key)) entries.set(key, { scope, digest: pin.digest, command: hook.command, ...(shell !== undefined ? { shell } : {}), files: [...pin.files], where, trustedAt: now.toISOString() });
   }
   return { alreadyTrusted: trusted.size, untrusted, entries: [...entries.values()] };
 }

@@ -24,7 +24,7 @@ export function splitByTrust(hooks: readonly HookSpec[], check: TrustCheck | nul
   for (const spec of hooks) {
     const verdict = spec.kind === "command" && spec.declared ? check.verdict(spec.command, spec.declared) : ({ runs: true } as const);
     if (verdict.runs) {
-      runnable.push(spec);
+      runnable.push(verdict.verified && spec.kind === "command" ? { ...spec, verified: verdict.verified } : spec);
       continue;
     }
     skipped.push({ name: spec.name, command: spec.command, level: spec.level, matcher: spec.matcher, type: spec.kind === "command" ? (spec.handler?.type ?? "command") : "command", reason: "untrusted", message: verdict.message });

@@ -3,7 +3,7 @@ import type { TrustScope } from "../schema/trust.js";
 import { buildSnapshot, readSettingsSource, type SettingsSnapshot } from "../settings/loadSettings.js";
 import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
 import { discoverSettings, type Dialect } from "../settings/settingsSources.js";
-import { HookPins, type HookPin } from "./pinHook.js";
+import { HookPins, type HookPin, type PinnedSite } from "./pinHook.js";
 import { StampCache } from "./stampCache.js";
 import { ProjectTrust, whereOf } from "./trustScope.js";
 import { displayStorePath, readTrustStore, scopeKey, trustStorePath, type TrustStoreRead } from "./trustStore.js";
@@ -21,7 +21,8 @@ export interface TrustSetup {
 
 /** What trust decides about one hook. */
 export type TrustVerdict =
-  | { readonly runs: true }
+  /** `verified`: the scripts the command runs directly, with the hashes trusted, for the spawn to check again. */
+  | { readonly runs: true; readonly verified?: readonly PinnedSite[] }
   | { readonly runs: false; readonly message: string };
 
 /** Trust as it stands for one event: the store read once, and a verdict per hook. */
@@ -101,7 +102,7 @@ function trustCheck(project: ProjectTrust, readStore: () => TrustStoreRead, pins
       const reported = declared[0]!;
       const pin: HookPin = pins.of(command, project.placeOf(reported), reported.handler);
       if (pin.state === "unpinnable") return { runs: false, message: `cannot be trusted: ${pin.why}` };
-      if (store.index.digests.has(`${scopeKey(scope)}\0${pin.digest}`)) return { runs: true };
+      if (store.index.digests.has(`${scopeKey(scope)}\0${pin.digest}`)) return pin.sites.length ? { runs: true, verified: pin.sites } : { runs: true };
       const trustedAt = declared.map((h) => store.index.places.get(`${scopeKey(scope)}\0${whereOf(h)}`)).find((t) => t !== undefined);
       const what = trustedAt === undefined ? "new, not trusted yet" : `changed since it was trusted on ${trustedAt.slice(0, 10)} (its command or a file it runs)`;
       return { runs: false, message: `${what}; review it, then run: ${trustCommand}` };

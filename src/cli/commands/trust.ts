@@ -81,6 +81,7 @@ export function trustCommand(flags: TrustFlags, context: CliContext): number {
         out(`  ${c.event}  ${shown(c.plugin === null ? c.level : `plugin ${c.plugin}`)}  ${shown(c.where)}`);
         // The whole command, every character visible: this is what the user is asked to review.
         out(`      runs:  ${shown(c.command)}`);
+        if (c.shell !== null) out(`      shell: ${shown(c.shell)}`);
         for (const f of c.files) out(`      pins:  ${shown(f)}`);
         if (c.problem !== null) out(`      cannot be trusted: ${shown(c.problem)}`);
       }

@@ -69,8 +69,10 @@ export function selectHooks(
     if (!applies(hook.matcher)) continue;
     const rank = levels.indexOf(hook.level);
     const env = hook.plugin ? { CLAUDE_PLUGIN_ROOT: hook.plugin.root, CLAUDE_PLUGIN_DATA: hook.plugin.dataDir } : undefined;
-    // A plugin's copy of a command stays separate from the settings files' (it runs with the plugin's variables).
-    const key = `${hook.plugin?.root ?? ""}\0${hook.command}`;
+    // A plugin's copy of a command stays separate from the settings files' (it runs with the plugin's variables);
+    // so does a copy run by another shell: it runs other code, and the user's copy must not vouch for it.
+    const shell = hook.handler?.type === "command" ? (hook.handler.shell ?? "") : "";
+    const key = `${hook.plugin?.root ?? ""}\0${hook.command}\0${shell}`;
     const seen = firstAt.get(key);
     const declared = seen?.declared ?? [];
     const spec = (): HookSpec => ({ kind: "command", command: hook.command, name: hook.name, level: hook.level, matcher: hook.matcherSource, timeoutMs: hook.timeoutMs, ...(hook.shadow ? { shadow: true } : {}), ...(env ? { env } : {}), handler: hook.handler, declared });
