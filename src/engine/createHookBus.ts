@@ -8,16 +8,14 @@ import { EVENT_TRAITS, EventNameSchema, type EventName } from "../schema/events.
 import type { Outcome } from "../schema/outcome.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
 import { compileMatcher } from "../settings/compileMatcher.js";
-import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
-import { dialectOf, planSettings } from "../settings/settingsPlan.js";
+import type { SettingsSnapshot } from "../settings/loadSettings.js";
+import { dialectOf } from "../settings/settingsPlan.js";
 import { DIALECTS } from "../settings/settingsSources.js";
 import type { EventLog } from "../store/eventLog.js";
 import { judgeEvents } from "./pipeline.js";
-import { trustCommandLine } from "../trust/trustCommandLine.js";
-import { createTrustPolicy } from "../trust/trustPolicy.js";
 import { settingsSnapshot$ } from "./settings$.js";
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, TimeoutSecondsSchema } from "../schema/settings.js";
-import { limitsFromEnv } from "./limits.js";
+import { engineContext } from "./context.js";
 import { openEventLogWithWarnings } from "./openEventLog.js";
 import { BackgroundHooks } from "../handlers/backgroundHooks.js";
 import { chatEvaluatorFromEnv } from "../handlers/chatEvaluator.js";
@@ -86,12 +84,12 @@ export function createHookBus(options: HookBusOptions): HookBus {
   const env = opts.env ?? process.env;
   const projectDir = resolve(opts.projectDir);
   const homeDir = resolve(opts.homeDir ?? homedir());
-  const limits = limitsFromEnv(env);
   const dialect = dialectOf(opts.dialect, env);
-  const { sources, plugins } = planSettings({ homeDir, projectDir, dialect, settingsFiles: opts.settingsFiles, plugins: opts.plugins, baseDir: projectDir });
+  const engine = engineContext({ homeDir, projectDir, env, dialect, settingsFiles: opts.settingsFiles, plugins: opts.plugins, baseDir: projectDir });
+  const { sources, plugins, limits } = engine;
   const { log, warnings: logWarnings }: { log: EventLog; warnings: string[] } = openEventLogWithWarnings({ db: opts.db, env, homeDir });
 
-  const snapshots = new BehaviorSubject<SettingsSnapshot>(loadSettings(sources, plugins));
+  const snapshots = new BehaviorSubject<SettingsSnapshot>(engine.load());
   const watching: Subscription | null =
     opts.watch === false ? null : settingsSnapshot$(sources, undefined, plugins).subscribe((s) => s.hash !== snapshots.value.hash && snapshots.next(s));
 
@@ -107,30 +105,18 @@ export function createHookBus(options: HookBusOptions): HookBus {
   const background = new BackgroundHooks(log, (w) => runtimeWarnings.next(w));
 
   const judgements = arrivals.pipe(
-    judgeEvents({
-      projectDir,
-      homeDir,
-      baseEnv: env,
-      maxOutputBytes: limits.maxOutputBytes,
-      maxEventOutputBytes: limits.maxEventOutputBytes,
-      replay: false,
-      callChain: [],
-      log,
-      source: "dispatch",
-      snapshot: () => snapshots.value,
-      inProcess: () => handlers,
-      stopBlockCap: limits.stopBlockCap,
-      // The same trust as the CLI's: the hooks of the project, local settings and plugins run once trusted.
-      trust: createTrustPolicy({
-        homeDir,
-        projectDir,
-        env,
-        dialect,
-        trustCommand: trustCommandLine({ projectDir, dialect, settingsFiles: opts.settingsFiles && sources.map((s) => s.path), plugins: plugins.folders }),
+    // The same engine as the CLI's: the same limits, and the same trust (the hooks of the project, local settings
+    // and plugins run once trusted).
+    judgeEvents(
+      engine.pipeline({
+        log,
+        source: "dispatch",
+        snapshot: () => snapshots.value,
+        inProcess: () => handlers,
+        services: { evaluator: opts.evaluator ?? chatEvaluatorFromEnv(env), mcpToolCaller: opts.mcpToolCaller },
+        background,
       }),
-      services: { evaluator: opts.evaluator ?? chatEvaluatorFromEnv(env), mcpToolCaller: opts.mcpToolCaller },
-      background,
-    }),
+    ),
   );
   judgements.subscribe((judgement: Judgement) => {
     const waiter = pending.get(judgement.arrival);

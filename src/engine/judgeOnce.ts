@@ -1,14 +1,11 @@
 import { firstValueFrom, of } from "rxjs";
 import type { Judgement } from "../core/stages.js";
 import type { EventName } from "../schema/events.js";
-import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
-import { planSettings } from "../settings/settingsPlan.js";
+import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { Dialect } from "../settings/settingsSources.js";
+import { engineContext } from "./context.js";
 import type { EventLog } from "../store/eventLog.js";
 import { judgeEvents } from "./pipeline.js";
-import { trustCommandLine } from "../trust/trustCommandLine.js";
-import { createTrustPolicy } from "../trust/trustPolicy.js";
-import { limitsFromEnv } from "./limits.js";
 import { BackgroundHooks, type BackgroundRunner } from "../handlers/backgroundHooks.js";
 import { chatEvaluatorFromEnv } from "../handlers/chatEvaluator.js";
 import type { OnceMemory } from "../handlers/once.js";
@@ -54,32 +51,24 @@ export interface JudgeOnceResult {
 
 /** One event through the pipeline, with settings read fresh from disk: what `qhooks run` does. */
 export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceResult> {
-  const settingsFiles = options.settingsFiles?.length ? options.settingsFiles : undefined;
-  const { sources, plugins } = planSettings({ ...options, settingsFiles, baseDir: process.cwd() });
-  const snapshot = loadSettings(sources, plugins);
-  const limits = limitsFromEnv(options.env);
-  const trustCommand = trustCommandLine({ projectDir: options.projectDir, dialect: options.dialect, settingsFiles: settingsFiles && sources.map((s) => s.path), plugins: plugins.folders });
+  const engine = engineContext({ ...options, baseDir: process.cwd() });
+  const snapshot = engine.load();
   const background: BackgroundRunner = options.background ?? new BackgroundHooks(options.log);
   const judgement = await firstValueFrom(
     of({ input: options.input, event: options.event, receivedAt: new Date(), startedAt: performance.now() }).pipe(
-      judgeEvents({
-        projectDir: options.projectDir,
-        homeDir: options.homeDir,
-        baseEnv: options.env,
-        maxOutputBytes: limits.maxOutputBytes,
-        maxEventOutputBytes: limits.maxEventOutputBytes,
-        replay: options.replay ?? false,
-        callChain: options.callChain,
-        log: options.log,
-        source: options.replay ? "replay" : "dispatch",
-        snapshot: () => snapshot,
-        stopBlockCap: limits.stopBlockCap,
-        trust: createTrustPolicy({ homeDir: options.homeDir, projectDir: options.projectDir, env: options.env, dialect: options.dialect, trustCommand }),
-        services: options.services ?? { evaluator: chatEvaluatorFromEnv(options.env) },
-        background,
-        ...(options.once ? { once: options.once } : {}),
-      }),
+      judgeEvents(
+        engine.pipeline({
+          log: options.log,
+          source: options.replay ? "replay" : "dispatch",
+          snapshot: () => snapshot,
+          replay: options.replay ?? false,
+          callChain: options.callChain,
+          services: options.services ?? { evaluator: chatEvaluatorFromEnv(options.env) },
+          background,
+          ...(options.once ? { once: options.once } : {}),
+        }),
+      ),
     ),
   );
-  return { judgement, snapshot, configWarnings: [...limits.warnings, ...snapshot.warnings], background };
+  return { judgement, snapshot, configWarnings: [...engine.limits.warnings, ...snapshot.warnings], background };
 }

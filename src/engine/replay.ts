@@ -12,13 +12,12 @@ import { ERASED } from "../store/journal/erasure.js";
 import type { ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../schema/replay.js";
 import { sha256Hex } from "../json/canonicalHash.js";
 import type { EventName } from "../schema/events.js";
-import { loadSettings, type SettingsSnapshot } from "../settings/loadSettings.js";
+import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
-import { planSettings } from "../settings/settingsPlan.js";
 import type { Dialect } from "../settings/settingsSources.js";
 import type { AuditLog, EventLog, LogFilter, StoredEvent } from "../store/eventLog.js";
-import { trustCommandLine } from "../trust/trustCommandLine.js";
-import { createTrustPolicy, type TrustPolicy } from "../trust/trustPolicy.js";
+import type { TrustPolicy } from "../trust/trustPolicy.js";
+import { engineContext, type EngineContext } from "./context.js";
 import { judgeStream, type JudgeStream } from "./judgeStream.js";
 import type { OnceMemory } from "../handlers/once.js";
 import { pullInOrder } from "./pullInOrder.js";
@@ -65,17 +64,23 @@ export const newRunId = (now = new Date()): string =>
 export function replay$(options: ReplayOptions): Observable<ReplayResult> {
   return defer(() => {
     const runId = options.runId ?? newRunId();
-    const limits = limitsFromEnv(options.env);
     const warn = options.onWarning ?? (() => undefined);
-    for (const w of limits.warnings) warn(w);
+    for (const w of limitsFromEnv(options.env).warnings) warn(w);
     // A missing or broken file judges as if it had no hooks: without its warning, every "newly allowed" line would
     // look like the new rules' doing.
     const warned = new Set<string>();
-    const plan = (projectDir: string) =>
-      planSettings({ homeDir: options.homeDir, projectDir, dialect: options.dialect, settingsFiles: options.settingsFiles?.length ? options.settingsFiles : undefined, plugins: options.plugins, baseDir: options.cwd ?? process.cwd() });
+    // Each project a replayed event belongs to gets its engine (its settings and trust are the project's).
+    const engines = new Map<string, EngineContext>();
+    const engineFor = (projectDir: string): EngineContext => {
+      let engine = engines.get(projectDir);
+      if (!engine) {
+        engine = engineContext({ homeDir: options.homeDir, projectDir, env: options.env, dialect: options.dialect, settingsFiles: options.settingsFiles, plugins: options.plugins, baseDir: options.cwd ?? process.cwd() });
+        engines.set(projectDir, engine);
+      }
+      return engine;
+    };
     const load = (projectDir: string) => {
-      const { sources, plugins } = plan(projectDir);
-      const snapshot = loadSettings(sources, plugins);
+      const snapshot = engineFor(projectDir).load();
       if (!warned.has(snapshot.hash)) {
         warned.add(snapshot.hash);
         for (const w of snapshot.warnings) warn(w);
@@ -84,18 +89,8 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     };
     const explicit = options.settingsFiles?.length ? load(options.cwd ?? process.cwd()) : null;
     const snapshots = new Map<string, SettingsSnapshot>();
-    const policies = new Map<string, TrustPolicy>();
     // Replays run hooks for real: the hooks that trust keeps from running live do not run here either.
-    const trustFor = (projectDir: string): TrustPolicy => {
-      let policy = policies.get(projectDir);
-      if (!policy) {
-        const { sources, plugins } = plan(projectDir);
-        const settingsFiles = options.settingsFiles?.length ? sources.map((s) => s.path) : undefined;
-        const trustCommand = trustCommandLine({ projectDir, dialect: options.dialect, settingsFiles, plugins: plugins.folders });
-        policies.set(projectDir, (policy = createTrustPolicy({ homeDir: options.homeDir, projectDir, env: options.env, dialect: options.dialect, trustCommand })));
-      }
-      return policy;
-    };
+    const trustFor = (projectDir: string): TrustPolicy => engineFor(projectDir).trust;
     // Each project's settings are read once per replay: every event of a run is judged by the same config.
     const settingsFor = (projectDir: string): SettingsSnapshot | string => {
       if (explicit) return explicit;
@@ -118,22 +113,16 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
         const validate = validateStep({ projectDir, snapshot: () => settings });
         const match = matchStep(undefined, trustFor(projectDir), { once });
         stream = {
-          judge: judgeStream({
-            projectDir,
-            homeDir: options.homeDir,
-            baseEnv: options.env,
-            maxOutputBytes: limits.maxOutputBytes,
-            maxEventOutputBytes: limits.maxEventOutputBytes,
-            replay: true,
-            callChain: [],
-            log: options.log,
-            source: "replay",
-            replayRun: { runId, of: (matched) => liveSeq.get(matched.arrival)! },
-            snapshot: () => settings,
-            stopBlockCap: limits.stopBlockCap,
-            trust: trustFor(projectDir),
-            once,
-          }),
+          judge: judgeStream(
+            engineFor(projectDir).pipeline({
+              log: options.log,
+              source: "replay",
+              replay: true,
+              replayRun: { runId, of: (matched) => liveSeq.get(matched.arrival)! },
+              snapshot: () => settings,
+              once,
+            }),
+          ),
           match: (arrival) => {
             const validated = validate(arrival);
             if (isRejected(validated)) return validated.rejection.error;

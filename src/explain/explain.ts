@@ -3,12 +3,9 @@ import { parsePayload } from "../payload/parsePayload.js";
 import type { EventDetail } from "../schema/eventDetail.js";
 import type { EventName } from "../schema/events.js";
 import type { Explanation } from "../schema/explanation.js";
-import { loadSettings } from "../settings/loadSettings.js";
-import { planSettings } from "../settings/settingsPlan.js";
+import { engineContext } from "../engine/context.js";
 import type { Dialect } from "../settings/settingsSources.js";
 import { splitByTrust } from "../trust/splitByTrust.js";
-import { trustCommandLine } from "../trust/trustCommandLine.js";
-import { createTrustPolicy } from "../trust/trustPolicy.js";
 import { explainEvent } from "./explainEvent.js";
 import { configOfSettings, configOfSnapshot } from "./loggedConfig.js";
 
@@ -71,12 +68,10 @@ export function explainPayload(options: ExplainPayloadOptions): { ok: true; expl
   const parsed = parsePayload(options.input, { event: options.event, projectDir: options.projectDir });
   if (!parsed.ok) return { ok: false, problem: { kind: "invalid-payload", message: parsed.value.error } };
   const valid = parsed.value;
-  const settingsFiles = options.settingsFiles?.length ? options.settingsFiles : undefined;
-  const { sources, plugins } = planSettings({ ...options, settingsFiles, baseDir: process.cwd() });
-  const live = loadSettings(sources, plugins);
+  // The engine `qhooks run` would assemble for these options: the same settings and the same trust.
+  const { load, trust } = engineContext({ ...options, baseDir: process.cwd() });
+  const live = load();
   const view = configOfSettings(live);
-  const trustCommand = trustCommandLine({ projectDir: options.projectDir, dialect: options.dialect, settingsFiles: settingsFiles && sources.map((s) => s.path), plugins: plugins.folders });
-  const trust = createTrustPolicy({ homeDir: options.homeDir, projectDir: options.projectDir, env: options.env, dialect: options.dialect, trustCommand });
   const split = splitByTrust(selectHooks(valid.event, valid.matchValue, view.snapshot, []), trust.check(live));
   const explanation = explainEvent({
     seq: null,
