@@ -1,3 +1,5 @@
+import { envFileProblemText, type EnvFileProblem } from "../handlers/envFile.js";
+
 /**
  * What the pipeline has to say about one event besides its decision, as values with a kind: the steps that add,
  * merge or replace warnings (a failed arrival followed by a failed outcome is one line, not two) find them by kind.
@@ -6,6 +8,8 @@
 export type PipelineWarning =
   /** A line another step already wrote (selection, a hook's output, the fold, the env file...). */
   | { readonly kind: "line"; readonly text: string }
+  /** $CLAUDE_ENV_FILE of a SessionStart: not made, not a regular file, too large, a line that is not an assignment. */
+  | { readonly kind: "env-file"; readonly problem: EnvFileProblem }
   /** What the log said about itself while appending (it was reopened, its projector stopped). */
   | { readonly kind: "log"; readonly message: string }
   /** The event's arrival could not be written; its hooks ran all the same. */
@@ -24,6 +28,8 @@ export function warningText(w: PipelineWarning): string {
   switch (w.kind) {
     case "line":
       return w.text;
+    case "env-file":
+      return envFileProblemText(w.problem);
     case "log":
       return `event log: ${w.message}`;
     case "arrival-not-recorded":
