@@ -60,7 +60,13 @@ export function createEnvFile(): EnvFile | { error: EnvFileProblem } {
   const path = join(dir, "env");
   return {
     path,
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    remove: () => {
+      try {
+        rmSync(dir, { recursive: true, force: true });
+      } catch {
+        // A hook made its folder unremovable (chmod): left behind, which is that hook's doing; the run goes on.
+      }
+    },
     read: () => readEnvFile(path),
   };
 }
