@@ -1,4 +1,5 @@
 import type { LogWarning } from "../schema/logWarning.js";
+import { envFileProblemText, type EnvFileProblem } from "./envFileProblem.js";
 
 /**
  * What the pipeline has to say about one event besides its decision, as values with a kind: the steps that add,
@@ -8,6 +9,8 @@ import type { LogWarning } from "../schema/logWarning.js";
 export type PipelineWarning =
   /** A line another step already wrote (selection, a hook's output, the fold, the env file...). */
   | { readonly kind: "line"; readonly text: string }
+  /** $CLAUDE_ENV_FILE of a SessionStart: not made, not a regular file, too large, a line that is not an assignment. */
+  | { readonly kind: "env-file"; readonly problem: EnvFileProblem }
   /**
    * What the log said about itself while appending (it was reopened, its projector stopped, the event went to the
    * fallback file): `of` is the log's own kind for it.
@@ -34,6 +37,8 @@ export function warningText(w: PipelineWarning): string {
   switch (w.kind) {
     case "line":
       return w.text;
+    case "env-file":
+      return envFileProblemText(w.problem);
     case "log":
       return `event log: ${w.message}`;
     case "arrival-not-recorded":

@@ -26,7 +26,7 @@ export interface BackgroundRunner {
  * its event when it ends. `close()` stops those still running; each is then logged as stopped.
  */
 export class BackgroundHooks implements BackgroundRunner {
-  private readonly running = new Set<{ readonly stop: () => void }>();
+  private readonly running = new Set<{ readonly stop: (why: string) => void }>();
   private readonly appends = new Set<Promise<void>>();
   private readonly ended = new Set<() => void>();
   private closed = false;
@@ -47,12 +47,12 @@ export class BackgroundHooks implements BackgroundRunner {
     let done = false;
     let subscription: Subscription | undefined;
     const entry = {
-      stop: () => {
+      stop: (why: string) => {
         if (done) return;
         done = true;
         subscription?.unsubscribe();
         this.finish(entry);
-        const stopped = interpretRun(valid.event, spec, { type: "failed", message: "stopped before it ended: the bus closed", durationMs: performance.now() - started });
+        const stopped = interpretRun(valid.event, spec, { type: "failed", message: `stopped before it ended: ${why}`, durationMs: performance.now() - started });
         this.record(seq, valid, stopped.result, redactor);
       },
     };
@@ -65,10 +65,13 @@ export class BackgroundHooks implements BackgroundRunner {
     });
   }
 
-  /** Stops every hook still running (each logged as stopped) and waits until every result is appended. */
-  async close(): Promise<void> {
+  /**
+   * Stops every hook still running (each logged as stopped, `why` saying by what) and waits until every result is
+   * appended.
+   */
+  async close(why = "the bus closed"): Promise<void> {
     this.closed = true;
-    for (const entry of [...this.running]) entry.stop();
+    for (const entry of [...this.running]) entry.stop(why);
     await this.drained();
   }
 
@@ -78,7 +81,7 @@ export class BackgroundHooks implements BackgroundRunner {
     await this.drained();
   }
 
-  private finish(entry: { readonly stop: () => void }): void {
+  private finish(entry: { readonly stop: (why: string) => void }): void {
     this.running.delete(entry);
     for (const resolve of [...this.ended]) resolve();
     this.ended.clear();

@@ -4,7 +4,7 @@ import type { EventName } from "../schema/events.js";
 import { messageOf } from "../errors.js";
 import { canonicalJson, sha256Hex } from "../json/canonicalHash.js";
 import { parseSettingsFile, type ConfiguredHook, type ParsedSettingsFile } from "./parseSettingsFile.js";
-import { claudePluginRequests, loadPlugins, type EnabledEntry, type PluginRequest } from "./plugins.js";
+import { claudePluginRequests, loadPlugins, pluginFileOutsideText, type EnabledEntry, type PluginRequest } from "./plugins.js";
 import { readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 import type { SettingsSource } from "./settingsSources.js";
 import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } from "../redact/redactor.js";
@@ -84,7 +84,7 @@ export function loadSettings(sources: readonly SettingsSource[], plugins: Plugin
   for (const w of loaded.watched) watched.push(w);
   // Plugins first: the lowest priority, so that the user's own files keep the last word on `updatedInput`.
   const parts = [...loaded.sources.map((source, i) => parseRead(source, loaded.reads[i]!)), ...files];
-  return assemble(parts, [...warnings, ...loaded.warnings], watched);
+  return assemble(parts, [...warnings, ...loaded.warnings, ...loaded.outside.map(pluginFileOutsideText)], watched);
 }
 
 /** A snapshot of exactly these sources and their contents (no plugin discovery): the pure part of loadSettings. */

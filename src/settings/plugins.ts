@@ -1,5 +1,5 @@
-import { readdirSync, statSync } from "node:fs";
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { readdirSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { z } from "zod";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { lazy } from "../schema/lazy.js";
@@ -27,8 +27,28 @@ export interface PluginLoad {
   readonly sources: SettingsSource[];
   readonly reads: SettingsRead[];
   readonly warnings: string[];
+  /** Hooks files refused for lying outside their plugin's folder: one warning each (pluginFileOutsideText). */
+  readonly outside: PluginFileOutside[];
   readonly watched: string[];
 }
+
+/**
+ * A hooks file a plugin names (in its manifest, or its own hooks/hooks.json being a link) that lies outside the
+ * plugin's folder once links are resolved: not read. A plugin brings its own files; `../other/hooks.json`, an
+ * absolute path or a link elsewhere would load (or, for /etc/passwd, at least open) what the user never installed.
+ */
+export interface PluginFileOutside {
+  readonly kind: "plugin-file-outside";
+  /** Who named it: the manifest's path, or the plugin's folder for its hooks/hooks.json. */
+  readonly namedBy: string;
+  /** The file as named, resolved against the plugin's folder. */
+  readonly path: string;
+  /** The plugin's folder, links resolved. */
+  readonly root: string;
+}
+
+export const pluginFileOutsideText = (w: PluginFileOutside): string =>
+  `${w.namedBy}: hooks file ${oneLineText(w.path)} is outside the plugin's folder ${oneLineText(w.root)} (links resolved); not read`;
 
 /** The part of `.claude-plugin/plugin.json` qhooks reads; Claude Code ignores fields it does not know, and so do we. */
 const ManifestSchema = lazy(() =>
@@ -56,7 +76,7 @@ export const pluginDataDir = (homeDir: string, id: string): string => join(homeD
  * settings source of level `plugin`, read here. Never throws for what the folders hold.
  */
 export function loadPlugins(requests: readonly PluginRequest[], homeDir: string, read: (source: SettingsSource) => SettingsRead): PluginLoad {
-  const load: PluginLoad = { sources: [], reads: [], warnings: [], watched: [] };
+  const load: PluginLoad = { sources: [], reads: [], warnings: [], outside: [], watched: [] };
   const seen = new Set<string>();
   for (const request of requests) {
     if (seen.has(request.root)) continue;
@@ -105,10 +125,16 @@ function loadOne(request: PluginRequest, homeDir: string, readSource: (source: S
 
   const plugin: PluginInfo = { name, root, dataDir: pluginDataDir(homeDir, request.id ?? `${name}@inline`) };
   const files = [defaultHooks, ...extraHooks.map((p) => (isAbsolute(p) ? p : resolve(root, p)))].filter((p, i, all) => all.indexOf(p) === i);
+  const realRoot = realPathOf(root);
   let found = 0;
   for (const path of files) {
-    load.watched.push(path);
     const explicit = path !== defaultHooks;
+    if (!within(realRoot, realPathOf(path))) {
+      load.outside.push({ kind: "plugin-file-outside", namedBy: explicit ? manifestPath : root, path, root: realRoot });
+      found++;
+      continue;
+    }
+    load.watched.push(path);
     const source: SettingsSource = { level: "plugin", path, display: path, plugin, explicit };
     const read = readSource(source);
     if (read.state === "missing" && !explicit) continue;
@@ -125,6 +151,21 @@ function loadOne(request: PluginRequest, homeDir: string, readSource: (source: S
   }
   if (found === 0 && request.explicit) load.warnings.push(`${where}: has no ${DEFAULT_HOOKS}; no hooks from it`);
 }
+
+/**
+ * Where a path really is, links resolved; for a path that does not exist (yet), where its nearest existing folder
+ * really is, with the rest appended (`path` is absolute and normalised: the rest holds no `..`).
+ */
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(realPathOf(parent), basename(path));
+  }
+}
+
+const within = (root: string, path: string): boolean => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 
 function statKind(path: string): "directory" | "other" | "missing" {
   try {

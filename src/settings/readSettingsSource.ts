@@ -21,7 +21,8 @@ const CHUNK_BYTES = 64 * 1024;
 
 /** What reading a file that must be a regular file of bounded size gave. */
 export type RegularFileRead =
-  | { readonly state: "read"; readonly bytes: Buffer; readonly mode: number }
+  /** `cut`: the file held more than `maxBytes` and `bytes` are its first `maxBytes` (only with `overflow: "cut"`). */
+  | { readonly state: "read"; readonly bytes: Buffer; readonly mode: number; readonly cut?: boolean }
   | { readonly state: "missing" }
   /** `kind`: "a FIFO", "a directory", "a device", "a socket"... */
   | { readonly state: "not-regular"; readonly kind: string }
@@ -34,8 +35,11 @@ export type RegularFileRead =
  * repository can carry a symlink to /dev/zero, /dev/stdin or a FIFO through git: what the path is is checked before
  * it is opened (a FIFO's open would block, a device's may act), the open is non-blocking, and what was opened is
  * checked again (the path may have been replaced in between). Symlinks to regular files are followed.
+ *
+ * `overflow`: what a file past `maxBytes` gives: "refuse" (too-large), or "cut" (its first `maxBytes`, marked `cut`),
+ * for files whose beginning is still worth reading, such as $CLAUDE_ENV_FILE.
  */
-export function readRegularFile(path: string, maxBytes: number): RegularFileRead {
+export function readRegularFile(path: string, maxBytes: number, overflow: "refuse" | "cut" = "refuse"): RegularFileRead {
   let before: Stats;
   try {
     before = statSync(path);
@@ -45,7 +49,7 @@ export function readRegularFile(path: string, maxBytes: number): RegularFileRead
     return { state: "error", code: code ?? String(e) };
   }
   if (!before.isFile()) return { state: "not-regular", kind: kindOf(before) };
-  if (before.size > maxBytes) return { state: "too-large", size: before.size };
+  if (before.size > maxBytes && overflow === "refuse") return { state: "too-large", size: before.size };
 
   let fd: number;
   try {
@@ -57,8 +61,10 @@ export function readRegularFile(path: string, maxBytes: number): RegularFileRead
   try {
     const opened = fstatSync(fd);
     if (!opened.isFile()) return { state: "not-regular", kind: kindOf(opened) };
-    const bytes = readBounded(fd, maxBytes);
-    return bytes === null ? { state: "too-large", size: opened.size > maxBytes ? opened.size : null } : { state: "read", bytes, mode: opened.mode };
+    const bytes = readBounded(fd, maxBytes, overflow === "cut");
+    if (bytes === null) return { state: "too-large", size: opened.size > maxBytes ? opened.size : null };
+    if (bytes.length > maxBytes) return { state: "read", bytes: bytes.subarray(0, maxBytes), mode: opened.mode, cut: true };
+    return { state: "read", bytes, mode: opened.mode };
   } catch (e) {
     return { state: "error", code: (e as NodeJS.ErrnoException).code ?? String(e) };
   } finally {
@@ -86,8 +92,11 @@ export function readSettingsSource(source: SettingsSource): SettingsRead {
   }
 }
 
-/** The file's bytes, or null when it holds more than `maxBytes` (it may have grown since its stat). */
-function readBounded(fd: number, maxBytes: number): Buffer | null {
+/**
+ * The file's bytes, or null when it holds more than `maxBytes` (it may have grown since its stat). With `keepPrefix`,
+ * a longer file gives its first bytes instead, up to one chunk past `maxBytes` (the caller cuts them at the limit).
+ */
+function readBounded(fd: number, maxBytes: number, keepPrefix = false): Buffer | null {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
@@ -95,8 +104,9 @@ function readBounded(fd: number, maxBytes: number): Buffer | null {
     const n = readSync(fd, chunk, 0, CHUNK_BYTES, null);
     if (n === 0) return Buffer.concat(chunks, total);
     total += n;
-    if (total > maxBytes) return null;
+    if (total > maxBytes && !keepPrefix) return null;
     chunks.push(chunk.subarray(0, n));
+    if (total > maxBytes) return Buffer.concat(chunks, total);
   }
 }
 

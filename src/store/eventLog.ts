@@ -201,7 +201,27 @@ export interface EraseResult {
   readonly events: number;
   /** Records rewritten (an event's own and its outcome's). */
   readonly records: number;
+  /** Where the removed text may still be, as far as the backend knows; empty when it is gone from the log's files. */
+  readonly leftovers: readonly Leftover[];
 }
+
+/**
+ * A place that may still hold text that erase or prune removed, which qhooks could not clean: the command says so
+ * (the user asked for those bytes to be gone).
+ */
+export type Leftover =
+  /** SQLite: the file could not be rewritten (its free pages may still hold the text); erase or prune again to retry. */
+  | { readonly kind: "file-not-rewritten"; readonly file: string; readonly why: string }
+  /**
+   * SQLite: another connection was still reading the pages from before, so the write-ahead file could not be
+   * emptied: the old pages stay in it (and in the log file) until the last connection to the log closes.
+   */
+  | { readonly kind: "wal-in-use"; readonly file: string }
+  /**
+   * PostgreSQL: the old row versions stay in the table's pages until VACUUM reuses their space, and in the server's
+   * write-ahead log, archives, replicas and backups; a client cannot remove them.
+   */
+  | { readonly kind: "server-copies" };
 
 export interface PruneResult {
   /** Records deleted. */
@@ -213,6 +233,8 @@ export interface PruneResult {
   /** The log's size before and after, in bytes, where the backend can tell. */
   readonly bytesBefore: number | null;
   readonly bytesAfter: number | null;
+  /** As for erase: where the deleted records' text may still be. */
+  readonly leftovers: readonly Leftover[];
 }
 
 /**

@@ -30,6 +30,7 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
   "handlers -> exec": "the chat evaluator posts with the http runner's client",
   "exec -> trust": "a trusted hook runs the very bytes trust checked (trust/verifiedRun opens, hashes and hands them over)",
   "handlers -> redact": "async hooks redact what they log",
+  "handlers -> settings": "$CLAUDE_ENV_FILE is read with the settings reader's bounded, non-blocking regular-file reader",
   "handlers -> store": "async hooks log their results",
 };
 

@@ -122,8 +122,13 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
 
   it("erase and prune: the same on both, and verify then says the same", async () => {
     const [s, p] = await both(["erase", "--session", SESSION, "--json"]);
-    expect(JSON.parse(p)).to.deep.equal(JSON.parse(s));
+    // What may be left differs by nature: a SQLite file is rewritten; PostgreSQL keeps old row versions (issue 21).
+    const { leftovers: sqliteLeft, ...sqliteErased } = JSON.parse(s) as { leftovers: unknown[] };
+    const { leftovers: pgLeft, ...pgErased } = JSON.parse(p) as { leftovers: unknown[] };
+    expect(pgErased).to.deep.equal(sqliteErased);
     expect(JSON.parse(s).events).to.be.greaterThan(0);
+    expect(sqliteLeft).to.deep.equal([]);
+    expect(pgLeft).to.deep.equal([{ kind: "server-copies" }]);
     const [ls, lp] = await both(["log", "--json", "--limit", "all"]);
     expect(normalized(JSON.parse(lp))).to.deep.equal(normalized(JSON.parse(ls)));
     expect(lp).to.not.include("rm -rf /");

@@ -58,13 +58,13 @@ describe("erasure and retention on the central database, chain by chain", functi
       await b.append([entry("b", m, `b-secret-${m}`)]);
     }
     const admin = open("host:admin");
-    expect(await admin.erase({ pattern: "secret-6" })).to.deep.equal({ events: 2, records: 2 });
-    expect(await admin.erase({ pattern: "secret-3" })).to.deep.equal({ events: 2, records: 2 });
+    expect(await admin.erase({ pattern: "secret-6" })).to.deep.equal({ events: 2, records: 2, leftovers: [{ kind: "server-copies" }] });
+    expect(await admin.erase({ pattern: "secret-3" })).to.deep.include({ events: 2, records: 2 });
     const pruned = await admin.prune(new Date(t0 + 5 * 60_000));
     // The erasure records about what stays stay (and the later ones after them in their chain).
     expect(pruned).to.include({ records: 10, events: 10 });
     expect(await admin.verify()).to.deep.include({ ok: true, erased: 2, from: pruned.from });
-    expect(await admin.erase({ pattern: "secret-7" })).to.deep.equal({ events: 2, records: 2 });
+    expect(await admin.erase({ pattern: "secret-7" })).to.deep.include({ events: 2, records: 2 });
     await a.append([entry("a", 20, "later")]);
     expect(await b.verify()).to.deep.include({ ok: true, erased: 4 });
     const chains = await sql<{ writer_id: string; kinds: string }>("SELECT writer_id, string_agg(DISTINCT kind, ',' ORDER BY kind) AS kinds FROM qhooks_journal GROUP BY writer_id ORDER BY writer_id");
@@ -122,7 +122,7 @@ describe("PostgreSQL migrations", function () {
       const again = openPostgresLog(db.url, { writer: "host:m", mustExist: true });
       try {
         expect(await again.verify()).to.deep.include({ ok: true, records: 4 });
-        expect(await again.erase({ pattern: '"n":3' })).to.deep.equal({ events: 1, records: 1 });
+        expect(await again.erase({ pattern: '"n":3' })).to.deep.equal({ events: 1, records: 1, leftovers: [{ kind: "server-copies" }] });
         expect(await again.prune(new Date(Date.parse("2025-01-01T00:02:00.000Z")))).to.include({ events: 2 });
         expect(await again.verify()).to.deep.include({ ok: true, erased: 1 });
       } finally {

@@ -6,6 +6,7 @@ import { takeAsyncJob } from "../../handlers/asyncJob.js";
 import { runOneHook } from "../../engine/steps/runHooks.js";
 import type { HookSpec } from "../../core/stages.js";
 import { nullEventLog, type EventLog } from "../../store/eventLog.js";
+import { deferStopSignals } from "../stopSignal.js";
 
 /**
  * `qhooks __async-hook <job>` (not listed): the detached process of one async hook of a `qhooks run`. Runs it
@@ -19,14 +20,18 @@ export async function asyncHookCommand(file: string): Promise<number> {
   } catch {
     log = nullEventLog;
   }
+  const background = new BackgroundHooks(log);
+  // Stopped from outside (a logout, a `kill`): the hook goes down with this process, and the log says so; the
+  // signal is raised again once that is appended and the log closed.
+  const stopSignal = deferStopSignals((signal) => void background.close(`its process (qhooks __async-hook) got ${signal}`));
   try {
     const envFor = hookEnvironment({ baseEnv: job.baseEnv, projectDir: job.projectDir, homeDir: job.homeDir, event: job.valid.event, sessionId: job.valid.sessionId, replay: job.replay, callChain: job.callChain });
     const spec = job.spec as HookSpec;
-    const background = new BackgroundHooks(log);
     background.start(job.seq, job.valid, spec, runOneHook(spec, job.valid, envFor, { projectDir: job.projectDir, maxOutputBytes: job.maxOutputBytes, services: { evaluator: chatEvaluatorFromEnv(job.baseEnv) } }));
     await background.settled();
     return 0;
   } finally {
     await log.close();
+    stopSignal.release();
   }
 }

@@ -2,10 +2,10 @@ import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import { loadSettings } from "../../settings/loadSettings.js";
 import { discoverSettings } from "../../settings/settingsSources.js";
-import type { EraseSelector } from "../../store/eventLog.js";
+import type { EraseSelector, Leftover } from "../../store/eventLog.js";
 import { openStore } from "../../store/openStore.js";
 import type { CliContext } from "../globals.js";
-import { out } from "../io.js";
+import { out, warn } from "../io.js";
 import { parseTimeArg } from "../timeArg.js";
 
 export const EraseFlagsSchema = z.object({
@@ -27,6 +27,7 @@ export async function eraseCommand(flags: z.infer<typeof EraseFlagsSchema>, cont
     if (flags.json) out(JSON.stringify(result));
     else if (result.events === 0) out("Nothing to erase: no event matches that has content left.");
     else out(`Erased the content of ${result.events} event${result.events === 1 ? "" : "s"} (${result.records} record${result.records === 1 ? "" : "s"}); qhooks verify reports them as erased.`);
+    sayLeftovers(result.leftovers);
     return EXIT.ok;
   } finally {
     await log.close();
@@ -61,8 +62,25 @@ export async function pruneCommand(flags: z.infer<typeof PruneFlagsSchema>, cont
       const size = result.bytesBefore === null ? "" : `, ${mb(result.bytesBefore)} -> ${mb(result.bytesAfter)}`;
       out(`Pruned ${result.records} records (${result.events} events) older than ${before.toISOString()}; the log starts at record ${result.from} now${size}.`);
     }
+    sayLeftovers(result.leftovers);
     return EXIT.ok;
   } finally {
     await log.close();
+  }
+}
+
+/** The user asked for the text to be gone: where it may still be is said on stderr (in --json, also in `leftovers`). */
+function sayLeftovers(leftovers: readonly Leftover[]): void {
+  for (const leftover of leftovers) warn(leftoverText(leftover));
+}
+
+export function leftoverText(l: Leftover): string {
+  switch (l.kind) {
+    case "file-not-rewritten":
+      return `the log file ${l.file} could not be rewritten (${l.why}): the removed text may remain in its free pages; run the command again when the log is less busy`;
+    case "wal-in-use":
+      return `another process was reading the log: the removed text stays in ${l.file} and the log file's old pages until the last process using the log closes it (or the next qhooks erase)`;
+    case "server-copies":
+      return "PostgreSQL keeps the old row versions: the removed text stays in the table's free space until VACUUM reuses it, and in the server's write-ahead log, archives, replicas and backups, which qhooks cannot reach (VACUUM FULL qhooks_journal rewrites the table, locking out writers while it runs)";
   }
 }

@@ -7,6 +7,7 @@ import { commandRunner } from "../../exec/runners/commandRunner.js";
 import { messageOf } from "../../errors.js";
 import type { BackgroundRunner } from "../../handlers/backgroundHooks.js";
 import { createEnvFile } from "../../handlers/envFile.js";
+import type { EnvFileProblem } from "../../core/envFileProblem.js";
 import type { HandlerServices } from "../../core/services.js";
 import type { ValidEvent } from "../../payload/parsePayload.js";
 import { interpretRun } from "../../core/readRun.js";
@@ -89,16 +90,18 @@ export function runHookGroup(matched: Matched, options: RunHooksOptions, gate?: 
 function withEnvFile(matched: Matched, envFor: (command: string) => Record<string, string>, options: RunHooksOptions, gate: PromiseLike<unknown> | undefined): Observable<HookGroup> {
   return defer(() => {
     const file = createEnvFile();
-    if ("error" in file) return runAll(matched, envFor, options, gate).pipe(map((group) => ({ ...group, warnings: [...group.warnings, line(file.error)] })));
+    if ("error" in file) return runAll(matched, envFor, options, gate).pipe(map((group) => ({ ...group, warnings: [...group.warnings, envFileWarning(file.error)] })));
     return runAll(matched, (command) => ({ ...envFor(command), CLAUDE_ENV_FILE: file.path }), options, gate).pipe(
       map((group) => {
         const read = file.read();
-        return { ...group, env: read.env, warnings: [...group.warnings, ...read.warnings.map(line)] };
+        return { ...group, env: read.env, warnings: [...group.warnings, ...read.problems.map(envFileWarning)] };
       }),
       finalize(() => file.remove()),
     );
   });
 }
+
+const envFileWarning = (problem: EnvFileProblem): PipelineWarning => ({ kind: "env-file", problem });
 
 function runAll(matched: Matched, envFor: (command: string) => Record<string, string>, options: RunHooksOptions, gate: PromiseLike<unknown> | undefined): Observable<HookGroup> {
   return defer(() => {

@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import type pg from "pg";
-import type { EraseResult, EraseSelector, PruneResult } from "../eventLog.js";
+import type { EraseResult, EraseSelector, Leftover, PruneResult } from "../eventLog.js";
 import { erasedParts, erasureRow, pruneRow, type ErasureBody, type PruneBody } from "../journal/erasure.js";
 import { contentDigest, linkHash, wellFormed } from "../journal/hashFormat.js";
 import type { JournalRow } from "../journal/record.js";
@@ -43,6 +43,13 @@ async function appendToChain(client: pg.Client, writer: string, rows: readonly {
   await setHead(client, writer, { seq, hash });
   return gids;
 }
+
+/**
+ * What a PostgreSQL log cannot scrub: an UPDATE or DELETE leaves the old row versions in the table's pages (VACUUM
+ * marks their space free, it does not overwrite it; VACUUM FULL would, but locks every writer out for as long as it
+ * copies the table) and in the server's WAL, archives, replicas and backups, which no client reaches.
+ */
+const serverCopies = (records: number): Leftover[] => (records > 0 ? [{ kind: "server-copies" }] : []);
 
 async function inTransaction<T>(client: pg.Client, work: () => Promise<T>): Promise<T> {
   await client.query("BEGIN");
@@ -104,7 +111,7 @@ export async function eraseEvents(client: pg.Client, maintainer: string, selecto
       if (rows.length > 0) erasedEvents++;
     }
     await appendToChain(client, maintainer, erasures);
-    return { events: erasedEvents, records: erasures.length };
+    return { events: erasedEvents, records: erasures.length, leftovers: serverCopies(erasures.length) };
   });
 }
 
@@ -174,7 +181,7 @@ export async function pruneChains(client: pg.Client, maintainer: string, before:
        WHERE c2.writer_id = c.writer_id`,
     );
     const { rows: cutCount } = await client.query<{ n: number }>("SELECT count(*) AS n FROM qhooks_cut");
-    if (cutCount[0]!.n === 0) return { records: 0, events: 0, from: null, bytesBefore: null, bytesAfter: null };
+    if (cutCount[0]!.n === 0) return { records: 0, events: 0, from: null, bytesBefore: null, bytesAfter: null, leftovers: [] };
 
     // Snapshots that no kept record holds: copied first, so that kept and later events still name a stored one.
     const { rows: snapshots } = await client.query<{ config_hash: Buffer; body: Buffer }>(
@@ -218,6 +225,7 @@ export async function pruneChains(client: pg.Client, maintainer: string, before:
     });
     const gids = await appendToChain(client, maintainer, [...copies, ...prunes].map((row) => ({ row, refGid: null })));
     const from = firstKept[0]?.g ?? null;
-    return { records: Number(counted[0]!.records), events: Number(counted[0]!.events), from: from === null ? (gids[0] ?? null) : Number(from), bytesBefore: null, bytesAfter: null };
+    const records = Number(counted[0]!.records);
+    return { records, events: Number(counted[0]!.events), from: from === null ? (gids[0] ?? null) : Number(from), bytesBefore: null, bytesAfter: null, leftovers: serverCopies(records) };
   });
 }

@@ -42,7 +42,8 @@ function selectedEvents(db: Database, selector: EraseSelector): number[] {
   return rows.map((r) => r.seq);
 }
 
-export function eraseEvents(db: Database, selector: EraseSelector, why: string | null): EraseResult {
+/** Rewrites the records in one transaction; the file is scrubbed after (scrub.ts), outside it. */
+export function eraseEvents(db: Database, selector: EraseSelector, why: string | null): Omit<EraseResult, "leftovers"> {
   return db
     .transaction(() => {
       const logId = logIdOf(db);

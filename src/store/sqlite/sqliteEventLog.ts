@@ -3,8 +3,9 @@ import { dirname } from "node:path";
 import type { Worker } from "node:worker_threads";
 import Database, { type Database as Db } from "better-sqlite3";
 import { QhooksError, messageOf } from "../../errors.js";
-import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EraseResult, type EraseSelector, type EventLog, type LogEntry, type LogMaintenance, type LogWarning, type PruneResult } from "../eventLog.js";
+import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EraseResult, type EraseSelector, type EventLog, type LogEntry, type LogMaintenance, type Leftover, type LogWarning, type PruneResult } from "../eventLog.js";
 import { eraseEvents, PRUNE_STEP_RECORDS, pruneCut, pruneStep } from "./maintenance.js";
+import { emptyWal, rewriteFile, withSecureDelete } from "./scrub.js";
 import { wellFormed } from "../journal/hashFormat.js";
 import { appendRecords, prepareAppend, type AppendOutcome, type PreparedAppend } from "./appendRecords.js";
 import { Connection, identityOf, sameFile } from "./connection.js";
@@ -305,11 +306,19 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
 
   async erase(selector: EraseSelector, why: string | null = null): Promise<EraseResult> {
     await this.upToDate();
-    return this.writeStep(() => eraseEvents(this.db, selector, why));
+    return withSecureDelete(this.db, async () => {
+      const erased = await this.writeStep(() => eraseEvents(this.db, selector, why));
+      // Rewritten also when nothing new matched: an earlier erase's rewrite may have been cut short.
+      return { ...erased, leftovers: await this.scrub() };
+    });
   }
 
   async prune(before: Date): Promise<PruneResult> {
     await this.upToDate();
+    return withSecureDelete(this.db, () => this.pruneSteps(before));
+  }
+
+  private async pruneSteps(before: Date): Promise<PruneResult> {
     const bytesBefore = this.bytes();
     let records = 0;
     let events = 0;
@@ -325,17 +334,19 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
       if (step.records === 0) break;
       first = this.guarded(() => (this.db.prepare("SELECT min(seq) AS seq FROM journal").get() as { seq: number }).seq);
     }
-    if (records > 0) {
-      // The file gives the space back: VACUUM rewrites it (holding the write lock while it does), then the WAL
-      // that the rewrite went through is emptied and truncated.
-      await this.writeStep(() => this.db.exec("VACUUM"));
-      try {
-        this.db.pragma("wal_checkpoint(TRUNCATE)");
-      } catch {
-        // Readers still on the old pages: the next checkpoint does it.
-      }
+    // The file gives the space back, and the deleted records' bytes go with it.
+    const leftovers = records > 0 ? await this.scrub() : [];
+    return { records, events, from, bytesBefore, bytesAfter: this.bytes(), leftovers };
+  }
+
+  /** Rewrites the file (holding the write lock while it does), then empties the write-ahead file: scrub.ts. */
+  private async scrub(): Promise<Leftover[]> {
+    try {
+      await this.writeStep(() => rewriteFile(this.db));
+    } catch (e) {
+      return [{ kind: "file-not-rewritten", file: this.path, why: messageOf(e) }];
     }
-    return { records, events, from, bytesBefore, bytesAfter: this.bytes() };
+    return this.projector.exclusive(() => emptyWal(this.db, this.path));
   }
 
   private bytes(): number {

@@ -373,8 +373,8 @@ export function eventLogSuite(backend: StoreBackend): void {
         const a = await judged(log, at(0), "a");
         const b = await judged(log, at(1), "b");
         const one = await record(log, { ts: at(2), event: "Stop", sessionId: "c", decision: "none", payload: { session_id: "c", note: "secret-c" } });
-        expect(await log.erase({ seq: a }, "test")).to.deep.equal({ events: 1, records: 2 });
-        expect(await log.erase({ seq: one })).to.deep.equal({ events: 1, records: 1 });
+        expect(await log.erase({ seq: a }, "test")).to.deep.include({ events: 1, records: 2 });
+        expect(await log.erase({ seq: one })).to.deep.include({ events: 1, records: 1 });
         const detail = EventDetailSchema.parse(await log.event(a));
         expect(detail.payload).to.equal("[ERASED]");
         expect(detail).to.deep.include({ decision: "deny", sessionId: "a", matchValue: "Bash" });
@@ -388,8 +388,8 @@ export function eventLogSuite(backend: StoreBackend): void {
         expect(await log.count({ sessions: ["a"] }), "the event is still there").to.equal(1);
         const verified = VerifyResultSchema.parse(await log.verify());
         expect(verified).to.deep.include({ ok: true, erased: 3, from: 1 });
-        expect(await log.erase({ seq: a }), "erased already").to.deep.equal({ events: 0, records: 0 });
-        expect(await log.erase({ seq: 10_000 })).to.deep.equal({ events: 0, records: 0 });
+        expect(await log.erase({ seq: a }), "erased already").to.deep.include({ events: 0, records: 0 });
+        expect(await log.erase({ seq: 10_000 })).to.deep.include({ events: 0, records: 0 });
         expect((await (await again()).verify()).ok).to.equal(true);
         expect((await log.event(b))!.payload).to.contain("secret-b");
       });
@@ -400,8 +400,8 @@ export function eventLogSuite(backend: StoreBackend): void {
         await judged(log, at(1), "b");
         await judged(log, at(2), "b");
         await judged(log, at(3), "c");
-        expect(await log.erase({ sessionId: "b" })).to.deep.equal({ events: 2, records: 4 });
-        expect(await log.erase({ pattern: "secret-c" })).to.deep.equal({ events: 1, records: 2 });
+        expect(await log.erase({ sessionId: "b" })).to.deep.include({ events: 2, records: 4 });
+        expect(await log.erase({ pattern: "secret-c" })).to.deep.include({ events: 1, records: 2 });
         await judged(log, at(4), "d");
         const text = JSON.stringify(await all(log.events({}, 10)));
         for (const gone of ["secret-b", "secret-c"]) expect(text).to.not.contain(gone);
