@@ -1,5 +1,4 @@
-import { accessSync, constants, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { statSync } from "node:fs";
 import type { Worker } from "node:worker_threads";
 import Database, { type Database as Db } from "better-sqlite3";
 import { QhooksError, messageOf } from "../../errors.js";
@@ -21,6 +20,9 @@ import { readEvent } from "./readEvent.js";
 import type { ReplayRun } from "../../schema/replay.js";
 import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js";
 import { verifyChain } from "./verifyChain.js";
+import { isBusy, isLocked, READ_SPIN_MS, whileBusy, WRITE_SPIN_MS } from "./busy.js";
+import { describeSqliteError, readOnlyDirectory, switchToWal } from "./openErrors.js";
+
 
 /** How long one attempt waits for another process's write lock, blocking: short, so the event loop keeps going. */
 const BUSY_TIMEOUT_MS = 20;
@@ -67,7 +69,7 @@ export function openSqliteLog(path: string, options: SqliteLogOptions = {}): Sql
     // lock, and a connection that starts reading at that moment gets SQLITE_BUSY. Setup, which happens once per
     // open, may wait for that as long as an append would; afterwards the short blocking slices apply again.
     db.pragma(`busy_timeout = ${SETUP_BUSY_TIMEOUT_MS}`);
-    switchToWal(db);
+    switchToWal(db, SETUP_BUSY_TIMEOUT_MS);
     db.pragma("synchronous = NORMAL");
     migrate(db);
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -438,80 +440,4 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
     }
     this.db.close();
   }
-}
-
-/** How long a write transaction waits for another process's lock, blocking, before the append waits asynchronously. */
-const WRITE_SPIN_MS = 10;
-/** Reads wait for a lock only in rare moments (another connection recovering the WAL index). */
-const READ_SPIN_MS = 200;
-const pause = new Int32Array(new SharedArrayBuffer(4));
-
-/** Runs `attempt` again every tenth of a millisecond while it finds the log locked, for at most `ms`. */
-function whileBusy<T>(attempt: () => T, ms: number): T {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    try {
-      return attempt();
-    } catch (e) {
-      if (!(isBusy(e) || isLocked(e)) || performance.now() >= deadline) throw e;
-      Atomics.wait(pause, 0, 0, 0.1);
-    }
-  }
-}
-
-// better-sqlite3 reports extended codes: SQLITE_BUSY_RECOVERY (another process is rebuilding the WAL index, as when
-// several open a new log at once), SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE. Each is a lock to wait for.
-const isBusy = (e: unknown) => /^SQLITE_BUSY(_|$)/.test((e as { code?: string }).code ?? "");
-const isLocked = (e: unknown) => /^SQLITE_LOCKED(_|$)/.test((e as { code?: string }).code ?? "");
-
-/**
- * Puts a new file in WAL mode. The switch needs the file to itself, and SQLite answers it with SQLITE_BUSY at once,
- * without its busy handler, while another process has the file open: as when several agents create the log at the
- * same moment (measured: 1 open in about 250 failed so). Retried, blocking (opening is synchronous), within the
- * setup budget; once one process has switched, the others find WAL and have nothing to do.
- */
-function switchToWal(db: Db): void {
-  const deadline = Date.now() + SETUP_BUSY_TIMEOUT_MS;
-  for (let delay = 1; ; delay = Math.min(delay * 2, 50)) {
-    try {
-      if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
-      return;
-    } catch (e) {
-      if (!isBusy(e) || Date.now() > deadline) throw e;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, delay + Math.random() * delay);
-    }
-  }
-}
-
-/**
- * SQLite writes next to a WAL log even to read it (its -shm file): on a read-only file system it can only say that
- * it cannot open the file. Say why instead.
- */
-function readOnlyDirectory(path: string): string | null {
-  try {
-    accessSync(dirname(path), constants.W_OK);
-    return null;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EROFS" ? "the file system is read-only (SQLite needs to write next to the log, even to read it)" : null;
-  }
-}
-
-export function describeSqliteError(e: unknown): string {
-  const code = (e as { code?: string }).code;
-  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") return "the file is not a readable SQLite database (corrupt or not a log)";
-  if (code === "SQLITE_FULL") return "the disk is full";
-  if (code?.startsWith("SQLITE_READONLY")) return "the file or its directory is read-only";
-  // EFBIG (a file size limit) and ENOSPC while growing the WAL or its index come back as I/O errors.
-  if (code === "SQLITE_IOERR_WRITE" || code === "SQLITE_IOERR_SHMSIZE" || code === "SQLITE_IOERR_TRUNCATE" || code === "SQLITE_IOERR_FSYNC") {
-    return "writing the file failed (the disk is full, a file size limit was reached, or the device failed)";
-  }
-  if (code?.startsWith("SQLITE_IOERR")) return `an I/O error on the file (${code})`;
-  if (code === "SQLITE_CANTOPEN") return "the file cannot be opened";
-  // mkdir -p reports a file where a directory should be as EEXIST.
-  if (code === "ENOTDIR" || code === "EEXIST") return "a part of the path is not a directory";
-  if (code === "EISDIR") return "the path is a directory, not a file";
-  if (code === "EACCES" || code === "EPERM") return "permission denied";
-  if (code === "EROFS") return "the file system is read-only";
-  if (code === "ENOSPC") return "the disk is full";
-  return messageOf(e);
 }
