@@ -1,10 +1,12 @@
 import { hash } from "node:crypto";
+import type { UserRegex } from "../regex/userRegex.js";
 import { BUILT_IN_DETECTORS, SECRET_KEY, mayHoldSecret, type Detector } from "./detectors.js";
 
-/** A pattern of the user's settings (`qhooks.redact`), compiled and checked. */
+/** A pattern of the user's settings (`qhooks.redact`), compiled and checked (userPatterns.ts). */
 export interface RedactPattern {
   readonly kind: string;
-  readonly regex: RegExp;
+  /** null: a pattern the linear-time engine cannot run, which masks every string whole (it must not leak). */
+  readonly regex: UserRegex | null;
 }
 
 /**
@@ -30,13 +32,6 @@ export function marker(kind: string, secret: string): string {
   return `${MARKER_PREFIX}${kind}:${hash("sha256", secret, "hex").slice(0, 8)}]`;
 }
 
-/**
- * Longest piece of text a user's pattern is tested against at once: text is cut into lines, and lines into pieces
- * of this length, so that a slow pattern that passed the backtracking check still costs a bounded time per piece
- * (the same bound as a matcher's). A secret split by a cut at this length is not found by a user's pattern.
- */
-export const USER_PATTERN_WINDOW = 1024;
-
 const STRING_LITERAL = /"[^"\\]*(?:\\.[^"\\]*)*"/g;
 const KEY_COLON = /\s*:\s*/y;
 
@@ -53,25 +48,14 @@ function applyDetector(text: string, d: Detector): string {
   });
 }
 
+/**
+ * A user's pattern over `text`: each match becomes a marker. A pattern that cannot run, or cannot find every match
+ * within its work bound (regex/userRegex.ts), masks the whole text: what it was written to hide might be anywhere.
+ */
 function applyUserPattern(text: string, p: RedactPattern): string {
-  const replace = (piece: string) => {
-    p.regex.lastIndex = 0;
-    return piece.replace(p.regex, (match: string) => (match === "" || MARKER.test(match) ? match : marker(p.kind, match)));
-  };
-  // Short text (most strings of a payload) is one piece already.
-  if (text.length <= USER_PATTERN_WINDOW) return replace(text);
-  let out = "";
-  let changed = false;
-  // Line by line, each line in bounded pieces.
-  for (const line of text.split(/(?<=\n)/)) {
-    for (let i = 0; i < line.length; i += USER_PATTERN_WINDOW) {
-      const piece = line.slice(i, i + USER_PATTERN_WINDOW);
-      const replaced = replace(piece);
-      if (replaced !== piece) changed = true;
-      out += replaced;
-    }
-  }
-  return changed ? out : text;
+  if (text === "" || MARKER.test(text)) return text;
+  const replaced = p.regex?.replace(text, (match) => (MARKER.test(match) ? match : marker(p.kind, match)));
+  return replaced ?? marker(p.kind, text);
 }
 
 /** A redactor with the built-in detectors and the user's patterns after them. */
