@@ -5,6 +5,8 @@ import { BUILT_IN_DETECTORS, SECRET_KEY, mayHoldSecret, type Detector } from "./
 /** A pattern of the user's settings (`qhooks.redact`), compiled and checked (userPatterns.ts). */
 export interface RedactPattern {
   readonly kind: string;
+  /** As written in the settings: what a detached process compiles again (handlers/asyncJob.ts). */
+  readonly source: string;
   /** null: a pattern the linear-time engine cannot run, which masks every string whole (it must not leak). */
   readonly regex: UserRegex | null;
 }
@@ -23,6 +25,8 @@ export interface Redactor {
   json(text: string): string;
   /** Every string in a value (an outcome), keys that name a secret included; the same value when nothing changed. */
   value<T>(value: T): T;
+  /** The user's patterns as written, for a process that must redact the same way (an async hook's). */
+  readonly userPatterns: readonly { readonly pattern: string; readonly kind: string }[];
 }
 
 export const MARKER_PREFIX = "[REDACTED:";
@@ -124,7 +128,7 @@ export function createRedactor(patterns: readonly RedactPattern[] = []): Redacto
     }
     return copy ?? v;
   };
-  return { text, json, value };
+  return { text, json, value, userPatterns: patterns.map((p) => ({ pattern: p.source, kind: p.kind })) };
 }
 
 /** The built-in detectors alone: what is used where no settings say more. */

@@ -2,7 +2,7 @@ import type { RedactEntry } from "../schema/settings.js";
 import { compileUserRegex } from "../regex/userRegex.js";
 import { refusalText, type RegexRefusalKind } from "../regex/toRe2.js";
 import { oneLineText } from "../text/oneLine.js";
-import type { RedactPattern } from "./redactor.js";
+import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } from "./redactor.js";
 
 /** Why a redaction pattern does not apply as written: each kind is a different thing for the user to change. */
 export type RedactPatternWarningKind = RegexRefusalKind | "empty-match";
@@ -27,10 +27,16 @@ export function compileRedactPattern(entry: RedactEntry): CompiledRedactPattern 
     const { refusal } = compiled;
     if (refusal.kind === "invalid") return { pattern: null, warning: { kind: "invalid", text: `invalid regex ${shown} (${oneLineText(refusal.detail, 80)}); ignored` } };
     return {
-      pattern: { kind: entry.kind, regex: null },
+      pattern: { kind: entry.kind, source: entry.pattern, regex: null },
       warning: { kind: refusal.kind, text: `regex ${shown} cannot run in linear time (${oneLineText(refusalText(refusal), 80)}); every string is masked whole instead` },
     };
   }
   if (compiled.regex.nullable) return { pattern: null, warning: { kind: "empty-match", text: `regex ${shown} matches the empty string; ignored` } };
-  return { pattern: { kind: entry.kind, regex: compiled.regex }, warning: null };
+  return { pattern: { kind: entry.kind, source: entry.pattern, regex: compiled.regex }, warning: null };
+}
+
+/** A redactor with the user's patterns as written (those that apply; the warnings were said where they were read). */
+export function redactorFor(entries: readonly RedactEntry[]): Redactor {
+  if (entries.length === 0) return builtInRedactor;
+  return createRedactor(entries.map(compileRedactPattern).flatMap((c) => (c.pattern === null ? [] : [c.pattern])));
 }

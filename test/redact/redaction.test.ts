@@ -109,4 +109,23 @@ describe("redaction: secrets never reach the log", function () {
     const bytes = logBytes(sb.db);
     expect(bytes).to.not.contain(USER_SECRET).and.not.contain(PROMPT_KEY);
   });
+
+  it("an async hook under qhooks run (a detached process) applies the user's patterns to its result too", async () => {
+    // The async hook prints the user's secret and a built-in one; the detached process logs its result later.
+    sb.userSettings({
+      qhooks: { redact: [{ pattern: "ACME-[0-9]{6}", kind: "acme" }] },
+      hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `cat > /dev/null; echo "ticket ${USER_SECRET} key ${REASON_KEY}"`, async: true, name: "bg" }] }] },
+    });
+    const r = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit", { prompt: "hello" }));
+    expect(r.code, r.stderr).to.equal(0);
+    let hooks: { name: string; stdout: string }[] = [];
+    for (let i = 0; i < 80 && hooks.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const log = await sb.run(["log", "--json", "--limit", "1"]);
+      hooks = (JSON.parse(log.stdout) as { asyncHooks: typeof hooks }[])[0]!.asyncHooks;
+    }
+    expect(hooks).to.have.length(1);
+    expect(hooks[0]!.stdout).to.equal(`ticket [REDACTED:acme:${hex8(USER_SECRET)}] key [REDACTED:aws-access-key:${hex8(REASON_KEY)}]\n`);
+    expect(logBytes(sb.db)).to.not.contain(USER_SECRET);
+  });
 });
