@@ -62,21 +62,43 @@ function applyUserPattern(text: string, p: RedactPattern): string {
   return replaced ?? marker(p.kind, text);
 }
 
+/**
+ * `\uXXXX` escapes (after any number of backslashes, for JSON inside JSON) and `\/` decoded, except those of `"`,
+ * `\` and control characters: JSON text stays JSON.
+ */
+function decodeEscapes(s: string): string {
+  return s.replace(/\\+u([0-9a-fA-F]{4})|\\\//g, (whole, code: string | undefined) => {
+    if (code === undefined) return "/";
+    const c = parseInt(code, 16);
+    return c < 0x20 || c === 0x22 || c === 0x5c ? whole : String.fromCharCode(c);
+  });
+}
+
 /** A redactor with the built-in detectors and the user's patterns after them. */
 export function createRedactor(patterns: readonly RedactPattern[] = []): Redactor {
   const hasUser = patterns.length > 0;
-  const text = (s: string): string => {
+  const plain = (s: string): string => {
     if (s.length < 8 && !hasUser) return s;
     let out = s;
     if (mayHoldSecret(s)) for (const d of BUILT_IN_DETECTORS) out = applyDetector(out, d);
     for (const p of patterns) out = applyUserPattern(out, p);
     return out;
   };
+  // A hook that prints JSON may escape any character (`\u0067hp_...` is a GitHub token): text with escapes is read
+  // again with them decoded, and when that finds more, the decoded text with its markers is what the log keeps.
+  const text = (s: string): string => {
+    const out = plain(s);
+    if (!out.includes("\\")) return out;
+    const decoded = decodeEscapes(out);
+    if (decoded === out) return out;
+    const again = plain(decoded);
+    return again === decoded ? out : again;
+  };
   const keyedSecret = (key: string, value: string): string | null =>
     value !== "" && !MARKER.test(value) && SECRET_KEY.test(key) ? marker(/pass|pwd/i.test(key) ? "password" : "secret", value) : null;
 
   const json = (s: string): string => {
-    if (!hasUser && !mayHoldSecret(s)) return s;
+    if (!hasUser && !mayHoldSecret(s) && !s.includes("\\u")) return s;
     try {
       const first = s.trimStart();
       if (first[0] !== "{" && first[0] !== "[" && first[0] !== '"') return text(s);
@@ -109,7 +131,9 @@ export function createRedactor(patterns: readonly RedactPattern[] = []): Redacto
 
   // One test of the whole value as JSON first: most outcomes hold nothing to redact, and one pass over one string
   // costs less than a test per string (key words in keys included).
-  const value = <T>(v: T): T => (!hasUser && (v === null || typeof v !== "object" || !mayHoldSecret(JSON.stringify(v))) && typeof v !== "string" ? v : (walk(v, null) as T));
+  // (A backslash in a string is `\\` there: its escapes may hide a secret.)
+  const clean = (json: string) => !mayHoldSecret(json) && !json.includes("\\\\");
+  const value = <T>(v: T): T => (!hasUser && (v === null || typeof v !== "object" || clean(JSON.stringify(v))) && typeof v !== "string" ? v : (walk(v, null) as T));
   const walk = (v: unknown, key: string | null): unknown => {
     if (typeof v === "string") return (key !== null ? keyedSecret(key, v) : null) ?? text(v);
     if (v === null || typeof v !== "object") return v;
@@ -121,12 +145,17 @@ export function createRedactor(patterns: readonly RedactPattern[] = []): Redacto
       }
       return copy ?? v;
     }
-    let copy: Record<string, unknown> | null = null;
-    for (const [k, item] of Object.entries(v)) {
+    // Keys too: a tool_input key echoed back as updatedInput can be the secret. A renamed key keeps its place.
+    const entries = Object.entries(v);
+    let changed = false;
+    const redacted = entries.map(([k, item]): [string, unknown] => {
       const r = walk(item, k);
-      if (r !== item) (copy ??= { ...(v as Record<string, unknown>) })[k] = r;
-    }
-    return copy ?? v;
+      const rk = text(k);
+      if (r !== item || rk !== k) changed = true;
+      return [rk, r];
+    });
+    // fromEntries defines each key as data: a `__proto__` key stays a key.
+    return changed ? Object.fromEntries(redacted) : v;
   };
   return { text, json, value, userPatterns: patterns.map((p) => ({ pattern: p.source, kind: p.kind })) };
 }

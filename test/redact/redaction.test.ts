@@ -128,4 +128,45 @@ describe("redaction: secrets never reach the log", function () {
     expect(hooks[0]!.stdout).to.equal(`ticket [REDACTED:acme:${hex8(USER_SECRET)}] key [REDACTED:aws-access-key:${hex8(REASON_KEY)}]\n`);
     expect(logBytes(sb.db)).to.not.contain(USER_SECRET);
   });
+
+  it("a secret that is an object key, echoed back as updatedInput, never reaches the log", async () => {
+    const key = `ghp_${"K3y9".repeat(9)}`;
+    const reply = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { [key]: "value" } } });
+    const hook = sb.script("echo-key.sh", `cat > /dev/null\nprintf '%s' '${reply}'`);
+    sb.userSettings({ hooks: { PreToolUse: [group(undefined, hook)] } });
+    const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_input: { [key]: "value" } }));
+    expect(r.code, r.stderr).to.equal(0);
+    // The agent gets the input back as the hook said it.
+    expect((r.outcome!.updatedInput as Record<string, unknown>)[key]).to.equal("value");
+    expect(logBytes(sb.db)).to.not.contain(key);
+    const [record] = JSON.parse((await sb.run(["log", "--json", "--limit", "1"])).stdout) as { updatedInput: Record<string, unknown> }[];
+    expect(record!.updatedInput).to.deep.equal({ [`[REDACTED:github:${hex8(key)}]`]: "value" });
+  });
+
+  it("the match value (StopFailure's error) is redacted: qhooks log never shows the key in its match column", async () => {
+    sb.userSettings({ hooks: { StopFailure: [group(undefined, "cat > /dev/null")] } });
+    const error = `invalid x-api-key ${PROMPT_KEY}`;
+    const r = await sb.runEvent("StopFailure", payloadFor("StopFailure", { error }));
+    expect(r.code, r.stderr).to.equal(0);
+    expect(logBytes(sb.db)).to.not.contain(PROMPT_KEY);
+    for (const format of ["table", "tsv", "json"]) {
+      const listed = await sb.run(["log", "--format", format, "--limit", "all"]);
+      expect(listed.stdout, format).to.not.contain(PROMPT_KEY);
+      // The table cuts its columns; the others show the whole value.
+      if (format !== "table") expect(listed.stdout, format).to.contain(`[REDACTED:anthropic:${hex8(PROMPT_KEY)}]`);
+    }
+  });
+
+  it("a secret a hook prints JSON-escaped (\\u0067hp_...) is found and never reaches the log", async () => {
+    const body = "Rt5w".repeat(9);
+    // The hook's stdout holds the token with its first letter escaped, as JSON allows; the reason decodes to it.
+    const hook = sb.script("escaped.sh", `cat > /dev/null\nprintf '%s' '{"decision":"block","reason":"use \\u0067hp_${body} here"}'`);
+    sb.userSettings({ hooks: { UserPromptSubmit: [group(undefined, hook)] } });
+    const r = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit", { prompt: "hi" }));
+    expect(r.code, r.stderr).to.equal(2);
+    expect(r.stderr).to.contain(`ghp_${body}`);
+    expect(logBytes(sb.db)).to.not.contain(body);
+    const [record] = JSON.parse((await sb.run(["log", "--json", "--limit", "1"])).stdout) as { hooks: { stdout: string }[] }[];
+    expect(record!.hooks[0]!.stdout).to.contain(`[REDACTED:github:${hex8(`ghp_${body}`)}]`);
+  });
 });
