@@ -92,7 +92,7 @@ await build({
   format: "cjs",
   platform: "node",
   target: "node20",
-  external: ["better-sqlite3", "rxjs", "rxjs/*", "zod", "zod/*", "*.node", "pg", "pg-native"],
+  external: ["better-sqlite3", "rxjs", "rxjs/*", "zod", "zod/*", "re2js", "*.node", "pg", "pg-native"],
   ...importMetaInCjs,
   logLevel: "warning",
 });
@@ -106,7 +106,9 @@ chmodSync("dist/bin/qhooks.cjs", 0o755);
 const scratch = mkdtempSync(join(tmpdir(), "qhooks-build-"));
 try {
   const settings = join(scratch, "settings.json");
-  writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "cat > /dev/null" }] }] } }));
+  // A regex matcher too: re2js (bundled, evaluated only when a user regex is first tested) gets into the cache, so
+  // that a configuration with one does not compile the engine on every run.
+  writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "cat > /dev/null" }] }, { matcher: "^Ba.h$", hooks: [{ type: "command", command: "cat > /dev/null" }] }] } }));
   const payload = { session_id: "build", transcript_path: join(scratch, "t.jsonl"), cwd: scratch, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "true" } };
   const env = { ...process.env, HOME: scratch, XDG_CACHE_HOME: join(scratch, "cache"), QHOOKS_DB: join(scratch, "events.db") };
   delete env.QHOOKS_CALL_CHAIN;

@@ -32,7 +32,7 @@ export async function redactionCases(config: BenchConfig): Promise<CaseResult[]>
   const user = createRedactor(
     ["ACME-[0-9]{6}", "INTERNAL-[A-Z]{4}-[0-9]{4}", "corp_[a-f0-9]{32}"].map((pattern, i) => {
       const c = compileRedactPattern({ pattern, kind: `corp-${i}` });
-      if (!c.ok) throw new Error(c.why);
+      if (c.pattern === null || c.warning !== null) throw new Error(c.warning?.text ?? "refused");
       return c.pattern;
     }),
   );

@@ -2,7 +2,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { EventNameSchema } from "../schema/events.js";
-import { HandlerSettingSchema } from "../schema/settings.js";
+import { HandlerSettingSchema, RedactEntrySchema } from "../schema/settings.js";
 
 /** What the detached process needs to run one async hook and log its result: written to a private file. */
 export const AsyncJobSchema = z.object({
@@ -36,6 +36,8 @@ export const AsyncJobSchema = z.object({
   maxOutputBytes: z.number(),
   /** The log to append the result to; null: none (the result is not kept). */
   db: z.string().nullable(),
+  /** The configuration's `qhooks.redact` patterns: the result is redacted as the event was. */
+  redact: z.array(RedactEntrySchema),
 });
 export type AsyncJob = z.infer<typeof AsyncJobSchema>;
 

@@ -13,7 +13,7 @@ import { builtInRedactor, type Redactor } from "../redact/redactor.js";
 export interface BackgroundRunner {
   /**
    * Starts one async hook of the event at `seq` (null: its event is not in the log); `run$` runs it here. Its result
-   * is logged through `redactor` (the configuration's; a detached run applies the built-in detectors).
+   * is logged through `redactor`, the configuration's (a detached run takes its user patterns along).
    */
   start(seq: number | null, valid: ValidEvent, spec: HookSpec, run$: Observable<JudgedHook>, redactor?: Redactor): void;
   /** Resolves once every hook started here has ended and been logged. */

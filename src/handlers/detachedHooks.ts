@@ -7,8 +7,9 @@ import type { ValidEvent } from "../payload/parsePayload.js";
 import type { AsyncJob } from "./asyncJob.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { BackgroundRunner } from "./backgroundHooks.js";
+import { builtInRedactor, type Redactor } from "../redact/redactor.js";
 
-export type DetachedSetup = Omit<AsyncJob, "seq" | "valid" | "spec">;
+export type DetachedSetup = Omit<AsyncJob, "seq" | "valid" | "spec" | "redact">;
 
 /**
  * `qhooks run`'s async hooks: each is handed to a detached qhooks process of its own (a new session, its stdio
@@ -25,12 +26,14 @@ export class DetachedHooks implements BackgroundRunner {
     private readonly placeOf: (seq: number | null) => string | null = () => null,
   ) {}
 
-  start(seq: number | null, valid: ValidEvent, spec: HookSpec): void {
+  start(seq: number | null, valid: ValidEvent, spec: HookSpec, _run$?: unknown, redactor: Redactor = builtInRedactor): void {
     if (spec.kind !== "command") return;
     try {
       const job: AsyncJob = {
         ...this.setup,
         db: this.setup.db === null ? null : (this.placeOf(seq) ?? this.setup.db),
+        // The user's patterns go with the hook: the detached process redacts its result as this one would have.
+        redact: redactor.userPatterns.map((p) => ({ pattern: p.pattern, kind: p.kind })),
         seq,
         valid: { event: valid.event, sessionId: valid.sessionId, payload: { ...valid.payload }, json: valid.json, matchValue: valid.matchValue },
         spec: { kind: "command", command: spec.command, name: spec.name, level: spec.level, matcher: spec.matcher, timeoutMs: spec.timeoutMs, ...(spec.env ? { env: { ...spec.env } } : {}), ...(spec.handler ? { handler: spec.handler } : {}), ...(spec.verified ? { verified: spec.verified.map((s) => ({ ...s })) } : {}) },

@@ -2,7 +2,7 @@ import type { LogEntry } from "../store/eventLog.js";
 import type { Redactor } from "./redactor.js";
 
 /**
- * A log entry as the log may keep it: secrets in the payload (or a rejected payload as it arrived), the rejection's
+ * A log entry as the log may keep it: secrets in the payload (or a rejected payload as it arrived), its match value, the rejection's
  * reason, the outcome (hook output, reasons, context, updated input...) and the configuration's hooks sections
  * replaced by markers. Only the copy that goes to the log: hooks and the agent get everything as it was.
  */
@@ -10,11 +10,14 @@ export function redactEntry(entry: LogEntry, redactor: Redactor): LogEntry {
   switch (entry.kind) {
     case "event": {
       const payload = redactor.json(entry.payload);
+      // The value matchers were tested against is a payload field (StopFailure's `error`, a file path): `qhooks log`
+      // shows it in a column of its own.
+      const matchValue = entry.matchValue === null ? null : redactor.text(entry.matchValue);
       const rejection = entry.rejection === null ? null : redactor.text(entry.rejection);
       const outcome = entry.outcome === null ? null : redactor.value(entry.outcome);
       const snapshot = entry.snapshot === null ? null : redactSnapshot(entry.snapshot, redactor);
-      if (payload === entry.payload && rejection === entry.rejection && outcome === entry.outcome && snapshot === entry.snapshot) return entry;
-      return { ...entry, payload, rejection, outcome, snapshot };
+      if (payload === entry.payload && matchValue === entry.matchValue && rejection === entry.rejection && outcome === entry.outcome && snapshot === entry.snapshot) return entry;
+      return { ...entry, payload, matchValue, rejection, outcome, snapshot };
     }
     case "outcome": {
       const outcome = redactor.value(entry.outcome);

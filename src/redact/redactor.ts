@@ -1,10 +1,14 @@
 import { hash } from "node:crypto";
+import type { UserRegex } from "../regex/userRegex.js";
 import { BUILT_IN_DETECTORS, SECRET_KEY, mayHoldSecret, type Detector } from "./detectors.js";
 
-/** A pattern of the user's settings (`qhooks.redact`), compiled and checked. */
+/** A pattern of the user's settings (`qhooks.redact`), compiled and checked (userPatterns.ts). */
 export interface RedactPattern {
   readonly kind: string;
-  readonly regex: RegExp;
+  /** As written in the settings: what a detached process compiles again (handlers/asyncJob.ts). */
+  readonly source: string;
+  /** null: a pattern the linear-time engine cannot run, which masks every string whole (it must not leak). */
+  readonly regex: UserRegex | null;
 }
 
 /**
@@ -21,6 +25,8 @@ export interface Redactor {
   json(text: string): string;
   /** Every string in a value (an outcome), keys that name a secret included; the same value when nothing changed. */
   value<T>(value: T): T;
+  /** The user's patterns as written, for a process that must redact the same way (an async hook's). */
+  readonly userPatterns: readonly { readonly pattern: string; readonly kind: string }[];
 }
 
 export const MARKER_PREFIX = "[REDACTED:";
@@ -29,13 +35,6 @@ const MARKER = /^\[REDACTED:[a-z0-9-]{1,32}:[0-9a-f]{8}\]$/;
 export function marker(kind: string, secret: string): string {
   return `${MARKER_PREFIX}${kind}:${hash("sha256", secret, "hex").slice(0, 8)}]`;
 }
-
-/**
- * Longest piece of text a user's pattern is tested against at once: text is cut into lines, and lines into pieces
- * of this length, so that a slow pattern that passed the backtracking check still costs a bounded time per piece
- * (the same bound as a matcher's). A secret split by a cut at this length is not found by a user's pattern.
- */
-export const USER_PATTERN_WINDOW = 1024;
 
 const STRING_LITERAL = /"[^"\\]*(?:\\.[^"\\]*)*"/g;
 const KEY_COLON = /\s*:\s*/y;
@@ -53,42 +52,53 @@ function applyDetector(text: string, d: Detector): string {
   });
 }
 
+/**
+ * A user's pattern over `text`: each match becomes a marker. A pattern that cannot run, or cannot find every match
+ * within its work bound (regex/userRegex.ts), masks the whole text: what it was written to hide might be anywhere.
+ */
 function applyUserPattern(text: string, p: RedactPattern): string {
-  const replace = (piece: string) => {
-    p.regex.lastIndex = 0;
-    return piece.replace(p.regex, (match: string) => (match === "" || MARKER.test(match) ? match : marker(p.kind, match)));
-  };
-  // Short text (most strings of a payload) is one piece already.
-  if (text.length <= USER_PATTERN_WINDOW) return replace(text);
-  let out = "";
-  let changed = false;
-  // Line by line, each line in bounded pieces.
-  for (const line of text.split(/(?<=\n)/)) {
-    for (let i = 0; i < line.length; i += USER_PATTERN_WINDOW) {
-      const piece = line.slice(i, i + USER_PATTERN_WINDOW);
-      const replaced = replace(piece);
-      if (replaced !== piece) changed = true;
-      out += replaced;
-    }
-  }
-  return changed ? out : text;
+  if (text === "" || MARKER.test(text)) return text;
+  const replaced = p.regex?.replace(text, (match) => (MARKER.test(match) ? match : marker(p.kind, match)));
+  return replaced ?? marker(p.kind, text);
+}
+
+/**
+ * `\uXXXX` escapes (after any number of backslashes, for JSON inside JSON) and `\/` decoded, except those of `"`,
+ * `\` and control characters: JSON text stays JSON.
+ */
+function decodeEscapes(s: string): string {
+  return s.replace(/\\+u([0-9a-fA-F]{4})|\\\//g, (whole, code: string | undefined) => {
+    if (code === undefined) return "/";
+    const c = parseInt(code, 16);
+    return c < 0x20 || c === 0x22 || c === 0x5c ? whole : String.fromCharCode(c);
+  });
 }
 
 /** A redactor with the built-in detectors and the user's patterns after them. */
 export function createRedactor(patterns: readonly RedactPattern[] = []): Redactor {
   const hasUser = patterns.length > 0;
-  const text = (s: string): string => {
+  const plain = (s: string): string => {
     if (s.length < 8 && !hasUser) return s;
     let out = s;
     if (mayHoldSecret(s)) for (const d of BUILT_IN_DETECTORS) out = applyDetector(out, d);
     for (const p of patterns) out = applyUserPattern(out, p);
     return out;
   };
+  // A hook that prints JSON may escape any character (`\u0067hp_...` is a GitHub token): text with escapes is read
+  // again with them decoded, and when that finds more, the decoded text with its markers is what the log keeps.
+  const text = (s: string): string => {
+    const out = plain(s);
+    if (!out.includes("\\")) return out;
+    const decoded = decodeEscapes(out);
+    if (decoded === out) return out;
+    const again = plain(decoded);
+    return again === decoded ? out : again;
+  };
   const keyedSecret = (key: string, value: string): string | null =>
     value !== "" && !MARKER.test(value) && SECRET_KEY.test(key) ? marker(/pass|pwd/i.test(key) ? "password" : "secret", value) : null;
 
   const json = (s: string): string => {
-    if (!hasUser && !mayHoldSecret(s)) return s;
+    if (!hasUser && !mayHoldSecret(s) && !s.includes("\\u")) return s;
     try {
       const first = s.trimStart();
       if (first[0] !== "{" && first[0] !== "[" && first[0] !== '"') return text(s);
@@ -121,7 +131,9 @@ export function createRedactor(patterns: readonly RedactPattern[] = []): Redacto
 
   // One test of the whole value as JSON first: most outcomes hold nothing to redact, and one pass over one string
   // costs less than a test per string (key words in keys included).
-  const value = <T>(v: T): T => (!hasUser && (v === null || typeof v !== "object" || !mayHoldSecret(JSON.stringify(v))) && typeof v !== "string" ? v : (walk(v, null) as T));
+  // (A backslash in a string is `\\` there: its escapes may hide a secret.)
+  const clean = (json: string) => !mayHoldSecret(json) && !json.includes("\\\\");
+  const value = <T>(v: T): T => (!hasUser && (v === null || typeof v !== "object" || clean(JSON.stringify(v))) && typeof v !== "string" ? v : (walk(v, null) as T));
   const walk = (v: unknown, key: string | null): unknown => {
     if (typeof v === "string") return (key !== null ? keyedSecret(key, v) : null) ?? text(v);
     if (v === null || typeof v !== "object") return v;
@@ -133,14 +145,19 @@ export function createRedactor(patterns: readonly RedactPattern[] = []): Redacto
       }
       return copy ?? v;
     }
-    let copy: Record<string, unknown> | null = null;
-    for (const [k, item] of Object.entries(v)) {
+    // Keys too: a tool_input key echoed back as updatedInput can be the secret. A renamed key keeps its place.
+    const entries = Object.entries(v);
+    let changed = false;
+    const redacted = entries.map(([k, item]): [string, unknown] => {
       const r = walk(item, k);
-      if (r !== item) (copy ??= { ...(v as Record<string, unknown>) })[k] = r;
-    }
-    return copy ?? v;
+      const rk = text(k);
+      if (r !== item || rk !== k) changed = true;
+      return [rk, r];
+    });
+    // fromEntries defines each key as data: a `__proto__` key stays a key.
+    return changed ? Object.fromEntries(redacted) : v;
   };
-  return { text, json, value };
+  return { text, json, value, userPatterns: patterns.map((p) => ({ pattern: p.source, kind: p.kind })) };
 }
 
 /** The built-in detectors alone: what is used where no settings say more. */

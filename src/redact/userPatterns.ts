@@ -1,26 +1,42 @@
 import type { RedactEntry } from "../schema/settings.js";
-import { riskOf } from "../settings/compileMatcher.js";
+import { compileUserRegex } from "../regex/userRegex.js";
+import { refusalText, type RegexRefusalKind } from "../regex/toRe2.js";
 import { oneLineText } from "../text/oneLine.js";
-import type { RedactPattern } from "./redactor.js";
+import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } from "./redactor.js";
 
-export type CompiledRedactPattern = { readonly ok: true; readonly pattern: RedactPattern } | { readonly ok: false; readonly why: string };
+/** Why a redaction pattern does not apply as written: each kind is a different thing for the user to change. */
+export type RedactPatternWarningKind = RegexRefusalKind | "empty-match";
+
+export interface CompiledRedactPattern {
+  /** What applies: null when the entry is ignored (not a regex at all, or one that matches the empty string). */
+  readonly pattern: RedactPattern | null;
+  /** The one warning about the entry, with its kind; null when it applies as written. */
+  readonly warning: { readonly kind: RedactPatternWarningKind; readonly text: string } | null;
+}
 
 /**
- * A user's redaction pattern, compiled global. Refused like a matcher when it is not a valid regex or can backtrack
- * catastrophically (nested or too many unbounded quantifiers), and when it can match the empty string (it would
- * redact nothing, everywhere); the text it runs on is cut into bounded pieces (see USER_PATTERN_WINDOW).
+ * A user's redaction pattern, for the linear-time engine (regex/userRegex.ts). Not a valid regex, or one that
+ * matches the empty string (it would redact nothing, everywhere): ignored, with a warning, as a typo is. Valid but
+ * beyond the engine (a backreference, lookaround, too large): its secrets cannot be found, so every string it
+ * would have been run on is masked whole instead, with a warning; a guard the user asked for is never dropped.
  */
 export function compileRedactPattern(entry: RedactEntry): CompiledRedactPattern {
-  let regex: RegExp;
-  try {
-    regex = new RegExp(entry.pattern, "g");
-  } catch (e) {
-    const message = e instanceof Error ? e.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "") : String(e);
-    return { ok: false, why: `invalid regex /${oneLineText(entry.pattern, 60)}/ (${oneLineText(message, 80)})` };
+  const shown = `/${oneLineText(entry.pattern, 60)}/`;
+  const compiled = compileUserRegex(entry.pattern);
+  if (!compiled.ok) {
+    const { refusal } = compiled;
+    if (refusal.kind === "invalid") return { pattern: null, warning: { kind: "invalid", text: `invalid regex ${shown} (${oneLineText(refusal.detail, 80)}); ignored` } };
+    return {
+      pattern: { kind: entry.kind, source: entry.pattern, regex: null },
+      warning: { kind: refusal.kind, text: `regex ${shown} cannot run in linear time (${oneLineText(refusalText(refusal), 80)}); every string is masked whole instead` },
+    };
   }
-  const risk = riskOf(entry.pattern);
-  if (risk !== null) return { ok: false, why: `regex /${oneLineText(entry.pattern, 60)}/ can take ${risk} time on hostile text (nested or too many unbounded quantifiers)` };
-  if (regex.test("")) return { ok: false, why: `regex /${oneLineText(entry.pattern, 60)}/ matches the empty string` };
-  regex.lastIndex = 0;
-  return { ok: true, pattern: { kind: entry.kind, regex } };
+  if (compiled.regex.nullable) return { pattern: null, warning: { kind: "empty-match", text: `regex ${shown} matches the empty string; ignored` } };
+  return { pattern: { kind: entry.kind, source: entry.pattern, regex: compiled.regex }, warning: null };
+}
+
+/** A redactor with the user's patterns as written (those that apply; the warnings were said where they were read). */
+export function redactorFor(entries: readonly RedactEntry[]): Redactor {
+  if (entries.length === 0) return builtInRedactor;
+  return createRedactor(entries.map(compileRedactPattern).flatMap((c) => (c.pattern === null ? [] : [c.pattern])));
 }

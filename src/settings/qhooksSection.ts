@@ -56,8 +56,8 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
         const parsedEntry = RedactEntrySchema.safeParse(entry);
         if (!parsedEntry.success) return warnIssue([...path, i], parsedEntry.error, "ignored", warn);
         const compiled = compileRedactPattern(parsedEntry.data);
-        if (compiled.ok) redact.push(compiled.pattern);
-        else warn([...path, i, "pattern"], `${compiled.why}; ignored`);
+        if (compiled.pattern !== null) redact.push(compiled.pattern);
+        if (compiled.warning !== null) warn([...path, i, "pattern"], compiled.warning.text);
       });
     }
     if (key === "plugins") {

@@ -100,7 +100,7 @@ describe("redaction: secrets never reach the log", function () {
 
   it("a bad pattern in the settings is one warning; the other patterns and the built-in detectors still apply", async () => {
     setUp();
-    sb.userSettings({ qhooks: { redact: [{ pattern: "(a+)+$", kind: "slow" }, { pattern: "ACME-[0-9]{6}", kind: "acme" }] } });
+    sb.userSettings({ qhooks: { redact: [{ pattern: "(unclosed", kind: "typo" }, { pattern: "ACME-[0-9]{6}", kind: "acme" }] } });
     const r = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit", { prompt: `${USER_SECRET} ${PROMPT_KEY}` }));
     expect(r.code).to.equal(0);
     const warnings = warningLines(r.stderr);
@@ -108,5 +108,65 @@ describe("redaction: secrets never reach the log", function () {
     expect(warnings[0]).to.contain("qhooks.redact[0].pattern").and.contain("ignored");
     const bytes = logBytes(sb.db);
     expect(bytes).to.not.contain(USER_SECRET).and.not.contain(PROMPT_KEY);
+  });
+
+  it("an async hook under qhooks run (a detached process) applies the user's patterns to its result too", async () => {
+    // The async hook prints the user's secret and a built-in one; the detached process logs its result later.
+    sb.userSettings({
+      qhooks: { redact: [{ pattern: "ACME-[0-9]{6}", kind: "acme" }] },
+      hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `cat > /dev/null; echo "ticket ${USER_SECRET} key ${REASON_KEY}"`, async: true, name: "bg" }] }] },
+    });
+    const r = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit", { prompt: "hello" }));
+    expect(r.code, r.stderr).to.equal(0);
+    let hooks: { name: string; stdout: string }[] = [];
+    for (let i = 0; i < 80 && hooks.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const log = await sb.run(["log", "--json", "--limit", "1"]);
+      hooks = (JSON.parse(log.stdout) as { asyncHooks: typeof hooks }[])[0]!.asyncHooks;
+    }
+    expect(hooks).to.have.length(1);
+    expect(hooks[0]!.stdout).to.equal(`ticket [REDACTED:acme:${hex8(USER_SECRET)}] key [REDACTED:aws-access-key:${hex8(REASON_KEY)}]\n`);
+    expect(logBytes(sb.db)).to.not.contain(USER_SECRET);
+  });
+
+  it("a secret that is an object key, echoed back as updatedInput, never reaches the log", async () => {
+    const key = `ghp_${"K3y9".repeat(9)}`;
+    const reply = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { [key]: "value" } } });
+    const hook = sb.script("echo-key.sh", `cat > /dev/null\nprintf '%s' '${reply}'`);
+    sb.userSettings({ hooks: { PreToolUse: [group(undefined, hook)] } });
+    const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_input: { [key]: "value" } }));
+    expect(r.code, r.stderr).to.equal(0);
+    // The agent gets the input back as the hook said it.
+    expect((r.outcome!.updatedInput as Record<string, unknown>)[key]).to.equal("value");
+    expect(logBytes(sb.db)).to.not.contain(key);
+    const [record] = JSON.parse((await sb.run(["log", "--json", "--limit", "1"])).stdout) as { updatedInput: Record<string, unknown> }[];
+    expect(record!.updatedInput).to.deep.equal({ [`[REDACTED:github:${hex8(key)}]`]: "value" });
+  });
+
+  it("the match value (StopFailure's error) is redacted: qhooks log never shows the key in its match column", async () => {
+    sb.userSettings({ hooks: { StopFailure: [group(undefined, "cat > /dev/null")] } });
+    const error = `invalid x-api-key ${PROMPT_KEY}`;
+    const r = await sb.runEvent("StopFailure", payloadFor("StopFailure", { error }));
+    expect(r.code, r.stderr).to.equal(0);
+    expect(logBytes(sb.db)).to.not.contain(PROMPT_KEY);
+    for (const format of ["table", "tsv", "json"]) {
+      const listed = await sb.run(["log", "--format", format, "--limit", "all"]);
+      expect(listed.stdout, format).to.not.contain(PROMPT_KEY);
+      // The table cuts its columns; the others show the whole value.
+      if (format !== "table") expect(listed.stdout, format).to.contain(`[REDACTED:anthropic:${hex8(PROMPT_KEY)}]`);
+    }
+  });
+
+  it("a secret a hook prints JSON-escaped (\\u0067hp_...) is found and never reaches the log", async () => {
+    const body = "Rt5w".repeat(9);
+    // The hook's stdout holds the token with its first letter escaped, as JSON allows; the reason decodes to it.
+    const hook = sb.script("escaped.sh", `cat > /dev/null\nprintf '%s' '{"decision":"block","reason":"use \\u0067hp_${body} here"}'`);
+    sb.userSettings({ hooks: { UserPromptSubmit: [group(undefined, hook)] } });
+    const r = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit", { prompt: "hi" }));
+    expect(r.code, r.stderr).to.equal(2);
+    expect(r.stderr).to.contain(`ghp_${body}`);
+    expect(logBytes(sb.db)).to.not.contain(body);
+    const [record] = JSON.parse((await sb.run(["log", "--json", "--limit", "1"])).stdout) as { hooks: { stdout: string }[] }[];
+    expect(record!.hooks[0]!.stdout).to.contain(`[REDACTED:github:${hex8(`ghp_${body}`)}]`);
   });
 });

@@ -88,8 +88,8 @@ describe("redaction: built-in detectors", () => {
 describe("redaction: the user's patterns (qhooks.redact)", () => {
   it("apply after the built-in ones, with their kind; the same secret gives the same marker", () => {
     const compiled = compileRedactPattern({ pattern: "ACME-[0-9]{6}", kind: "acme" });
-    expect(compiled.ok).to.equal(true);
-    const r = createRedactor([(compiled as Extract<typeof compiled, { ok: true }>).pattern]);
+    expect(compiled.warning).to.equal(null);
+    const r = createRedactor([compiled.pattern!]);
     expect(r.json(JSON.stringify({ prompt: "ticket ACME-123456 and ACME-123456" }))).to.equal(JSON.stringify({ prompt: `ticket ${marker("acme", "ACME-123456")} and ${marker("acme", "ACME-123456")}` }));
   });
 
@@ -100,8 +100,8 @@ describe("redaction: the user's patterns (qhooks.redact)", () => {
         redact: [
           { pattern: "ACME-[0-9]{6}", kind: "acme" },
           { pattern: "(unclosed", kind: "bad" },
-          { pattern: "(a+)+$", kind: "slow" },
-          { pattern: "a*b*c*d", kind: "slower" },
+          { pattern: "(a)\\1", kind: "backref" },
+          { pattern: "a(?=b)", kind: "ahead" },
           { pattern: "x?", kind: "empty" },
           { pattern: "ok", kind: "Not A Kind" },
           { pattern: "ok" },
@@ -110,25 +110,58 @@ describe("redaction: the user's patterns (qhooks.redact)", () => {
       },
       (path, message) => warnings.push(`${path.join(".")}: ${message}`),
     );
-    expect(section.redact.map((p) => p.kind)).to.deep.equal(["acme"]);
+    // The two the engine cannot run stay, as patterns that mask whole strings (a guard is never dropped).
+    expect(section.redact.map((p) => [p.kind, p.regex === null])).to.deep.equal([["acme", false], ["backref", true], ["ahead", true]]);
     expect(warnings).to.have.length(7);
-    expect(warnings[0]).to.match(/^qhooks\.redact\.1\.pattern: invalid regex/);
-    expect(warnings[1]).to.match(/^qhooks\.redact\.2\.pattern: .*exponential/);
-    expect(warnings[2]).to.match(/^qhooks\.redact\.3\.pattern: .*polynomial/);
-    expect(warnings[3]).to.match(/^qhooks\.redact\.4\.pattern: .*empty string/);
-    expect(warnings[4]).to.match(/^qhooks\.redact\.5\.kind: /);
-    expect(warnings[5]).to.match(/^qhooks\.redact\.6\.kind: /);
-    expect(warnings[6]).to.match(/^qhooks\.redact\.7: /);
-    for (const w of warnings) expect(w).to.match(/ignored$/);
+    expect(warnings[0]).to.match(/^qhooks\.redact\.1\.pattern: invalid regex.*; ignored$/);
+    expect(warnings[1]).to.match(/^qhooks\.redact\.2\.pattern: .*backreference.*; every string is masked whole instead$/);
+    expect(warnings[2]).to.match(/^qhooks\.redact\.3\.pattern: .*lookahead.*; every string is masked whole instead$/);
+    expect(warnings[3]).to.match(/^qhooks\.redact\.4\.pattern: .*empty string; ignored$/);
+    expect(warnings[4]).to.match(/^qhooks\.redact\.5\.kind: .*ignored$/);
+    expect(warnings[5]).to.match(/^qhooks\.redact\.6\.kind: .*ignored$/);
+    expect(warnings[6]).to.match(/^qhooks\.redact\.7: .*ignored$/);
   });
 
-  it("a slow pattern that passed the check runs on bounded pieces of text", function () {
+  it("each warning has its kind", () => {
+    const kinds = ["(x", "(a)\\1", "(?<=a)b", "a{2000}", "\\udc00", "a*"].map((pattern) => compileRedactPattern({ pattern, kind: "k" }).warning?.kind);
+    expect(kinds).to.deep.equal(["invalid", "backreference", "lookaround", "too-large", "unsupported", "empty-match"]);
+  });
+
+  it("a pattern the engine cannot run masks every string whole, and leaves markers as they are", () => {
+    const r = createRedactor([compileRedactPattern({ pattern: "(ab)\\1", kind: "corp" }).pattern!]);
+    expect(r.text("nothing secret here")).to.equal(marker("corp", "nothing secret here"));
+    expect(r.text("")).to.equal("");
+    const m = marker("corp", "x");
+    expect(r.text(m)).to.equal(m);
+  });
+
+  it("a slow pattern runs on bounded pieces of text", function () {
     this.timeout(20_000);
     const compiled = compileRedactPattern({ pattern: "a.*b.*c", kind: "abc" });
-    expect(compiled.ok).to.equal(true);
-    const r = createRedactor([(compiled as Extract<typeof compiled, { ok: true }>).pattern]);
+    expect(compiled.warning).to.equal(null);
+    const r = createRedactor([compiled.pattern!]);
     const start = performance.now();
     r.text("a".repeat(1_000_000));
     expect(performance.now() - start).to.be.below(10_000);
+  });
+
+  it("the issue's bounded repeats run in linear time and still find what they match", function () {
+    this.timeout(20_000);
+    const compiled = compileRedactPattern({ pattern: "k=([^\\u0000]{0,16}){7}!", kind: "slow" });
+    expect(compiled.warning).to.equal(null);
+    const r = createRedactor([compiled.pattern!]);
+    const start = performance.now();
+    expect(r.text(`${"k=".repeat(20_000)}`)).to.equal("k=".repeat(20_000));
+    // JavaScript's engine takes minutes on this text; the coarse bound proves it did not run.
+    expect(performance.now() - start).to.be.below(10_000);
+    expect(r.text("say k=abc! now")).to.equal(`say ${marker("slow", "k=abc!")} now`);
+  });
+
+  it("text whose matches cannot all be found within the work bound is masked whole", () => {
+    // Unbounded, and a match at every other character: each search may run to the end of the piece.
+    const r = createRedactor([compileRedactPattern({ pattern: "b.*?", kind: "dense" }).pattern!]);
+    const dense = "ab".repeat(400);
+    expect(r.text(dense)).to.equal(marker("dense", dense));
+    expect(r.text("a b a")).to.equal(`a ${marker("dense", "b")} a`);
   });
 });

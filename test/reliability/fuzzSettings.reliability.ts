@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import fc from "fast-check";
 import type { Outcome } from "../../src/schema/outcome.js";
-import { compileMatcher, isCatastrophic } from "../../src/settings/compileMatcher.js";
+import { compileMatcher, matches } from "../../src/settings/compileMatcher.js";
 import { loadSettings } from "../../src/settings/loadSettings.js";
 import { discoverSettings } from "../../src/settings/settingsSources.js";
 import { journalCount, seedLog } from "../store/storeHelpers.js";
@@ -125,21 +125,17 @@ describe(`reliability: regex bombs as matchers ${QUICK}`, function () {
   });
   afterEach(() => sb.cleanup());
 
-  it("every known bomb is refused when settings load, with a warning naming the file and the group", () => {
-    for (const bomb of REGEX_BOMBS) {
-      expect(isCatastrophic(bomb), bomb).to.equal(true);
-      expect(compileMatcher(bomb).matcher.kind, bomb).to.equal("never");
-    }
+  it("every known bomb loads as a regex without a warning: the linear-time engine runs it", () => {
+    for (const bomb of REGEX_BOMBS) expect(compileMatcher(bomb).matcher.kind, bomb).to.equal("regex");
     sb.projectSettings({ hooks: { PreToolUse: REGEX_BOMBS.map((b) => group(b, "echo matched")) } });
     const snapshot = loadSettings(levels(sb));
-    expect(snapshot.hooks, "the hooks stay configured; their groups match nothing").to.have.length(REGEX_BOMBS.length);
-    expect(snapshot.warnings.filter((w) => /can take exponential|polynomial/.test(w))).to.have.length(REGEX_BOMBS.length);
-    snapshot.warnings.forEach((w, i) => expect(w).to.match(new RegExp(`^\\.qoder/settings\\.json: hooks\\.PreToolUse\\[${i}\\]\\.matcher: `)));
+    expect(snapshot.hooks).to.have.length(REGEX_BOMBS.length);
+    expect(snapshot.warnings).to.deep.equal([]);
   });
 
   it("the simple forms matchers are made of are never refused", () => {
     const plain = ["Bash", "Write|Edit", "Write, Edit", "mcp__.*", "^Edit$", "mcp__(github|gitlab)__.*", "mcp__.*__create_.*", "Notebook.*", "^(Read|Write)$", ".*", "^mcp__memory__", "Edit.?", "[A-Z]\\w+", "(Read|Glob|Grep)"];
-    for (const p of plain) expect(isCatastrophic(p), p).to.equal(false);
+    for (const p of plain) expect(compileMatcher(p).matcher.kind, p).to.be.oneOf(["regex", "names"]);
   });
 
   it("random patterns that load are safe: each one, on each hostile tool name, answers within a coarse bound", async () => {
@@ -170,11 +166,11 @@ describe(`reliability: regex bombs as matchers ${QUICK}`, function () {
     expect(lines).to.have.length(patterns.length);
     const worst = lines.map((l) => ({ pattern: l.slice(0, l.lastIndexOf(" ")), ms: Number(l.slice(l.lastIndexOf(" ") + 1)) })).sort((a, b) => b.ms - a.ms);
     console.log(`      ${patterns.length} patterns; slowest: ${worst.slice(0, 3).map((w) => `${w.pattern} ${w.ms} ms`).join(", ")}`);
-    // Two unbounded quantifiers in a row cost a few hundred milliseconds at worst on 1,024 characters.
+    // Linear time: each test is bounded by the program's size times the value's length.
     expect(worst[0]!.ms, worst[0]!.pattern).to.be.below(3000);
   });
 
-  it("each bomb, tried against each hostile tool name through qhooks run: settles, logs, and says why the group matches nothing", async () => {
+  it("each bomb, tried against each hostile tool name through qhooks run: settles, logs, and matches as JavaScript would", async () => {
     sb.projectSettings({ hooks: { PreToolUse: [...REGEX_BOMBS.map((b) => group(b, "echo matched")), group("Bash", { command: "echo fine", name: "fine" })] } });
     await eachLimit([...HOSTILE_TOOL_NAMES, "Bash"], 2, async (name) => {
       const r = await cliWithDeadline(sb, ["run", "PreToolUse"], { input: JSON.stringify(payloadFor("PreToolUse", { tool_name: name })), deadlineMs: STALL_BOUND_MS });
@@ -182,8 +178,9 @@ describe(`reliability: regex bombs as matchers ${QUICK}`, function () {
       expectCleanCli(r, clip(name, 40));
       expect(r.code).to.equal(0);
       const outcome = JSON.parse(r.stdout) as Outcome;
-      expect(outcome.hooks.map((h) => h.name)).to.deep.equal(name === "Bash" ? ["fine"] : []);
-      expect(r.stderr.split("\n").filter((l) => l.includes("matches nothing"))).to.have.length(REGEX_BOMBS.length);
+      // The hooks that ran are those whose matcher says so (a few bombs match everything: `(\\d+)*$`).
+      const ran = REGEX_BOMBS.filter((b) => matches(compileMatcher(b).matcher, name)).map(() => "echo matched");
+      expect(outcome.hooks.map((h) => h.name)).to.deep.equal([...new Set(ran), ...(name === "Bash" ? ["fine"] : [])]);
     });
     const verify = await sb.run(["verify"]);
     expect(verify.code, verify.stderr).to.equal(0);

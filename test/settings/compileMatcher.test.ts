@@ -1,8 +1,10 @@
 import { expect } from "chai";
-import { MAX_MATCH_VALUE_LENGTH, compileMatcher, isCatastrophic, matches } from "../../src/settings/compileMatcher.js";
+import { compileMatcher, matches } from "../../src/settings/compileMatcher.js";
+import { MATCH_WORK_LIMIT } from "../../src/regex/userRegex.js";
+import { MAX_PROGRAM_SIZE } from "../../src/regex/toRe2.js";
 
 /** Contract 2.2 and 8 ("Matcher written as in the seed's table"), on the compiled matchers themselves. */
-describe("compileMatcher / matches / isCatastrophic", () => {
+describe("compileMatcher / matches", () => {
   const compiled = (source: string | undefined) => {
     const c = compileMatcher(source);
     return { ...c, test: (value: string | null) => matches(c.matcher, value) };
@@ -106,10 +108,17 @@ describe("compileMatcher / matches / isCatastrophic", () => {
       expect(m.test("mcp__slack__post")).to.equal(false);
     });
 
-    it(`tests a regex against the first ${MAX_MATCH_VALUE_LENGTH} characters of the value only`, () => {
-      const long = `${"a".repeat(MAX_MATCH_VALUE_LENGTH)}TAIL`;
-      expect(compiled("TAIL").test(long)).to.equal(false);
-      expect(compiled("^a+$").test(long)).to.equal(true);
+    it("tests the whole value: what follows the first 1,024 characters counts too", () => {
+      const long = `${"a".repeat(1024)}TAIL`;
+      expect(compiled("TAI.").test(long)).to.equal(true);
+      expect(compiled("^a+$").test(long)).to.equal(false);
+    });
+
+    it("a value too long to test within the work bound counts as matched (the hook runs)", () => {
+      const m = compiled("^Bash$");
+      // About 10 instructions: a value of MATCH_WORK_LIMIT characters is past the bound.
+      expect(m.test("x".repeat(MATCH_WORK_LIMIT))).to.equal(true);
+      expect(m.test("x".repeat(1000))).to.equal(false);
     });
   });
 
@@ -153,27 +162,57 @@ describe("compileMatcher / matches / isCatastrophic", () => {
       });
     }
 
-    for (const source of ["(a+)+$", "(\\w*)*", "(a|aa)+", "((a+)b)+", "(x{1,3})+y", "^(.*)*$"]) {
-      it(`catastrophic ${source} is refused`, () => {
-        expect(isCatastrophic(source)).to.equal(true);
-        const m = compiled(source);
-        expect(m.matcher.kind).to.equal("never");
-        expect(m.warnings).to.have.length(1);
-        expect(m.warnings[0]).to.include(source);
-        expect(m.warnings[0]).to.match(/exponential time; this group matches nothing$/);
-      });
-    }
-
-    it("refusing (a+)+$ is what keeps a hostile value from stalling: matching returns at once", () => {
-      const m = compiled("(a+)+$");
-      const start = performance.now();
-      expect(m.test(`${"a".repeat(40)}!`)).to.equal(false);
-      // A real backtracking run on this input takes minutes; a coarse bound proves it never ran.
-      expect(performance.now() - start).to.be.below(1000);
+    it("an invalid regex says which kind of refusal it is", () => {
+      expect(compiled("Bash(").refusal?.kind).to.equal("invalid");
     });
   });
 
-  describe("isCatastrophic leaves ordinary matchers alone", () => {
+  describe("patterns that backtrack for minutes in JavaScript run in linear time", () => {
+    for (const [source, hostile] of [
+      ["(a+)+$", `${"a".repeat(40)}!`],
+      ["(\\w*)*!", "a".repeat(5000)],
+      ["(a|aa)+$", `${"a".repeat(60)}!`],
+      ["((a+)b)+c", "ab".repeat(3000)],
+      ["a*a*a*a*a*b", "a".repeat(5000)],
+      // The issue's redaction pattern, as a matcher: bounded repeats, nested.
+      ["([^\\u0000]{0,16}){7}!", "a".repeat(2000)],
+    ] as const) {
+      it(`${source} is a regex, answers like JavaScript, and at once on a hostile value`, () => {
+        const m = compiled(source);
+        expect(m.matcher.kind).to.equal("regex");
+        expect(m.warnings).to.deep.equal([]);
+        const start = performance.now();
+        expect(m.test(hostile)).to.equal(false);
+        // A backtracking run on these values takes minutes; a coarse bound proves none ran.
+        expect(performance.now() - start).to.be.below(2000);
+        expect(m.test(`${hostile.slice(0, 20)}ab!c`), "still matches what it should").to.equal(new RegExp(source).test(`${hostile.slice(0, 20)}ab!c`));
+      });
+    }
+  });
+
+  describe("regexes the linear-time engine cannot run count as matched, with one warning of their kind", () => {
+    for (const [source, kind] of [
+      ["(a)\\1", "backreference"],
+      ["(?<t>a)\\k<t>", "backreference"],
+      ["Bash(?=x)", "lookaround"],
+      ["(?<!mcp__)Bash", "lookaround"],
+      ["a{1001}", "too-large"],
+      ["(a{100}){20}", "too-large"],
+      [`(${"x".repeat(MAX_PROGRAM_SIZE)})`, "too-large"],
+      ["\\ud800", "unsupported"],
+    ] as const) {
+      it(`${source.slice(0, 30)}: ${kind}`, () => {
+        const m = compiled(source);
+        expect(m.matcher.kind).to.equal("undecided");
+        expect(m.refusal?.kind).to.equal(kind);
+        expect(m.warnings).to.have.length(1);
+        expect(m.warnings[0]).to.match(/cannot run in linear time .*; this group runs for every value$/);
+        for (const v of ["Bash", "", "anything", null]) expect(m.test(v), String(v)).to.equal(true);
+      });
+    }
+  });
+
+  describe("ordinary matchers are regexes, never refused", () => {
     for (const source of [
       "mcp__(github|gitlab)__.*",
       "mcp__.*",
@@ -188,8 +227,7 @@ describe("compileMatcher / matches / isCatastrophic", () => {
       "(a){2}",
     ]) {
       it(source, () => {
-        expect(isCatastrophic(source)).to.equal(false);
-        expect(compileMatcher(source).matcher.kind).not.to.equal("never");
+        expect(compileMatcher(source).matcher.kind).to.be.oneOf(["regex", "names"]);
       });
     }
   });

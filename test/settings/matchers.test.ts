@@ -41,7 +41,7 @@ describe("matchers through qhooks run", () => {
             group("^Edit$", mark(sb, "anchored")),
             group("bash", mark(sb, "lowercase")),
             group("mcp__(github|gitlab)__.*", mark(sb, "alternation")),
-            group("(a+)+$", mark(sb, "catastrophic")),
+            group("(a+)+$", mark(sb, "nested-repeat")),
             group("Bash(", mark(sb, "invalid")),
           ],
         }),
@@ -59,7 +59,7 @@ describe("matchers through qhooks run", () => {
         notebook: { tool_name: "NotebookEdit", tool_input: {} },
         github: { tool_name: "mcp__github__create_issue", tool_input: {} },
         slack: { tool_name: "mcp__slack__post", tool_input: {} },
-        // (a+)+$ would match this name if it were compiled: refused, it matches nothing.
+        // (a+)+$, which backtracks for minutes in JavaScript on a near miss, runs in linear time and matches this one.
         llama: { tool_name: "Llama", tool_input: {} },
       });
       // Case-sensitive: the lower-case "bash" group never runs for Bash.
@@ -71,16 +71,15 @@ describe("matchers through qhooks run", () => {
       // Unanchored regex: mcp__.* matches every MCP tool; the alternation only its two servers.
       expectMarks(r.github!.marks, "alternation", "mcp-regex");
       expectMarks(r.slack!.marks, "mcp-regex");
-      expectMarks(r.llama!.marks);
+      expectMarks(r.llama!.marks, "nested-repeat");
     });
 
-    it("warns, on every run, about the seed-table matcher, the catastrophic regex and the invalid one, and nothing else", async () => {
+    it("warns, on every run, about the seed-table matcher and the invalid regex, and nothing else", async () => {
       const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_name: "Write", tool_input: {} }));
       const warnings = warningLines(r.stderr);
-      expect(warnings).to.have.length(3, warnings.join("\n"));
+      expect(warnings).to.have.length(2, warnings.join("\n"));
       expect(warnings[0]).to.match(/^\.qoder\/settings\.json: hooks\.PreToolUse\[6\]\.matcher: matcher "Write\\\|Edit" read as "Write\|Edit"/);
-      expect(warnings[1]).to.match(/^\.qoder\/settings\.json: hooks\.PreToolUse\[11\]\.matcher: regex "\(a\+\)\+\$" nests quantifiers/);
-      expect(warnings[2]).to.match(/^\.qoder\/settings\.json: hooks\.PreToolUse\[12\]\.matcher: invalid regex/);
+      expect(warnings[1]).to.match(/^\.qoder\/settings\.json: hooks\.PreToolUse\[12\]\.matcher: invalid regex/);
     });
   });
 

@@ -6,6 +6,7 @@ import { takeAsyncJob } from "../../handlers/asyncJob.js";
 import { runOneHook } from "../../engine/steps/runHooks.js";
 import type { HookSpec } from "../../core/stages.js";
 import { nullEventLog, type EventLog } from "../../store/eventLog.js";
+import { redactorFor } from "../../redact/userPatterns.js";
 import { deferStopSignals } from "../stopSignal.js";
 
 /**
@@ -27,7 +28,8 @@ export async function asyncHookCommand(file: string): Promise<number> {
   try {
     const envFor = hookEnvironment({ baseEnv: job.baseEnv, projectDir: job.projectDir, homeDir: job.homeDir, event: job.valid.event, sessionId: job.valid.sessionId, replay: job.replay, callChain: job.callChain });
     const spec = job.spec as HookSpec;
-    background.start(job.seq, job.valid, spec, runOneHook(spec, job.valid, envFor, { projectDir: job.projectDir, maxOutputBytes: job.maxOutputBytes, services: { evaluator: chatEvaluatorFromEnv(job.baseEnv) } }));
+    const run$ = runOneHook(spec, job.valid, envFor, { projectDir: job.projectDir, maxOutputBytes: job.maxOutputBytes, services: { evaluator: chatEvaluatorFromEnv(job.baseEnv) } });
+    background.start(job.seq, job.valid, spec, run$, redactorFor(job.redact));
     await background.settled();
     return 0;
   } finally {
