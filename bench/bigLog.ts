@@ -15,7 +15,13 @@ export const BUILD_BATCH = 5_000;
 
 const SNAPSHOT: SnapshotRecord = {
   hash: "b".repeat(64),
-  document: [{ level: "user", file: "/home/dev/.qoder-cn/settings.json", hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "~/.qoder-cn/hooks/bash-guard.sh" }] }] } }],
+  document: [
+    {
+      level: "user",
+      file: "/home/dev/.qoder-cn/settings.json",
+      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "~/.qoder-cn/hooks/bash-guard.sh" }] }] },
+    },
+  ],
   warnings: [],
 };
 
@@ -50,7 +56,9 @@ export function* generateEntries(count: number, seed = 42): Generator<EventEntry
   let t = Date.UTC(2025, 0, 1);
   let emitted = 0;
   for (let s = 0; emitted < count; s++) {
-    const sessionId = `sess-${String(s).padStart(6, "0")}-${Math.floor(rnd() * 0xffffffff).toString(16).padStart(8, "0")}`;
+    const sessionId = `sess-${String(s).padStart(6, "0")}-${Math.floor(rnd() * 0xffffffff)
+      .toString(16)
+      .padStart(8, "0")}`;
     const projectDir = PROJECTS[s % PROJECTS.length]!;
     const length = 200 + Math.floor(rnd() * 1600);
     const common = { session_id: sessionId, transcript_path: `/home/dev/.claude/projects/${sessionId}.jsonl`, cwd: projectDir };
@@ -133,7 +141,12 @@ export function* generateEntries(count: number, seed = 42): Generator<EventEntry
         if (emitted >= count) break;
         if (preHooks.some((h) => h.outcome === "block")) continue;
         const postHooks = tool === "Edit" || tool === "Write" ? [{ ...hook("format-check", false), matcher: "Edit|Write", decision: "none" as const }] : [];
-        yield make("PostToolUse", { tool_name: tool, tool_input: toolInput, tool_response: { stdout: text(20, 1600), exit_code: 0 }, tool_use_id: toolUseId }, tool, postHooks);
+        yield make(
+          "PostToolUse",
+          { tool_name: tool, tool_input: toolInput, tool_response: { stdout: text(20, 1600), exit_code: 0 }, tool_use_id: toolUseId },
+          tool,
+          postHooks,
+        );
       }
       if (emitted < count) yield make("Stop", { stop_hook_active: false, last_assistant_message: text(20, 300) }, null, []);
     }
@@ -210,7 +223,10 @@ export async function ensureBigLog(events: number): Promise<BigLog> {
   await reader.close();
   const bytes = statSync(building).size;
   renameSync(building, path);
-  writeFileSync(meta, JSON.stringify({ events, bytes, buildRate, schema: SCHEMA_VERSION, generator: GENERATOR_VERSION, builtAt: new Date().toISOString() }, null, 2));
+  writeFileSync(
+    meta,
+    JSON.stringify({ events, bytes, buildRate, schema: SCHEMA_VERSION, generator: GENERATOR_VERSION, builtAt: new Date().toISOString() }, null, 2),
+  );
   return { path, events, bytes, buildRate, cached: false };
 }
 

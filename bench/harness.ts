@@ -56,11 +56,7 @@ export type Probe = () => Promise<number> | number;
  * Runs each probe `reps` times after `warmup` unrecorded runs, interleaved and in alternating order (A B, B A, ...),
  * and returns the samples of each (none for a probe left undefined).
  */
-export async function interleave<K extends string>(
-  probes: Readonly<Partial<Record<K, Probe>>>,
-  reps: number,
-  warmup = 1,
-): Promise<Record<K, number[]>> {
+export async function interleave<K extends string>(probes: Readonly<Partial<Record<K, Probe>>>, reps: number, warmup = 1): Promise<Record<K, number[]>> {
   const keys = (Object.keys(probes) as K[]).filter((k) => probes[k] !== undefined);
   const samples = Object.fromEntries(keys.map((k) => [k, [] as number[]])) as Record<K, number[]>;
   for (let i = 0; i < warmup + reps; i++) {
@@ -176,7 +172,11 @@ export function formatRatio(ratio: number | null): string {
 
 export function renderTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
   return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 

@@ -16,14 +16,15 @@ mkdirSync(join(work, "home"), { recursive: true });
 
 const env = { ...process.env, HOME: join(work, "home"), QHOOKS_DB: db };
 delete env.QHOOKS_CALL_CHAIN;
-const qhooks = (args, input) =>
-  spawnSync(process.execPath, [cli, "--project-dir", repo, ...args], { input, env, encoding: "utf8", cwd: repo });
+const qhooks = (args, input) => spawnSync(process.execPath, [cli, "--project-dir", repo, ...args], { input, env, encoding: "utf8", cwd: repo });
 
 const bold = (s) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const mark = { success: "ok", block: "BLOCK", error: "error", "invalid-output": "bad output", timeout: "timeout" };
 
 console.log(bold("qhooks demo: one recorded agent session through the sample hooks of demo/settings.json\n"));
-const events = readFileSync(join(repo, "demo", "session.jsonl"), "utf8").trim().split("\n");
+const events = readFileSync(join(repo, "demo", "session.jsonl"), "utf8")
+  .trim()
+  .split("\n");
 events.forEach((line, i) => {
   const payload = JSON.parse(line);
   const event = payload.hook_event_name;
@@ -65,7 +66,13 @@ show("per event and per hook", ["stats"]);
 show("the hash chain is intact", ["verify"]);
 
 console.log(`\n${bold("Would a stricter config have decided differently?")} demo/stricter.json denies force pushes and edits of src/checkout.ts.`);
-show("re-judge the session with the new hooks (they run for real, with QHOOKS_REPLAY=1)", ["replay", "--session", "demo-7f3a", "--settings", "demo/stricter.json"]);
+show("re-judge the session with the new hooks (they run for real, with QHOOKS_REPLAY=1)", [
+  "replay",
+  "--session",
+  "demo-7f3a",
+  "--settings",
+  "demo/stricter.json",
+]);
 
 // A blocked decision kept as a test of a project: the demo's own project in demo/.demo/project, whose
 // .qoder/settings.json holds the sample hooks (named by their path here: the project is elsewhere).
@@ -83,7 +90,15 @@ const rm = JSON.parse(qhooks(["log", "--blocked", "--grep", "rm -rf", "--json", 
 console.log(`\n${bold("Why was it blocked?")} Every hook of the configuration logged with the event, and what became of each:`);
 show("which hook decided, and why the others did not", ["explain", String(rm.seq)]);
 console.log(`\n${bold("Keep a decision as a test.")} The blocked rm -rf (#${rm.seq}), in a project whose settings hold the sample hooks (demo/.demo/project):`);
-inProject("save the event and its decision to .qoder/hook-tests.jsonl (one JSON line per case)", ["test", "add", String(rm.seq), "--name", "rm -rf is denied", "--ran", "block-rm"]);
+inProject("save the event and its decision to .qoder/hook-tests.jsonl (one JSON line per case)", [
+  "test",
+  "add",
+  String(rm.seq),
+  "--name",
+  "rm -rf is denied",
+  "--ran",
+  "block-rm",
+]);
 inProject("judge every case with the settings in force (hooks run for real, with QHOOKS_TEST=1; nothing is logged)", ["test"]);
 
 // Last, the session to look at rather than read: one HTML file, with no network needed to open it.

@@ -108,8 +108,25 @@ try {
   const settings = join(scratch, "settings.json");
   // A regex matcher too: re2js (bundled, evaluated only when a user regex is first tested) gets into the cache, so
   // that a configuration with one does not compile the engine on every run.
-  writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "cat > /dev/null" }] }, { matcher: "^Ba.h$", hooks: [{ type: "command", command: "cat > /dev/null" }] }] } }));
-  const payload = { session_id: "build", transcript_path: join(scratch, "t.jsonl"), cwd: scratch, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "true" } };
+  writeFileSync(
+    settings,
+    JSON.stringify({
+      hooks: {
+        PreToolUse: [
+          { matcher: "*", hooks: [{ type: "command", command: "cat > /dev/null" }] },
+          { matcher: "^Ba.h$", hooks: [{ type: "command", command: "cat > /dev/null" }] },
+        ],
+      },
+    }),
+  );
+  const payload = {
+    session_id: "build",
+    transcript_path: join(scratch, "t.jsonl"),
+    cwd: scratch,
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_input: { command: "true" },
+  };
   const env = { ...process.env, HOME: scratch, XDG_CACHE_HOME: join(scratch, "cache"), QHOOKS_DB: join(scratch, "events.db") };
   delete env.QHOOKS_CALL_CHAIN;
   const args = ["dist/bin/qhooks.cjs", "run", "PreToolUse", "--settings", settings, "--project-dir", scratch];

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 
 const args = process.argv.slice(2);
 const rootAt = args.indexOf("--root");
-const ROOT = resolve(rootAt >= 0 ? args[rootAt + 1] ?? "." : join(dirname(fileURLToPath(import.meta.url)), ".."));
+const ROOT = resolve(rootAt >= 0 ? (args[rootAt + 1] ?? ".") : join(dirname(fileURLToPath(import.meta.url)), ".."));
 
 /** The documents a user or contributor reads: the top-level *.md files, docs/ (recursively) and bench/README.md. */
 function documents() {

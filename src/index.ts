@@ -38,7 +38,16 @@ export {
   QhooksSettingsSchema,
   RedactEntrySchema,
 } from "./schema/settings.js";
-export type { HandlerSetting, CommandHandler, HttpHandler, PromptHandler, McpToolHandler, QhooksSettings, RedactEntry, HandlerType } from "./schema/settings.js";
+export type {
+  HandlerSetting,
+  CommandHandler,
+  HttpHandler,
+  PromptHandler,
+  McpToolHandler,
+  QhooksSettings,
+  RedactEntry,
+  HandlerType,
+} from "./schema/settings.js";
 export { VerdictSchema, HOOK_OUTPUT_SCHEMAS } from "./schema/hookOutput.js";
 export type { Verdict } from "./schema/hookOutput.js";
 export { HookOutcomeKindSchema, HookResultSchema, SkipReasonSchema, SkippedHookSchema, OutcomeSchema } from "./schema/outcome.js";

@@ -37,7 +37,12 @@ export async function dispatchHookCases(config: BenchConfig, peer: Peer | null):
   const one = hookBus(dir, [dir.settings("one", [{ matcher: "Bash", command: "true" }])], dir.path("one.db"));
   const ten = hookBus(
     dir,
-    [dir.settings("ten", Array.from({ length: 10 }, (_, i) => ({ matcher: "Bash", command: `true #${i}` })))],
+    [
+      dir.settings(
+        "ten",
+        Array.from({ length: 10 }, (_, i) => ({ matcher: "Bash", command: `true #${i}` })),
+      ),
+    ],
     dir.path("ten.db"),
   );
   try {
@@ -58,7 +63,11 @@ export async function dispatchHookCases(config: BenchConfig, peer: Peer | null):
         unmute();
       }
     };
-        const s2 = await interleave({ qhooks: oneHook, raw, muted: oneHookMuted, peer: peer ? () => peer.dispatchOneHook(payload) : undefined }, config.oneHookReps, 20);
+    const s2 = await interleave(
+      { qhooks: oneHook, raw, muted: oneHookMuted, peer: peer ? () => peer.dispatchOneHook(payload) : undefined },
+      config.oneHookReps,
+      20,
+    );
 
     progress(`case 3: dispatch with ten hooks vs ten raw spawns, ${config.tenHookReps} each`);
     const tenHooks = async () => {
@@ -68,7 +77,7 @@ export async function dispatchHookCases(config: BenchConfig, peer: Peer | null):
       return ms;
     };
     const rawTen = () => timeMs(() => Promise.all(Array.from({ length: 10 }, () => rawSpawn(payload))));
-        const s3 = await interleave({ qhooks: tenHooks, raw: rawTen, peer: peer ? () => peer.dispatchTenHooks(payload) : undefined }, config.tenHookReps, 5);
+    const s3 = await interleave({ qhooks: tenHooks, raw: rawTen, peer: peer ? () => peer.dispatchTenHooks(payload) : undefined }, config.tenHookReps, 5);
 
     let c2 = caseResult({
       id: "2",

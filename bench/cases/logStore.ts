@@ -20,7 +20,10 @@ export async function logStoreCases(config: BenchConfig, big: BigLog): Promise<C
     // events as `qhooks record` writes them (one row each), then as dispatch writes them (event, outcome, hooks).
     const dispatched = [...generateEntries((config.appendBatches + 1) * BUILD_BATCH, 7)];
     const recorded = dispatched.map((e): EventEntry => ({ ...e, source: "record", snapshot: null, outcome: null }));
-    for (const [id, shape, entries] of [["5a", "recorded events", recorded], ["5a2", "dispatched events (+outcome, hooks)", dispatched]] as const) {
+    for (const [id, shape, entries] of [
+      ["5a", "recorded events", recorded],
+      ["5a2", "dispatched events (+outcome, hooks)", dispatched],
+    ] as const) {
       const batches: EventEntry[][] = [];
       for (let i = 0; i < entries.length; i += BUILD_BATCH) batches.push(entries.slice(i, i + BUILD_BATCH));
       const log = openSqliteLog(dir.path(`appends-${id}.db`));
@@ -112,15 +115,27 @@ export async function logStoreCases(config: BenchConfig, big: BigLog): Promise<C
       );
 
       progress(`case 5c/5d: sessions and stats, ${config.summaryReps} each`);
-      const c = await interleave(
-        { qhooks: () => timeMs(() => audit.sessions({})), bare: () => timeMs(() => bareSessions.all()) },
-        config.summaryReps,
-        1,
-      );
+      const c = await interleave({ qhooks: () => timeMs(() => audit.sessions({})), bare: () => timeMs(() => bareSessions.all()) }, config.summaryReps, 1);
       const d = await interleave({ qhooks: () => timeMs(() => audit.stats({})), bare: () => timeMs(() => bareStats.all()) }, config.summaryReps, 1);
       results.push(
-        caseResult({ id: "5c", name: "sessions (library)", unit: "ms", qhooks: c.qhooks, baseline: c.bare, baselineName: "bare GROUP BY", target: { kind: "abs-max", value: 1000 } }),
-        caseResult({ id: "5d", name: "stats (library)", unit: "ms", qhooks: d.qhooks, baseline: d.bare, baselineName: "bare GROUP BY", target: { kind: "abs-max", value: 1000 } }),
+        caseResult({
+          id: "5c",
+          name: "sessions (library)",
+          unit: "ms",
+          qhooks: c.qhooks,
+          baseline: c.bare,
+          baselineName: "bare GROUP BY",
+          target: { kind: "abs-max", value: 1000 },
+        }),
+        caseResult({
+          id: "5d",
+          name: "stats (library)",
+          unit: "ms",
+          qhooks: d.qhooks,
+          baseline: d.bare,
+          baselineName: "bare GROUP BY",
+          target: { kind: "abs-max", value: 1000 },
+        }),
       );
 
       const payloadBytes = (bare.prepare("SELECT avg(length(CAST(body AS BLOB))) AS b FROM journal WHERE kind = 'event'").get() as { b: number }).b;

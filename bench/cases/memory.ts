@@ -67,11 +67,51 @@ export async function memoryCases(config: BenchConfig, big: BigLog): Promise<Cas
     const replay = await qhooks(["replay", "--match-only", "--since", "2000-01-01", "--settings", hookFile]);
     const nodeMb = logs.node;
     return [
-      caseResult({ id: "7a", name: "peak RSS, qhooks log (--limit 50)", unit: "MB", qhooks: logs.log, baseline: nodeMb, baselineName: "node -e 0", target: { kind: "abs-max", value: 150 } }),
-      caseResult({ id: "7b", name: `peak RSS, qhooks log --jsonl, all ${n}`, unit: "MB", qhooks: [all.mb], baseline: nodeMb, baselineName: "node -e 0", target: { kind: "abs-max", value: 150 } }),
-      caseResult({ id: "7c", name: `peak RSS, qhooks replay --match-only, all ${n}`, unit: "MB", qhooks: [replay.mb], baseline: nodeMb, baselineName: "node -e 0", target: { kind: "abs-max", value: 150 } }),
-      caseResult({ id: "7i", name: `  log --jsonl throughput (CLI, all ${n})`, unit: "events/s", qhooks: [(big.events * 1000) / all.ms], baseline: null, baselineName: "", target: null }),
-      caseResult({ id: "7i", name: `  replay --match-only throughput (CLI, all ${n})`, unit: "events/s", qhooks: [(big.events * 1000) / replay.ms], baseline: null, baselineName: "", target: null }),
+      caseResult({
+        id: "7a",
+        name: "peak RSS, qhooks log (--limit 50)",
+        unit: "MB",
+        qhooks: logs.log,
+        baseline: nodeMb,
+        baselineName: "node -e 0",
+        target: { kind: "abs-max", value: 150 },
+      }),
+      caseResult({
+        id: "7b",
+        name: `peak RSS, qhooks log --jsonl, all ${n}`,
+        unit: "MB",
+        qhooks: [all.mb],
+        baseline: nodeMb,
+        baselineName: "node -e 0",
+        target: { kind: "abs-max", value: 150 },
+      }),
+      caseResult({
+        id: "7c",
+        name: `peak RSS, qhooks replay --match-only, all ${n}`,
+        unit: "MB",
+        qhooks: [replay.mb],
+        baseline: nodeMb,
+        baselineName: "node -e 0",
+        target: { kind: "abs-max", value: 150 },
+      }),
+      caseResult({
+        id: "7i",
+        name: `  log --jsonl throughput (CLI, all ${n})`,
+        unit: "events/s",
+        qhooks: [(big.events * 1000) / all.ms],
+        baseline: null,
+        baselineName: "",
+        target: null,
+      }),
+      caseResult({
+        id: "7i",
+        name: `  replay --match-only throughput (CLI, all ${n})`,
+        unit: "events/s",
+        qhooks: [(big.events * 1000) / replay.ms],
+        baseline: null,
+        baselineName: "",
+        target: null,
+      }),
     ];
   } finally {
     dir.dispose();

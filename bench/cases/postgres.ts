@@ -46,7 +46,18 @@ export async function postgresCases(config: BenchConfig, big: BigLog): Promise<C
     await admin((c) => c.query("SELECT 1"));
   } catch (e) {
     progress(`case 8 skipped: no PostgreSQL at ${SERVER} (${(e as Error).message})`);
-    return [caseResult({ id: "8", name: "central PostgreSQL log", unit: "ms", qhooks: [], baseline: null, baselineName: "", target: null, notes: `not measured: no PostgreSQL at ${SERVER}` })];
+    return [
+      caseResult({
+        id: "8",
+        name: "central PostgreSQL log",
+        unit: "ms",
+        qhooks: [],
+        baseline: null,
+        baselineName: "",
+        target: null,
+        notes: `not measured: no PostgreSQL at ${SERVER}`,
+      }),
+    ];
   }
   const dir = new BenchDir("pg");
   try {
@@ -62,7 +73,7 @@ async function shipCase(config: BenchConfig, dir: BenchDir): Promise<CaseResult[
   const file = dir.path("ship.db");
   progress(`case 8a: a local log of ${events.toLocaleString("en")} recorded events, shipped vs bare batched inserts`);
   const log = openSqliteLog(file);
-  let batch: EventEntry[] = [];
+  const batch: EventEntry[] = [];
   for (const e of generateEntries(events, 11)) {
     batch.push({ ...e, source: "record", snapshot: null, outcome: null });
     if (batch.length === BUILD_BATCH) await log.append(batch.splice(0));
@@ -94,7 +105,8 @@ async function shipCase(config: BenchConfig, dir: BenchDir): Promise<CaseResult[
       baseline: bare,
       baselineName: "bare multi-row inserts",
       target: { kind: "ratio-min", value: 0.5 },
-      notes: "records/s; the baseline reads the same rows from the file and inserts them into a table of the same columns (no index, no check), 5,000 per transaction",
+      notes:
+        "records/s; the baseline reads the same rows from the file and inserts them into a table of the same columns (no index, no check), 5,000 per transaction",
     }),
   ];
 }
@@ -117,10 +129,27 @@ async function bareInserts(file: string, url: string): Promise<void> {
         `INSERT INTO bare SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bytea[], $6::bytea[], $7::bytea[], $8::text[], $9::bigint[], $10::bytea[],
           $11::bytea[], $12::bytea[], $13::text[], $14::text[], $15::smallint[], $16::float8[], $17::bytea[], $18::bytea[], $19::text[], $20::smallint[], $21::bytea[])`,
         [
-          rows.map((r) => r.seq), rows.map((r) => r.ts), rows.map((r) => r.kind), rows.map((r) => r.event), rows.map((r) => b(r.session_id)), rows.map((r) => b(r.match_value)),
-          rows.map((r) => b(r.project_dir)), rows.map((r) => r.source), rows.map((r) => r.ref), rows.map((r) => b(r.run_id)), rows.map((r) => b(r.config_hash)), rows.map((r) => b(r.name)),
-          rows.map((r) => r.status), rows.map((r) => r.decision), rows.map((r) => r.blocked), rows.map((r) => r.duration_ms), rows.map((r) => b(r.reason)), rows.map((r) => b(r.body)),
-          rows.map((r) => r.hash), rows.map((r) => r.format), rows.map((r) => b(r.outcome)),
+          rows.map((r) => r.seq),
+          rows.map((r) => r.ts),
+          rows.map((r) => r.kind),
+          rows.map((r) => r.event),
+          rows.map((r) => b(r.session_id)),
+          rows.map((r) => b(r.match_value)),
+          rows.map((r) => b(r.project_dir)),
+          rows.map((r) => r.source),
+          rows.map((r) => r.ref),
+          rows.map((r) => b(r.run_id)),
+          rows.map((r) => b(r.config_hash)),
+          rows.map((r) => b(r.name)),
+          rows.map((r) => r.status),
+          rows.map((r) => r.decision),
+          rows.map((r) => r.blocked),
+          rows.map((r) => r.duration_ms),
+          rows.map((r) => b(r.reason)),
+          rows.map((r) => b(r.body)),
+          rows.map((r) => r.hash),
+          rows.map((r) => r.format),
+          rows.map((r) => b(r.outcome)),
         ],
       );
       await c.query("COMMIT");
@@ -139,12 +168,17 @@ async function auditCases(config: BenchConfig, big: BigLog): Promise<CaseResult[
     progress(`case 8b-8d: shipping the ${big.events.toLocaleString("en")}-event log to a central database...`);
     let shown = 0;
     const shipMs = await timeMs(() =>
-      shipLog({ from: big.path, to: db.url, batch: 10_000, onBatch: (p) => {
-        if (p.shipped - shown >= 200_000) {
-          shown = p.shipped;
-          progress(`  ${p.shipped.toLocaleString("en")} records`);
-        }
-      } }),
+      shipLog({
+        from: big.path,
+        to: db.url,
+        batch: 10_000,
+        onBatch: (p) => {
+          if (p.shipped - shown >= 200_000) {
+            shown = p.shipped;
+            progress(`  ${p.shipped.toLocaleString("en")} records`);
+          }
+        },
+      }),
     );
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
@@ -155,10 +189,18 @@ async function auditCases(config: BenchConfig, big: BigLog): Promise<CaseResult[
       const logMs: number[] = [];
       const bareMs: number[] = [];
       for (let i = 0; i < config.queryReps; i++) {
-        logMs.push(await timeMs(async () => {
-          for await (const _ of log.events({ event: "PreToolUse" }, 50)) void _;
-        }));
-        bareMs.push(await timeMs(() => c.query("SELECT v.gid, e.body FROM qhooks_events v JOIN qhooks_journal e ON e.gid = v.gid WHERE v.event = 'PreToolUse' AND v.run_id IS NULL ORDER BY v.gid DESC LIMIT 50")));
+        logMs.push(
+          await timeMs(async () => {
+            for await (const _ of log.events({ event: "PreToolUse" }, 50)) void _;
+          }),
+        );
+        bareMs.push(
+          await timeMs(() =>
+            c.query(
+              "SELECT v.gid, e.body FROM qhooks_events v JOIN qhooks_journal e ON e.gid = v.gid WHERE v.event = 'PreToolUse' AND v.run_id IS NULL ORDER BY v.gid DESC LIMIT 50",
+            ),
+          ),
+        );
       }
       const sessionsMs: number[] = [];
       const statsMs: number[] = [];
@@ -168,8 +210,24 @@ async function auditCases(config: BenchConfig, big: BigLog): Promise<CaseResult[
       }
       const size = `${big.events.toLocaleString("en")} central events`;
       return [
-        caseResult({ id: "8b", name: `log --event PreToolUse --limit 50, ${size}`, unit: "ms", qhooks: logMs, baseline: bareMs, baselineName: "bare SELECT", target: { kind: "abs-max", value: 20 } }),
-        caseResult({ id: "8c", name: `sessions, ${size}`, unit: "ms", qhooks: sessionsMs, baseline: null, baselineName: "", target: { kind: "abs-max", value: 1000 } }),
+        caseResult({
+          id: "8b",
+          name: `log --event PreToolUse --limit 50, ${size}`,
+          unit: "ms",
+          qhooks: logMs,
+          baseline: bareMs,
+          baselineName: "bare SELECT",
+          target: { kind: "abs-max", value: 20 },
+        }),
+        caseResult({
+          id: "8c",
+          name: `sessions, ${size}`,
+          unit: "ms",
+          qhooks: sessionsMs,
+          baseline: null,
+          baselineName: "",
+          target: { kind: "abs-max", value: 1000 },
+        }),
         caseResult({
           id: "8d",
           name: `stats, ${size}`,
@@ -208,7 +266,13 @@ async function concurrentCase(config: BenchConfig): Promise<CaseResult> {
       await log.close();`;
     const started = performance.now();
     const codes = await Promise.all(
-      Array.from({ length: processes }, () => new Promise<number | null>((resolve) => spawn(process.execPath, ["--input-type=module", "-e", script, db.url], { stdio: "inherit" }).on("close", resolve))),
+      Array.from(
+        { length: processes },
+        () =>
+          new Promise<number | null>((resolve) =>
+            spawn(process.execPath, ["--input-type=module", "-e", script, db.url], { stdio: "inherit" }).on("close", resolve),
+          ),
+      ),
     );
     const ms = performance.now() - started;
     const log = openPostgresLog(db.url, { mustExist: true });

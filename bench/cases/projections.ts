@@ -40,7 +40,8 @@ async function catchUpCase(config: BenchConfig, dir: BenchDir): Promise<CaseResu
   await build.close();
   const raw = new Database(path);
   const records = (raw.prepare("SELECT max(seq) AS n FROM journal").get() as { n: number }).n;
-  const behind = () => raw.exec("DELETE FROM proj_events; DELETE FROM proj_hooks; DELETE FROM proj_counts; DELETE FROM proj_sessions; UPDATE proj_state SET through = 0;");
+  const behind = () =>
+    raw.exec("DELETE FROM proj_events; DELETE FROM proj_hooks; DELETE FROM proj_counts; DELETE FROM proj_sessions; UPDATE proj_state SET through = 0;");
   progress(`case 5f: a reader catches up ${records.toLocaleString("en")} journal records, ${config.catchUpReps} times`);
   const qhooks: number[] = [];
   const bare: number[] = [];

@@ -17,13 +17,46 @@ import { preToolUsePayload } from "../fixtures.js";
 export async function redactionCases(config: BenchConfig): Promise<CaseResult[]> {
   const outcome = (stderr: string): Outcome =>
     ({
-      event: "PreToolUse", sessionId: "bench-session-0001", decision: "allow", blocked: false, reason: null, additionalContext: null,
-      systemMessage: null, updatedInput: null, hooks: [{ name: "guard", command: "~/.qoder/hooks/guard.sh", outcome: "success", decision: "allow", exitCode: 0, durationMs: 4.2, stdout: '{"decision":"allow"}', stderr, reason: null }],
-      skipped: [], warnings: [], durationMs: 5.1, seq: null, configHash: "c".repeat(64),
+      event: "PreToolUse",
+      sessionId: "bench-session-0001",
+      decision: "allow",
+      blocked: false,
+      reason: null,
+      additionalContext: null,
+      systemMessage: null,
+      updatedInput: null,
+      hooks: [
+        {
+          name: "guard",
+          command: "~/.qoder/hooks/guard.sh",
+          outcome: "success",
+          decision: "allow",
+          exitCode: 0,
+          durationMs: 4.2,
+          stdout: '{"decision":"allow"}',
+          stderr,
+          reason: null,
+        },
+      ],
+      skipped: [],
+      warnings: [],
+      durationMs: 5.1,
+      seq: null,
+      configHash: "c".repeat(64),
     }) as unknown as Outcome;
   const entry = (payload: string, stderr: string): EventEntry => ({
-    kind: "event", ts: new Date(), source: "dispatch", event: "PreToolUse", sessionId: "bench-session-0001", matchValue: "Bash",
-    projectDir: "/home/dev/project", payload, snapshot: null, rejection: null, replay: null, outcome: outcome(stderr),
+    kind: "event",
+    ts: new Date(),
+    source: "dispatch",
+    event: "PreToolUse",
+    sessionId: "bench-session-0001",
+    matchValue: "Bash",
+    projectDir: "/home/dev/project",
+    payload,
+    snapshot: null,
+    rejection: null,
+    replay: null,
+    outcome: outcome(stderr),
   });
   const clean = entry(preToolUsePayload(), "checked 1 command");
   const base = JSON.parse(preToolUsePayload()) as { tool_input: { command: string } };
@@ -44,18 +77,54 @@ export async function redactionCases(config: BenchConfig): Promise<CaseResult[]>
   let sink = 0;
   const s = await interleave(
     {
-      row: () => rate(n, () => { for (let i = 0; i < n; i++) sink += eventRow(clean).body.length; }),
-      clean: () => rate(n, () => { for (let i = 0; i < n; i++) sink += (redactEntry(clean, builtInRedactor) as EventEntry).payload.length; }),
-      secret: () => rate(n, () => { for (let i = 0; i < n; i++) sink += (redactEntry(secret, builtInRedactor) as EventEntry).payload.length; }),
-      user: () => rate(n, () => { for (let i = 0; i < n; i++) sink += (redactEntry(clean, user) as EventEntry).payload.length; }),
+      row: () =>
+        rate(n, () => {
+          for (let i = 0; i < n; i++) sink += eventRow(clean).body.length;
+        }),
+      clean: () =>
+        rate(n, () => {
+          for (let i = 0; i < n; i++) sink += (redactEntry(clean, builtInRedactor) as EventEntry).payload.length;
+        }),
+      secret: () =>
+        rate(n, () => {
+          for (let i = 0; i < n; i++) sink += (redactEntry(secret, builtInRedactor) as EventEntry).payload.length;
+        }),
+      user: () =>
+        rate(n, () => {
+          for (let i = 0; i < n; i++) sink += (redactEntry(clean, user) as EventEntry).payload.length;
+        }),
     },
     config.noMatchReps,
     1,
   );
   if (sink === 0) throw new Error("nothing measured");
   return [
-    caseResult({ id: "R1", name: "redaction of an ordinary event (prefilter only)", unit: "events/s", qhooks: s.clean, baseline: s.row, baselineName: "its journal row built", target: { kind: "ratio-min", value: 0.5 } }),
-    caseResult({ id: "R2", name: "redaction of an event with a token and a password", unit: "events/s", qhooks: s.secret, baseline: s.row, baselineName: "its journal row built", target: null }),
-    caseResult({ id: "R3", name: "redaction of an ordinary event, 3 user patterns", unit: "events/s", qhooks: s.user, baseline: s.row, baselineName: "its journal row built", target: null }),
+    caseResult({
+      id: "R1",
+      name: "redaction of an ordinary event (prefilter only)",
+      unit: "events/s",
+      qhooks: s.clean,
+      baseline: s.row,
+      baselineName: "its journal row built",
+      target: { kind: "ratio-min", value: 0.5 },
+    }),
+    caseResult({
+      id: "R2",
+      name: "redaction of an event with a token and a password",
+      unit: "events/s",
+      qhooks: s.secret,
+      baseline: s.row,
+      baselineName: "its journal row built",
+      target: null,
+    }),
+    caseResult({
+      id: "R3",
+      name: "redaction of an ordinary event, 3 user patterns",
+      unit: "events/s",
+      qhooks: s.user,
+      baseline: s.row,
+      baselineName: "its journal row built",
+      target: null,
+    }),
   ];
 }

@@ -33,7 +33,10 @@ export async function replayCases(config: BenchConfig): Promise<CaseResult[]> {
     const hookFile = dir.settings("replay", [{ command: "true" }]);
     const matchFilter = firstPreToolUse(config.replayMatchEvents, total);
     const hookFilter = firstPreToolUse(config.replayHookEvents, total);
-    for (const [filter, n] of [[matchFilter, config.replayMatchEvents], [hookFilter, config.replayHookEvents]] as const) {
+    for (const [filter, n] of [
+      [matchFilter, config.replayMatchEvents],
+      [hookFilter, config.replayHookEvents],
+    ] as const) {
       const counted = await log.count(filter);
       if (counted !== n) throw new Error(`replay filter selects ${counted} events, expected ${n}`);
     }
@@ -42,7 +45,13 @@ export async function replayCases(config: BenchConfig): Promise<CaseResult[]> {
       rate(n, async () => {
         const summary = await lastValueFrom(
           replay$({ log, filter, settingsFiles: [hookFile], homeDir: dir.home, env, matchOnly, cwd: dir.project }).pipe(
-            reduce((acc, r) => ({ events: acc.events + 1, bad: acc.bad + (r.skipped !== null || r.hookErrors > 0 || (matchOnly ? r.after.hooks.length !== 1 : r.after.decision !== "none") ? 1 : 0) }), { events: 0, bad: 0 }),
+            reduce(
+              (acc, r) => ({
+                events: acc.events + 1,
+                bad: acc.bad + (r.skipped !== null || r.hookErrors > 0 || (matchOnly ? r.after.hooks.length !== 1 : r.after.decision !== "none") ? 1 : 0),
+              }),
+              { events: 0, bad: 0 },
+            ),
           ),
         );
         if (summary.events !== n || summary.bad !== 0) throw new Error(`replay: ${JSON.stringify(summary)}`);
@@ -82,7 +91,15 @@ export async function replayCases(config: BenchConfig): Promise<CaseResult[]> {
     bare.close();
     await log.close();
     return [
-      caseResult({ id: "6a", name: "replay --match-only (library)", unit: "events/s", qhooks: m.qhooks, baseline: m.bare, baselineName: "read+parse+zod", target: null }),
+      caseResult({
+        id: "6a",
+        name: "replay --match-only (library)",
+        unit: "events/s",
+        qhooks: m.qhooks,
+        baseline: m.bare,
+        baselineName: "read+parse+zod",
+        target: null,
+      }),
       caseResult({
         id: "6b",
         name: `replay, 1 true hook per event, concurrency ${DEFAULT_REPLAY_CONCURRENCY}`,

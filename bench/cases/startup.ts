@@ -20,7 +20,11 @@ export async function startupCase(config: BenchConfig): Promise<CaseResult[]> {
     const bareEnv = Object.fromEntries(Object.entries(env).filter(([k]) => !STARTUP_VARIABLES.includes(k)));
     const hasStartupVariables = Object.keys(bareEnv).length < Object.keys(env).length;
     const run = async (extra: readonly string[] = [], runEnv = env) => {
-      const r = await runChild(process.execPath, [CLI, "run", "PreToolUse", "--db", db, "--project-dir", dir.project, ...extra], { input: payload, env: runEnv, cwd: dir.project });
+      const r = await runChild(process.execPath, [CLI, "run", "PreToolUse", "--db", db, "--project-dir", dir.project, ...extra], {
+        input: payload,
+        env: runEnv,
+        cwd: dir.project,
+      });
       if (r.code !== 0) throw new Error(`qhooks run exited ${r.code}: ${r.stderr}`);
       return r.ms;
     };
@@ -29,7 +33,11 @@ export async function startupCase(config: BenchConfig): Promise<CaseResult[]> {
 
     progress(`case 1: qhooks run vs node -e 0, ${config.startupReps} runs each`);
     const bare = { bareRun: () => run([], bareEnv), bareNode: () => node(bareEnv) };
-    const s = await interleave({ qhooks: () => run(), noLog: () => run(["--no-log"]), version, node: () => node(), ...(hasStartupVariables ? bare : {}) }, config.startupReps, 2);
+    const s = await interleave(
+      { qhooks: () => run(), noLog: () => run(["--no-log"]), version, node: () => node(), ...(hasStartupVariables ? bare : {}) },
+      config.startupReps,
+      2,
+    );
     return [
       caseResult({
         id: "1",
@@ -41,9 +49,27 @@ export async function startupCase(config: BenchConfig): Promise<CaseResult[]> {
         target: { kind: "ratio-max", value: 1.5 },
       }),
       caseResult({ id: "1i", name: "  same with --no-log", unit: "ms", qhooks: s.noLog, baseline: s.node, baselineName: "node -e 0", target: null }),
-      caseResult({ id: "1i", name: "  qhooks --version (module loading)", unit: "ms", qhooks: s.version, baseline: s.node, baselineName: "node -e 0", target: null }),
+      caseResult({
+        id: "1i",
+        name: "  qhooks --version (module loading)",
+        unit: "ms",
+        qhooks: s.version,
+        baseline: s.node,
+        baselineName: "node -e 0",
+        target: null,
+      }),
       ...(hasStartupVariables
-        ? [caseResult({ id: "1i", name: `  case 1, both without ${STARTUP_VARIABLES.filter((k) => k in env).join(", ")}`, unit: "ms", qhooks: s.bareRun!, baseline: s.bareNode!, baselineName: "node -e 0", target: null })]
+        ? [
+            caseResult({
+              id: "1i",
+              name: `  case 1, both without ${STARTUP_VARIABLES.filter((k) => k in env).join(", ")}`,
+              unit: "ms",
+              qhooks: s.bareRun!,
+              baseline: s.bareNode!,
+              baselineName: "node -e 0",
+              target: null,
+            }),
+          ]
         : []),
     ];
   } finally {

@@ -24,7 +24,10 @@ export async function trustCases(config: BenchConfig): Promise<CaseResult[]> {
     mkdirSync(join(script, ".."), { recursive: true });
     writeFileSync(script, `#!/bin/sh\ncat > /dev/null\n${"# a comment line of a realistic guard script\n".repeat(90)}exit 0\n`, { mode: 0o755 });
     mkdirSync(join(dir.project, ".qoder"));
-    writeFileSync(join(dir.project, ".qoder", "settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./scripts/guard.sh" }] }] } }));
+    writeFileSync(
+      join(dir.project, ".qoder", "settings.json"),
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./scripts/guard.sh" }] }] } }),
+    );
     const userFile = join(dir.home, ".qoder-cn", "settings.json");
     mkdirSync(join(userFile, ".."), { recursive: true });
     const setSwitch = (on: boolean) => writeFileSync(userFile, JSON.stringify({ qhooks: { requireTrust: on } }));
@@ -50,9 +53,18 @@ export async function trustCases(config: BenchConfig): Promise<CaseResult[]> {
     await new Promise((r) => setTimeout(r, 1100));
     const s = await interleave(
       {
-        off: () => rate(n, () => { for (let i = 0; i < n; i++) select(engine, snapshotOff); }),
-        engine: () => rate(n, () => { for (let i = 0; i < n; i++) select(engine, snapshotOn); }),
-        cli: () => rate(n / 10, () => { for (let i = 0; i < n / 10; i++) select(createTrustPolicy(setup), snapshotOn); }),
+        off: () =>
+          rate(n, () => {
+            for (let i = 0; i < n; i++) select(engine, snapshotOff);
+          }),
+        engine: () =>
+          rate(n, () => {
+            for (let i = 0; i < n; i++) select(engine, snapshotOn);
+          }),
+        cli: () =>
+          rate(n / 10, () => {
+            for (let i = 0; i < n / 10; i++) select(createTrustPolicy(setup), snapshotOn);
+          }),
       },
       config.noMatchReps,
       1,
@@ -76,17 +88,53 @@ export async function trustCases(config: BenchConfig): Promise<CaseResult[]> {
 
     progress(`case T4: qhooks run with the trusted hook, trust on vs off, ${config.startupReps} runs each`);
     const run = (extra: Record<string, string>) => async () => {
-      const r = await runChild(process.execPath, [CLI, "run", "PreToolUse", "--no-log", "--project-dir", dir.project], { input: json, env: { ...env, ...extra }, cwd: dir.project });
+      const r = await runChild(process.execPath, [CLI, "run", "PreToolUse", "--no-log", "--project-dir", dir.project], {
+        input: json,
+        env: { ...env, ...extra },
+        cwd: dir.project,
+      });
       if (r.code !== 0 || !r.stdout.includes('"skipped": []')) throw new Error(`qhooks run: ${r.code} ${r.stderr}`);
       return r.ms;
     };
     const c = await interleave({ on: run({ QHOOKS_REQUIRE_TRUST: "1" }), off: run({}) }, config.startupReps, 2);
 
     return [
-      caseResult({ id: "T1", name: "selection, trust on, long-lived engine (remembered)", unit: "events/s", qhooks: s.engine, baseline: s.off, baselineName: "trust off", target: null }),
-      caseResult({ id: "T2", name: "selection, trust on, as one CLI call pays it", unit: "events/s", qhooks: s.cli, baseline: s.off, baselineName: "trust off", target: null }),
-      caseResult({ id: "T3", name: "dispatch, 1 trusted project hook, log off", unit: "ms", qhooks: d.on, baseline: d.off, baselineName: "trust off", target: null }),
-      caseResult({ id: "T4", name: "qhooks run, 1 trusted project hook, --no-log", unit: "ms", qhooks: c.on, baseline: c.off, baselineName: "trust off", target: null }),
+      caseResult({
+        id: "T1",
+        name: "selection, trust on, long-lived engine (remembered)",
+        unit: "events/s",
+        qhooks: s.engine,
+        baseline: s.off,
+        baselineName: "trust off",
+        target: null,
+      }),
+      caseResult({
+        id: "T2",
+        name: "selection, trust on, as one CLI call pays it",
+        unit: "events/s",
+        qhooks: s.cli,
+        baseline: s.off,
+        baselineName: "trust off",
+        target: null,
+      }),
+      caseResult({
+        id: "T3",
+        name: "dispatch, 1 trusted project hook, log off",
+        unit: "ms",
+        qhooks: d.on,
+        baseline: d.off,
+        baselineName: "trust off",
+        target: null,
+      }),
+      caseResult({
+        id: "T4",
+        name: "qhooks run, 1 trusted project hook, --no-log",
+        unit: "ms",
+        qhooks: c.on,
+        baseline: c.off,
+        baselineName: "trust off",
+        target: null,
+      }),
     ];
   } finally {
     dir.dispose();
@@ -98,7 +146,14 @@ function padStore(home: string, extra: number): void {
   const path = join(home, ".qoder-cn", "qhooks", "trust.json");
   const store = JSON.parse(readFileSync(path, "utf8")) as { version: 1; trusted: unknown[] };
   for (let i = 0; i < extra; i++) {
-    store.trusted.push({ scope: { kind: "project", path: `/home/dev/project-${i}` }, digest: i.toString(16).padStart(64, "0"), command: `./scripts/check-${i}.sh`, files: [`/home/dev/project-${i}/scripts/check-${i}.sh`], where: ".qoder/settings.json hooks.PreToolUse[0].hooks[0]", trustedAt: new Date().toISOString() });
+    store.trusted.push({
+      scope: { kind: "project", path: `/home/dev/project-${i}` },
+      digest: i.toString(16).padStart(64, "0"),
+      command: `./scripts/check-${i}.sh`,
+      files: [`/home/dev/project-${i}/scripts/check-${i}.sh`],
+      where: ".qoder/settings.json hooks.PreToolUse[0].hooks[0]",
+      trustedAt: new Date().toISOString(),
+    });
   }
   writeFileSync(path, JSON.stringify(store, null, 2), { mode: 0o600 });
 }

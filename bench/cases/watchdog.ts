@@ -47,7 +47,15 @@ export async function watchdogCases(config: BenchConfig): Promise<CaseResult[]> 
     const startCalls = collected.prestarted!.map((r) => r.startMs ?? Number.NaN);
     const cost = median(pick("cold", "first")) - median(pick("prestarted", "first"));
     return [
-      caseResult({ id: "W1", name: "first 1-hook dispatch, watchdog starts in it", unit: "ms", qhooks: pick("cold", "first"), baseline: pick("raw", "first"), baselineName: "first raw spawn", target: null }),
+      caseResult({
+        id: "W1",
+        name: "first 1-hook dispatch, watchdog starts in it",
+        unit: "ms",
+        qhooks: pick("cold", "first"),
+        baseline: pick("raw", "first"),
+        baselineName: "first raw spawn",
+        target: null,
+      }),
       caseResult({
         id: "W2",
         name: "first 1-hook dispatch, watchdog already running",
@@ -58,8 +66,24 @@ export async function watchdogCases(config: BenchConfig): Promise<CaseResult[]> 
         target: null,
         notes: `watchdog start on the first dispatch: ${cost.toFixed(2)} ms (W1 - W2); its spawn() call alone: ${median(startCalls).toFixed(2)} ms`,
       }),
-      caseResult({ id: "W3", name: "  steady state after it, same processes", unit: "ms", qhooks: pick("cold", "steady"), baseline: pick("raw", "steady"), baselineName: "raw spawn", target: null }),
-      caseResult({ id: "W4", name: "  watchdog spawn() call, synchronous part", unit: "ms", qhooks: startCalls, baseline: null, baselineName: "", target: null }),
+      caseResult({
+        id: "W3",
+        name: "  steady state after it, same processes",
+        unit: "ms",
+        qhooks: pick("cold", "steady"),
+        baseline: pick("raw", "steady"),
+        baselineName: "raw spawn",
+        target: null,
+      }),
+      caseResult({
+        id: "W4",
+        name: "  watchdog spawn() call, synchronous part",
+        unit: "ms",
+        qhooks: startCalls,
+        baseline: null,
+        baselineName: "",
+        target: null,
+      }),
     ];
   } finally {
     dir.dispose();

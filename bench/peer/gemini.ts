@@ -10,7 +10,9 @@ const PACKAGE = "@google/gemini-cli-core@0.61";
 
 /** The slice of gemini-cli-core's hooks module the peer uses (dist/src/hooks/index.js). */
 interface GeminiHooks {
-  HookSystem: new (config: unknown) => {
+  HookSystem: new (
+    config: unknown,
+  ) => {
     initialize(): Promise<void>;
     getRegistry(): { getHooksForEvent(event: string): unknown[] };
     getEventHandler(): {
@@ -45,7 +47,8 @@ function fakeConfig(hooks: unknown, cwd: string): unknown {
     storage: { getPlansDir: () => join(cwd, ".gemini", "plans") },
   };
   const config: unknown = new Proxy(known, {
-    get: (target, prop) => (prop === "config" ? config : typeof prop === "string" && prop in target ? target[prop] : prop === "then" ? undefined : () => undefined),
+    get: (target, prop) =>
+      prop === "config" ? config : typeof prop === "string" && prop in target ? target[prop] : prop === "then" ? undefined : () => undefined,
   });
   return config;
 }
@@ -65,7 +68,10 @@ export async function startGeminiPeer(): Promise<Peer | string> {
   });
   if (installed.status !== 0) {
     rmSync(prefix, { recursive: true, force: true });
-    const lines = (installed.error?.message ?? installed.stderr ?? "").split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.includes("A complete log"));
+    const lines = (installed.error?.message ?? installed.stderr ?? "")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l !== "" && !l.includes("A complete log"));
     const why = lines.find((l) => /code|errno|network|request/i.test(l)) ?? lines[0] ?? `exit ${installed.status}`;
     return `npm install ${PACKAGE} failed (closed network?): ${why.slice(0, 200)}`;
   }
@@ -88,7 +94,11 @@ export async function startGeminiPeer(): Promise<Peer | string> {
   // (Node's pipes are sockets) and SHLVL below 1 believes sshd started it and sources ~/.bashrc, at about 100 ms a
   // hook; whether SHLVL is set depends on how the agent was launched. The table measures the peer at its best, with
   // SHLVL=1 in each hook's `env`, and notes() measures it as launched without.
-  const system = async (hooks: ReadonlyArray<{ matcher: string; command: string }>, expected: number, hookEnv: Record<string, string> | null = { SHLVL: "1" }) => {
+  const system = async (
+    hooks: ReadonlyArray<{ matcher: string; command: string }>,
+    expected: number,
+    hookEnv: Record<string, string> | null = { SHLVL: "1" },
+  ) => {
     const config = {
       BeforeTool: hooks.map((h) => ({ matcher: h.matcher, hooks: [{ type: "command", command: h.command, ...(hookEnv ? { env: hookEnv } : {}) }] })),
     };
@@ -99,7 +109,10 @@ export async function startGeminiPeer(): Promise<Peer | string> {
     return s.getEventHandler();
   };
   const one = await system([{ matcher: "Bash", command: "true" }], 1);
-  const ten = await system(Array.from({ length: 10 }, (_, i) => ({ matcher: "Bash", command: `true #${i}` })), 10);
+  const ten = await system(
+    Array.from({ length: 10 }, (_, i) => ({ matcher: "Bash", command: `true #${i}` })),
+    10,
+  );
   const none = await system([{ matcher: "Write|Edit", command: "true" }], 1);
   const bare = await system([{ matcher: "Bash", command: "true" }], 1, null);
 

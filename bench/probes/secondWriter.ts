@@ -19,7 +19,22 @@ const end = performance.now() + durationMs;
 while (performance.now() < end) {
   const start = performance.now();
   try {
-    await log.append([{ kind: "event", ts: new Date(), source: "record", event: "PreToolUse", sessionId: "second-writer", matchValue: "Bash", projectDir: "/bench", payload, snapshot: null, rejection: null, replay: null, outcome: null }]);
+    await log.append([
+      {
+        kind: "event",
+        ts: new Date(),
+        source: "record",
+        event: "PreToolUse",
+        sessionId: "second-writer",
+        matchValue: "Bash",
+        projectDir: "/bench",
+        payload,
+        snapshot: null,
+        rejection: null,
+        replay: null,
+        outcome: null,
+      },
+    ]);
     latencies.push(performance.now() - start);
   } catch {
     failures++;

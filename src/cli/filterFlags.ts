@@ -21,17 +21,19 @@ const RawFilterSchema = LogFilterSchema.pick({ tool: true, decision: true, block
   utc: z.boolean().default(false),
 });
 
-export const FilterFlagsSchema = RawFilterSchema.transform((raw): LogFilter => ({
-  event: raw.event,
-  sessions: raw.session,
-  tool: raw.tool,
-  decision: raw.decision,
-  blocked: raw.blocked,
-  hook: raw.hook,
-  grep: raw.grep,
-  ...(raw.shadow ? { shadow: true } : {}),
-  ...timeWindow(raw),
-}));
+export const FilterFlagsSchema = RawFilterSchema.transform(
+  (raw): LogFilter => ({
+    event: raw.event,
+    sessions: raw.session,
+    tool: raw.tool,
+    decision: raw.decision,
+    blocked: raw.blocked,
+    hook: raw.hook,
+    grep: raw.grep,
+    ...(raw.shadow ? { shadow: true } : {}),
+    ...timeWindow(raw),
+  }),
+);
 
 /** `--since` and `--until` as dates; a time without a zone is local, or UTC with `--utc`. */
 export function timeWindow(raw: { since?: string | undefined; until?: string | undefined; utc?: boolean }): Pick<LogFilter, "since" | "until"> {

@@ -3,7 +3,7 @@ import { Option, type Command } from "commander";
 /** Commander option parser for repeatable flags. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-export const SINCE_HELP = "from this time: 30m, 2h, 7d, \"2 hours ago\", today, yesterday, or an ISO date or time (local, unless it has a zone)";
+export const SINCE_HELP = 'from this time: 30m, 2h, 7d, "2 hours ago", today, yesterday, or an ISO date or time (local, unless it has a zone)';
 
 /** The `qhooks log` filters, shared by `log` and `replay` so that both select events the same way. */
 export function addFilterOptions(command: Command): Command {
@@ -15,7 +15,7 @@ export function addFilterOptions(command: Command): Command {
     .option("--blocked", "only blocked events")
     .option("--hook <text>", "only events where a hook whose name or command contains this ran")
     .option("--grep <text>", "only events whose payload or reason contains this (case-sensitive)")
-    .option("--shadow", "only events where a shadow hook (\"mode\": \"shadow\") would have changed the outcome")
+    .option("--shadow", 'only events where a shadow hook ("mode": "shadow") would have changed the outcome')
     .option("--since <time>", SINCE_HELP)
     .option("--until <time>", "before this time (same forms as --since)")
     .option("--utc", "times in UTC: shown, and read from --since/--until without a zone");

@@ -6,7 +6,8 @@ const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000
 export function parseInterval(flag: string, value: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(value.trim());
   const ms = m ? Number(m[1]) * UNITS[m[2] ?? "s"]! : NaN;
-  if (!(ms >= 100 && ms <= 86_400_000)) throw new QhooksError("usage", `${flag} ${JSON.stringify(value)}: expected a pause such as 500ms, 10s, 5m or 1h (from 100ms to 24h)`);
+  if (!(ms >= 100 && ms <= 86_400_000))
+    throw new QhooksError("usage", `${flag} ${JSON.stringify(value)}: expected a pause such as 500ms, 10s, 5m or 1h (from 100ms to 24h)`);
   return ms;
 }
 

@@ -17,7 +17,11 @@ export interface JsonStyle {
 
 export function styleOf(text: string): JsonStyle {
   const indent = /^([ \t]+)["{[\]}]/m.exec(text)?.[1];
-  return { unit: indent?.startsWith("\t") ? "\t" : " ".repeat(indent?.length ?? 2), eol: text.includes("\r\n") ? "\r\n" : "\n", compact: !/[\r\n]/.test(text.trim()) };
+  return {
+    unit: indent?.startsWith("\t") ? "\t" : " ".repeat(indent?.length ?? 2),
+    eol: text.includes("\r\n") ? "\r\n" : "\n",
+    compact: !/[\r\n]/.test(text.trim()),
+  };
 }
 
 export type JsonPath = (string | number)[];
@@ -64,7 +68,10 @@ function spaced(value: unknown): string {
 }
 
 /** `value` as indented JSON whose lines after the first start with `base`. */
-const pretty = (value: unknown, base: string, style: JsonStyle) => JSON.stringify(value, null, style.unit).split("\n").join(style.eol + base);
+const pretty = (value: unknown, base: string, style: JsonStyle) =>
+  JSON.stringify(value, null, style.unit)
+    .split("\n")
+    .join(style.eol + base);
 
 /** The whitespace before `offset` on its line, or null when something else comes first on that line. */
 function indentBefore(text: string, offset: number): string | null {

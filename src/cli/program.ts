@@ -95,7 +95,10 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
     })
     .helpCommand(false)
     .addOption(
-      new Option("--dialect <name>", "whose settings to read: qoder (~/.qoder-cn, .qoder) or claude (~/.claude, .claude, and Claude Code's enabled plugins); default $QHOOKS_DIALECT, else qoder").choices(["qoder", "claude"]),
+      new Option(
+        "--dialect <name>",
+        "whose settings to read: qoder (~/.qoder-cn, .qoder) or claude (~/.claude, .claude, and Claude Code's enabled plugins); default $QHOOKS_DIALECT, else qoder",
+      ).choices(["qoder", "claude"]),
     )
     .addHelpText("after", ROOT_HELP)
     .exitOverride()

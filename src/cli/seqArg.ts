@@ -6,7 +6,8 @@ import { oneLineText } from "../text/oneLine.js";
 export function seqArgument(raw: string): number {
   const digits = raw.startsWith("#") ? raw.slice(1) : raw;
   const seq = /^\d+$/.test(digits) ? Number(digits) : NaN;
-  if (!Number.isSafeInteger(seq) || seq < 1) throw new QhooksError("usage", `seq must be a whole number from 1 (the SEQ column of qhooks log), not "${oneLineText(raw, 40)}"`);
+  if (!Number.isSafeInteger(seq) || seq < 1)
+    throw new QhooksError("usage", `seq must be a whole number from 1 (the SEQ column of qhooks log), not "${oneLineText(raw, 40)}"`);
   return seq;
 }
 

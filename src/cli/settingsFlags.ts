@@ -6,7 +6,11 @@ import type { CliContext } from "./globals.js";
  * The settings in force for a command that takes `--settings FILE` and `--plugin DIR` as `run` does: those files
  * instead of the three levels when given, the plugins added, loaded as one snapshot.
  */
-export function settingsOfFlags(flags: { readonly settings: readonly string[]; readonly plugin: readonly string[] }, context: CliContext, projectDir: string = context.projectDir): SettingsSnapshot {
+export function settingsOfFlags(
+  flags: { readonly settings: readonly string[]; readonly plugin: readonly string[] },
+  context: CliContext,
+  projectDir: string = context.projectDir,
+): SettingsSnapshot {
   const { sources, plugins } = planSettings({
     homeDir: context.homeDir,
     projectDir,

@@ -36,7 +36,7 @@ export function parseTimeArg(flag: string, value: string, options: { utc?: boole
 }
 
 const EXPECTED =
-  "expected a span such as 30m, 2h, 7d or \"2 hours ago\", today, yesterday, or an ISO date or time such as 2026-01-13 or " +
+  'expected a span such as 30m, 2h, 7d or "2 hours ago", today, yesterday, or an ISO date or time such as 2026-01-13 or ' +
   "2026-01-13T09:00 (local time; add Z or +08:00 for another zone)";
 
 const SECOND = 1_000;
@@ -57,7 +57,9 @@ const EARLIEST = Date.parse("0000-01-01T00:00:00.000Z");
 const LATEST = Date.parse("9999-12-31T23:59:59.999Z");
 
 function fromIso(m: RegExpExecArray, utc: boolean): Date | null {
-  const [year, month, day, hour = 0, minute = 0, second = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((p) => (p === undefined ? undefined : Number(p))) as number[];
+  const [year, month, day, hour = 0, minute = 0, second = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((p) =>
+    p === undefined ? undefined : Number(p),
+  ) as number[];
   const ms = m[7] === undefined ? 0 : Number(`0.${m[7]}`) * 1000;
   if (month! < 1 || month! > 12 || day! < 1 || day! > daysIn(year!, month!) || hour > 23 || minute > 59 || second > 59) return null;
   const zone = m[8];

@@ -108,9 +108,7 @@ export function foldVerdicts(event: EventName, judged: readonly JudgedHook[]): F
   let decision: Decision = "none";
   for (const { verdict } of judged) if (strength(verdict.decision) < strength(decision)) decision = verdict.decision;
   const blocked = isBlockingDecision(decision);
-  const reasons = judged
-    .filter((j) => decision !== "none" && j.verdict.decision === decision && j.verdict.reason !== null)
-    .map((j) => j.verdict.reason!);
+  const reasons = judged.filter((j) => decision !== "none" && j.verdict.decision === decision && j.verdict.reason !== null).map((j) => j.verdict.reason!);
 
   const stoppers = judged.filter((j) => !j.verdict.continue);
   const stopReasons = stoppers.flatMap((j) => (j.verdict.stopReason === null ? [] : [j.verdict.stopReason]));
@@ -121,7 +119,9 @@ export function foldVerdicts(event: EventName, judged: readonly JudgedHook[]): F
   for (const { verdict, result } of judged) {
     if (verdict.updatedInput === null || isBlockingDecision(verdict.decision)) continue;
     if (updatedInput !== null && canonicalJson(updatedInput) !== canonicalJson(verdict.updatedInput)) {
-      warnings.push(`hooks ${oneLineText(updatedBy ?? "")} and ${oneLineText(result.name)} both rewrote the tool input; ${oneLineText(result.name)} wins (later in priority order)`);
+      warnings.push(
+        `hooks ${oneLineText(updatedBy ?? "")} and ${oneLineText(result.name)} both rewrote the tool input; ${oneLineText(result.name)} wins (later in priority order)`,
+      );
     }
     updatedInput = verdict.updatedInput;
     updatedBy = result.name;

@@ -166,7 +166,11 @@ function mapDecision(event: EventName, decision: "allow" | "deny" | "ask" | "blo
 }
 
 function firstLine(text: string): string {
-  const line = text.split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
+  const line =
+    text
+      .split("\n")
+      .find((l) => l.trim() !== "")
+      ?.trim() ?? "";
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 

@@ -62,9 +62,21 @@ export interface EngineContext {
  */
 export function engineContext(setup: EngineSetup): EngineContext {
   const settingsFiles = setup.settingsFiles?.length ? setup.settingsFiles : undefined;
-  const { sources, plugins } = planSettings({ homeDir: setup.homeDir, projectDir: setup.projectDir, dialect: setup.dialect, settingsFiles, plugins: setup.plugins, baseDir: setup.baseDir });
+  const { sources, plugins } = planSettings({
+    homeDir: setup.homeDir,
+    projectDir: setup.projectDir,
+    dialect: setup.dialect,
+    settingsFiles,
+    plugins: setup.plugins,
+    baseDir: setup.baseDir,
+  });
   const limits = limitsFromEnv(setup.env);
-  const trustCommand = trustCommandLine({ projectDir: setup.projectDir, dialect: setup.dialect, settingsFiles: settingsFiles && sources.map((s) => s.path), plugins: plugins.folders });
+  const trustCommand = trustCommandLine({
+    projectDir: setup.projectDir,
+    dialect: setup.dialect,
+    settingsFiles: settingsFiles && sources.map((s) => s.path),
+    plugins: plugins.folders,
+  });
   const trust = createTrustPolicy({ homeDir: setup.homeDir, projectDir: setup.projectDir, env: setup.env, dialect: setup.dialect, trustCommand });
   return {
     setup,

@@ -175,12 +175,7 @@ export function createHookBus(options: HookBusOptions): HookBus {
     },
 
     outcomes$: outcomes.asObservable(),
-    warnings$: merge(
-      from(limits.warnings),
-      from(logWarnings),
-      snapshots.pipe(switchMap((s) => from(s.warnings))),
-      runtimeWarnings,
-    ),
+    warnings$: merge(from(limits.warnings), from(logWarnings), snapshots.pipe(switchMap((s) => from(s.warnings))), runtimeWarnings),
 
     settings: () => snapshots.value,
 

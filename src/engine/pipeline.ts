@@ -3,7 +3,17 @@ import { messageOf } from "../errors.js";
 import { aggregateStep } from "../core/foldOutcome.js";
 import { guardStep } from "./steps/guardStopLoop.js";
 import { matchStep } from "./steps/matchHooks.js";
-import { arrivalFirst, arrivalWrite, deferred, outcomeWrite, rejectionWrite, writeLater, writeNow, type LogWrite, type RecordOptions } from "./steps/recordToLog.js";
+import {
+  arrivalFirst,
+  arrivalWrite,
+  deferred,
+  outcomeWrite,
+  rejectionWrite,
+  writeLater,
+  writeNow,
+  type LogWrite,
+  type RecordOptions,
+} from "./steps/recordToLog.js";
 import { refuseStep } from "./steps/refuseRecursion.js";
 import { joinGroup, runHookGroup, startBackground, type RunHooksOptions } from "./steps/runHooks.js";
 import type { Arrival, InProcessHandler, Judged, Judgement, Matched, Recorded } from "../core/stages.js";
@@ -64,7 +74,9 @@ const isWrite = (value: LogWrite<Judgement> | Judgement): value is LogWrite<Judg
  * event, never the end of the stream.
  */
 export function judgeEvents(options: PipelineOptions): OperatorFunction<Arrival, Judgement> {
-  const trust = options.trust ?? createTrustPolicy({ homeDir: options.homeDir, projectDir: options.projectDir, env: options.baseEnv, trustCommand: trustCommandLine(options) });
+  const trust =
+    options.trust ??
+    createTrustPolicy({ homeDir: options.homeDir, projectDir: options.projectDir, env: options.baseEnv, trustCommand: trustCommandLine(options) });
   const once = options.once ?? memoryOnce();
   // Without a caller's tracker, async hooks still run, each within its timeout, and are logged if the log is open.
   const background = options.background ?? new BackgroundHooks(options.log);

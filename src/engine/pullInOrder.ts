@@ -6,11 +6,7 @@ import { Observable, Subscription } from "rxjs";
  * whole source into mergeMap's buffer, items are pulled only when a slot is free and the reorder window has room,
  * so memory stays bounded however long the source is. Unsubscribing stops the inner runs and the source.
  */
-export function pullInOrder<T, R>(
-  source: AsyncIterable<T>,
-  concurrency: number,
-  project: (item: T, index: number) => Observable<R>,
-): Observable<R> {
+export function pullInOrder<T, R>(source: AsyncIterable<T>, concurrency: number, project: (item: T, index: number) => Observable<R>): Observable<R> {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`pullInOrder: concurrency must be a whole number >= 1, got ${concurrency}`);
   }

@@ -74,7 +74,15 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     const engineFor = (projectDir: string): EngineContext => {
       let engine = engines.get(projectDir);
       if (!engine) {
-        engine = engineContext({ homeDir: options.homeDir, projectDir, env: options.env, dialect: options.dialect, settingsFiles: options.settingsFiles, plugins: options.plugins, baseDir: options.cwd ?? process.cwd() });
+        engine = engineContext({
+          homeDir: options.homeDir,
+          projectDir,
+          env: options.env,
+          dialect: options.dialect,
+          settingsFiles: options.settingsFiles,
+          plugins: options.plugins,
+          baseDir: options.cwd ?? process.cwd(),
+        });
         engines.set(projectDir, engine);
       }
       return engine;
@@ -173,28 +181,29 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     };
     const summary = emptySummary(runId);
     return from(options.log.append([{ kind: "replay-run", ts: new Date(), run: start }])).pipe(
-      mergeMap(() =>
-        new Observable<ReplayResult>((subscriber) => {
-          const results = pullInOrder(options.log.read(options.filter), options.concurrency ?? DEFAULT_REPLAY_CONCURRENCY, judge).subscribe({
-            next: (result) => {
-              addToSummary(summary, result);
-              subscriber.next(result);
-            },
-            error: (e: unknown) => subscriber.error(e),
-            complete: () => {
-              if (summary.events === 0) warn("no recorded event matches this selection; nothing was replayed");
-              const finished: ReplayRun = { ...start, finishedAt: new Date().toISOString(), summary };
-              options.log.append([{ kind: "replay-run", ts: new Date(), run: finished }]).then(
-                () => subscriber.complete(),
-                (e: unknown) => subscriber.error(e),
-              );
-            },
-          });
-          return () => {
-            results.unsubscribe();
-            for (const stream of streams.values()) stream.judge.close();
-          };
-        }),
+      mergeMap(
+        () =>
+          new Observable<ReplayResult>((subscriber) => {
+            const results = pullInOrder(options.log.read(options.filter), options.concurrency ?? DEFAULT_REPLAY_CONCURRENCY, judge).subscribe({
+              next: (result) => {
+                addToSummary(summary, result);
+                subscriber.next(result);
+              },
+              error: (e: unknown) => subscriber.error(e),
+              complete: () => {
+                if (summary.events === 0) warn("no recorded event matches this selection; nothing was replayed");
+                const finished: ReplayRun = { ...start, finishedAt: new Date().toISOString(), summary };
+                options.log.append([{ kind: "replay-run", ts: new Date(), run: finished }]).then(
+                  () => subscriber.complete(),
+                  (e: unknown) => subscriber.error(e),
+                );
+              },
+            });
+            return () => {
+              results.unsubscribe();
+              for (const stream of streams.values()) stream.judge.close();
+            };
+          }),
       ),
     );
   });

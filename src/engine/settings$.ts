@@ -30,11 +30,7 @@ function stampOf(path: string): string {
  * (`watched`: the settings files, and the plugin folders and files they lead to); a file that a read finds for the
  * first time was read before it was stamped, so it is stamped and everything read again.
  */
-export function settingsSnapshot$(
-  sources: readonly SettingsSource[],
-  pollMs: number = SETTINGS_POLL_MS,
-  plugins?: PluginPlan,
-): Observable<SettingsSnapshot> {
+export function settingsSnapshot$(sources: readonly SettingsSource[], pollMs: number = SETTINGS_POLL_MS, plugins?: PluginPlan): Observable<SettingsSnapshot> {
   return new Observable<SettingsSnapshot>((subscriber) => {
     let paths: readonly string[] = sources.map((s) => s.path);
     let seen: string[] = [];

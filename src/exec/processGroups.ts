@@ -12,7 +12,6 @@ export function attachWatcher(w: GroupWatcher): void {
   watcher = w;
 }
 
-
 /**
  * Every process group this engine started and may still have to kill. A group leaves the registry when its main
  * process exits on its own (leftover background processes are the hook's business), or once SIGKILL

@@ -4,7 +4,7 @@ import { getSystemErrorMap } from "node:util";
 import { Observable } from "rxjs";
 import { messageOf } from "../errors.js";
 import { oneLineText } from "../text/oneLine.js";
-import { CappedOutput } from "./cappedOutput.js";
+import type { CappedOutput } from "./cappedOutput.js";
 import { attachWatcher, registerGroup, releaseGroup, terminateGroup } from "./processGroups.js";
 import { watchdog } from "./watchdog.js";
 
@@ -100,9 +100,7 @@ export function spawnHook(request: HookProcessRequest): Observable<HookProcessEn
   });
 }
 
-type Attempt =
-  | Extract<HookProcessEnd, { type: "exited" }>
-  | { readonly type: "start-failed"; readonly message: string; readonly code: string | undefined };
+type Attempt = Extract<HookProcessEnd, { type: "exited" }> | { readonly type: "start-failed"; readonly message: string; readonly code: string | undefined };
 
 /**
  * Starts the process once; calls `done` exactly once, unless the returned teardown (kill and stop listening) runs

@@ -18,7 +18,13 @@ export type ExplainProblem = { readonly kind: "no-event-name"; readonly message:
  */
 export function explainLogged(detail: EventDetail): { ok: true; explanation: Explanation } | { ok: false; problem: ExplainProblem } {
   if (detail.event === null) {
-    return { ok: false, problem: { kind: "no-event-name", message: `event #${detail.seq} was rejected before it named a known event (${detail.rejection ?? "invalid payload"}); there is nothing to explain` } };
+    return {
+      ok: false,
+      problem: {
+        kind: "no-event-name",
+        message: `event #${detail.seq} was rejected before it named a known event (${detail.rejection ?? "invalid payload"}); there is nothing to explain`,
+      },
+    };
   }
   const unknown: string[] = [];
   if (detail.snapshot === null) {
@@ -28,7 +34,9 @@ export function explainLogged(detail: EventDetail): { ok: true; explanation: Exp
         : "the log holds no configuration snapshot for this event: which hooks were configured then, and why the others did not run, is not known; only the hooks that ran are shown",
     );
   } else if (detail.snapshot.sources === undefined) {
-    unknown.push("this snapshot was logged before qhooks kept the settings files' names and plugin folders: files are named by their path, and a plugin hook's ${CLAUDE_PLUGIN_ROOT} is not expanded");
+    unknown.push(
+      "this snapshot was logged before qhooks kept the settings files' names and plugin folders: files are named by their path, and a plugin hook's ${CLAUDE_PLUGIN_ROOT} is not expanded",
+    );
   }
   const explanation = explainEvent({
     seq: detail.seq,

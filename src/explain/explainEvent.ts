@@ -49,12 +49,22 @@ export function explainEvent(input: ExplainInput): Explanation {
 
   const ran = (r: HookResult): HookVerdict => {
     used.add(r);
-    return { kind: "ran", outcome: r.outcome, decision: r.decision, reason: r.reason, error: r.error, durationMs: r.durationMs, shadow: r.shadow === true, decided: decidedBy.has(r) };
+    return {
+      kind: "ran",
+      outcome: r.outcome,
+      decision: r.decision,
+      reason: r.reason,
+      error: r.error,
+      durationMs: r.durationMs,
+      shadow: r.shadow === true,
+      decided: decidedBy.has(r),
+    };
   };
   const hooks: ExplainedHook[] = [];
   const inProcess: HookSource = { level: "in-process", file: null, plugin: null, path: null };
   for (const r of results) {
-    if (r.level === "in-process") hooks.push({ name: r.name, command: null, event, matcher: r.matcher, mode: r.shadow ? "shadow" : "enforce", source: inProcess, verdict: ran(r) });
+    if (r.level === "in-process")
+      hooks.push({ name: r.name, command: null, event, matcher: r.matcher, mode: r.shadow ? "shadow" : "enforce", source: inProcess, verdict: ran(r) });
   }
 
   const view = input.view;
@@ -94,7 +104,14 @@ export function explainEvent(input: ExplainInput): Explanation {
         });
         continue;
       }
-      const base = { name: hook.name, command: hook.command, event: hook.event, matcher: hook.matcherSource, mode: hook.shadow ? ("shadow" as const) : ("enforce" as const), source };
+      const base = {
+        name: hook.name,
+        command: hook.command,
+        event: hook.event,
+        matcher: hook.matcherSource,
+        mode: hook.shadow ? ("shadow" as const) : ("enforce" as const),
+        source,
+      };
       if (hook.event !== event) {
         hooks.push({ ...base, verdict: { kind: "other-event", event: hook.event } });
         continue;
@@ -114,7 +131,9 @@ export function explainEvent(input: ExplainInput): Explanation {
         hooks.push({ ...base, verdict: ran(result) });
         continue;
       }
-      const skip = spec && skippedList.find((s) => !usedSkips.has(s) && s.name === spec.name && s.level === spec.level && (s.command === spec.command || s.command === null));
+      const skip =
+        spec &&
+        skippedList.find((s) => !usedSkips.has(s) && s.name === spec.name && s.level === spec.level && (s.command === spec.command || s.command === null));
       if (skip) {
         usedSkips.add(skip);
         hooks.push({ ...base, verdict: { kind: "skipped", reason: skip.reason, message: skip.message } });
@@ -127,11 +146,27 @@ export function explainEvent(input: ExplainInput): Explanation {
   // What the outcome holds that the configuration does not explain (no snapshot in the log, or it changed shape).
   for (const r of results) {
     if (used.has(r)) continue;
-    hooks.push({ name: r.name, command: r.command, event, matcher: r.matcher, mode: r.shadow ? "shadow" : "enforce", source: { level: r.level, file: null, plugin: null, path: null }, verdict: ran(r) });
+    hooks.push({
+      name: r.name,
+      command: r.command,
+      event,
+      matcher: r.matcher,
+      mode: r.shadow ? "shadow" : "enforce",
+      source: { level: r.level, file: null, plugin: null, path: null },
+      verdict: ran(r),
+    });
   }
   for (const s of skippedList) {
     if (usedSkips.has(s)) continue;
-    hooks.push({ name: s.name, command: s.command, event, matcher: s.matcher, mode: "enforce", source: { level: s.level, file: null, plugin: null, path: null }, verdict: { kind: "skipped", reason: s.reason, message: s.message } });
+    hooks.push({
+      name: s.name,
+      command: s.command,
+      event,
+      matcher: s.matcher,
+      mode: "enforce",
+      source: { level: s.level, file: null, plugin: null, path: null },
+      verdict: { kind: "skipped", reason: s.reason, message: s.message },
+    });
   }
 
   const shadow = outcome?.shadow ?? null;
@@ -201,7 +236,10 @@ function formation(event: EventName, outcome: Outcome, decidedBy: ReadonlySet<Ho
 
   let rule: string;
   if (enforced.length === 0) {
-    rule = outcome.hooks.length === 0 ? "no hook ran, so nothing was decided: the event goes on (none)" : "only shadow hooks ran, and they never count: the event goes on (none)";
+    rule =
+      outcome.hooks.length === 0
+        ? "no hook ran, so nothing was decided: the event goes on (none)"
+        : "only shadow hooks ran, and they never count: the event goes on (none)";
   } else if (outcome.decision === "none" && strongest === "none") {
     rule = `no hook that ran gave a decision, so the event goes on (none); for ${event} the ranking is ${rank.join(" > ")}`;
   } else {
@@ -218,8 +256,10 @@ function formation(event: EventName, outcome: Outcome, decidedBy: ReadonlySet<Ho
     }
   }
   if (!outcome.continue) notes.push(`a hook asked the agent to stop (continue: false)${outcome.stopReason ? `: ${oneLineText(outcome.stopReason, 200)}` : ""}`);
-  if (outcome.updatedInput !== null) notes.push("the tool input was rewritten (updatedInput); when several hooks rewrite it, the one latest in priority order wins");
-  if (outcome.skipped.length) notes.push(`${outcome.skipped.length} selected hook${outcome.skipped.length === 1 ? "" : "s"} did not run (skipped), so did not count`);
+  if (outcome.updatedInput !== null)
+    notes.push("the tool input was rewritten (updatedInput); when several hooks rewrite it, the one latest in priority order wins");
+  if (outcome.skipped.length)
+    notes.push(`${outcome.skipped.length} selected hook${outcome.skipped.length === 1 ? "" : "s"} did not run (skipped), so did not count`);
   if (outcome.shadow) {
     const what = outcome.shadow.changed ? `enforced, they would have made it ${outcome.shadow.decision}` : "enforcing them would change nothing";
     notes.push(`shadow hooks (${outcome.shadow.hooks.join(", ")}) ran without counting; ${what}`);

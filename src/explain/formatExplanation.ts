@@ -84,7 +84,7 @@ function sourceText(s: HookSource, t: (s: string, max?: number) => string): stri
   return `(${parts.join(" ")})`;
 }
 
-function detailOf(h: ExplainedHook, v: HookVerdict, x: Explanation, t: (s: string, max?: number) => string): string | null {
+function detailOf(_h: ExplainedHook, v: HookVerdict, x: Explanation, t: (s: string, max?: number) => string): string | null {
   switch (v.kind) {
     case "ran": {
       const what = v.outcome === "success" || v.outcome === "block" ? `${v.outcome}: ${v.decision}` : v.outcome;

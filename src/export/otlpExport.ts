@@ -60,7 +60,8 @@ export function logsEndpoint(url: string): string {
   } catch {
     throw new QhooksError("usage", `--otlp ${JSON.stringify(shownUrl(url))}: expected a URL such as http://localhost:4318`);
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new QhooksError("usage", `--otlp ${JSON.stringify(shownUrl(url))}: expected an http:// or https:// URL (OTLP over HTTP)`);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new QhooksError("usage", `--otlp ${JSON.stringify(shownUrl(url))}: expected an http:// or https:// URL (OTLP over HTTP)`);
   if (parsed.pathname === "/" || parsed.pathname === "") parsed.pathname = "/v1/logs";
   return parsed.toString();
 }
@@ -77,7 +78,14 @@ export function machineResource(version: string | undefined) {
 }
 
 /** An event and its outcome as one OTLP log record's fields. */
-export function logRecordOf(detail: EventDetail): { timestamp: Date; severityNumber: SeverityNumber; severityText: string; body: string; attributes: LogAttributes; eventName: string } {
+export function logRecordOf(detail: EventDetail): {
+  timestamp: Date;
+  severityNumber: SeverityNumber;
+  severityText: string;
+  body: string;
+  attributes: LogAttributes;
+  eventName: string;
+} {
   const outcome = detail.outcome;
   const hooks = outcome?.hooks ?? [];
   const blocked = outcome?.blocked ?? false;
@@ -132,7 +140,14 @@ function send(exporter: LogRecordExporter, records: ReadableLogRecord[], where: 
   return new Promise((resolve, reject) =>
     exporter.export(records, (result) => {
       if (result.code === ExportResultCode.SUCCESS) resolve();
-      else reject(new QhooksError("io", `the collector at ${where} did not take the records: ${result.error ? withoutUrlCredentials(messageOf(result.error)) : "export failed"}`, { cause: result.error }));
+      else
+        reject(
+          new QhooksError(
+            "io",
+            `the collector at ${where} did not take the records: ${result.error ? withoutUrlCredentials(messageOf(result.error)) : "export failed"}`,
+            { cause: result.error },
+          ),
+        );
     }),
   );
 }

@@ -52,7 +52,11 @@ export class BackgroundHooks implements BackgroundRunner {
         done = true;
         subscription?.unsubscribe();
         this.finish(entry);
-        const stopped = interpretRun(valid.event, spec, { type: "failed", message: `stopped before it ended: ${why}`, durationMs: performance.now() - started });
+        const stopped = interpretRun(valid.event, spec, {
+          type: "failed",
+          message: `stopped before it ended: ${why}`,
+          durationMs: performance.now() - started,
+        });
         this.record(seq, valid, stopped.result, redactor);
       },
     };

@@ -62,7 +62,10 @@ export function chatEvaluatorFromEnv(env: Readonly<Record<string, string | undef
       throw new Error(`evaluator ${shown}: the response is not JSON`);
     }
     if (typeof content !== "string") throw new Error(`evaluator ${shown}: no choices[0].message.content in the response`);
-    const json = content.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, "");
+    const json = content
+      .trim()
+      .replace(/^```(?:json)?\s*/i, "")
+      .replace(/\s*```$/, "");
     let answer: unknown;
     try {
       answer = JSON.parse(json) as unknown;

@@ -36,7 +36,17 @@ export class DetachedHooks implements BackgroundRunner {
         redact: redactor.userPatterns.map((p) => ({ pattern: p.pattern, kind: p.kind })),
         seq,
         valid: { event: valid.event, sessionId: valid.sessionId, payload: { ...valid.payload }, json: valid.json, matchValue: valid.matchValue },
-        spec: { kind: "command", command: spec.command, name: spec.name, level: spec.level, matcher: spec.matcher, timeoutMs: spec.timeoutMs, ...(spec.env ? { env: { ...spec.env } } : {}), ...(spec.handler ? { handler: spec.handler } : {}), ...(spec.verified ? { verified: spec.verified.map((s) => ({ ...s })) } : {}) },
+        spec: {
+          kind: "command",
+          command: spec.command,
+          name: spec.name,
+          level: spec.level,
+          matcher: spec.matcher,
+          timeoutMs: spec.timeoutMs,
+          ...(spec.env ? { env: { ...spec.env } } : {}),
+          ...(spec.handler ? { handler: spec.handler } : {}),
+          ...(spec.verified ? { verified: spec.verified.map((s) => ({ ...s })) } : {}),
+        },
       };
       const dir = mkdtempSync(join(tmpdir(), "qhooks-async-"));
       const file = join(dir, "job.json");

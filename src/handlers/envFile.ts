@@ -68,7 +68,10 @@ function readEnvFile(path: string): { env: Record<string, string>; problems: Env
       const whole = parseEnvText(read.bytes.subarray(0, lastNewline + 1).toString("utf8"));
       const problems: EnvFileProblem[] = [...whole.problems];
       if (lastNewline + 1 < read.bytes.length) {
-        const cutLine = read.bytes.subarray(0, lastNewline + 1).toString("utf8").split("\n").length;
+        const cutLine = read.bytes
+          .subarray(0, lastNewline + 1)
+          .toString("utf8")
+          .split("\n").length;
         problems.push({ problem: "cut-line", line: cutLine, limit: MAX_ENV_FILE_BYTES });
       }
       problems.push({ problem: "too-large", limit: MAX_ENV_FILE_BYTES });

@@ -20,20 +20,30 @@ export function checkOutcome(expect: HookTestExpect, outcome: Outcome): Problem[
   if (outcome.decision !== expect.decision) {
     const because = outcome.reason ? ` (${oneLineText(outcome.reason, 120)})` : "";
     const troubles = hookTroubles(outcome);
-    problems.push({ kind: "decision", message: `expected ${expect.decision}, got ${outcome.decision}${because}${troubles.length ? `; ${troubles.join("; ")}` : ""}` });
+    problems.push({
+      kind: "decision",
+      message: `expected ${expect.decision}, got ${outcome.decision}${because}${troubles.length ? `; ${troubles.join("; ")}` : ""}`,
+    });
   }
   if (expect.reason !== undefined && !(outcome.reason ?? "").includes(expect.reason)) {
     const reason = oneLineText(expect.reason, 80);
     problems.push({
       kind: "reason",
-      message: outcome.reason === null ? `no reason, expected one containing "${reason}"` : `the reason "${oneLineText(outcome.reason, 120)}" does not contain "${reason}"`,
+      message:
+        outcome.reason === null
+          ? `no reason, expected one containing "${reason}"`
+          : `the reason "${oneLineText(outcome.reason, 120)}" does not contain "${reason}"`,
     });
   }
   const ran = outcome.hooks.map((h) => h.name);
   for (const name of expect.ran ?? []) {
     if (ran.includes(name)) continue;
     const skipped = outcome.skipped.find((s) => s.name === name);
-    const why = skipped ? `skipped: ${oneLineText(skipped.message, 120)}` : ran.length ? `ran: ${ran.map((n) => oneLineText(n, 40)).join(", ")}` : "no hook ran";
+    const why = skipped
+      ? `skipped: ${oneLineText(skipped.message, 120)}`
+      : ran.length
+        ? `ran: ${ran.map((n) => oneLineText(n, 40)).join(", ")}`
+        : "no hook ran";
     problems.push({ kind: "ran", message: `hook "${oneLineText(name, 60)}" did not run (${why})` });
   }
   for (const name of expect.notRan ?? []) {

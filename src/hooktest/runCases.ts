@@ -44,7 +44,10 @@ export const TEST_VAR = "QHOOKS_TEST";
  * stays as it is; the Stop-loop guard, which reads the log, stays out of it). Yields each result as it comes, with
  * the warnings met on the way.
  */
-export async function* runCases(entries: readonly TestFileEntry[], options: RunCasesOptions): AsyncGenerator<{ result: CaseResult; warnings: readonly string[] }> {
+export async function* runCases(
+  entries: readonly TestFileEntry[],
+  options: RunCasesOptions,
+): AsyncGenerator<{ result: CaseResult; warnings: readonly string[] }> {
   for (const entry of entries) {
     const started = performance.now();
     try {
@@ -60,7 +63,10 @@ export async function* runCases(entries: readonly TestFileEntry[], options: RunC
 
 async function judgeCase(entry: TestFileEntry, options: RunCasesOptions): Promise<{ result: CaseResult; warnings: readonly string[] }> {
   if (!entry.ok) {
-    return { result: { line: entry.line, name: entry.name, event: null, problems: [{ kind: "broken-line", message: entry.message }], outcome: null, durationMs: 0 }, warnings: [] };
+    return {
+      result: { line: entry.line, name: entry.name, event: null, problems: [{ kind: "broken-line", message: entry.message }], outcome: null, durationMs: 0 },
+      warnings: [],
+    };
   }
   const { testCase } = entry;
   const base = { line: entry.line, name: testCase.name, event: testCase.event };
@@ -88,4 +94,3 @@ async function judgeCase(entry: TestFileEntry, options: RunCasesOptions): Promis
   const { outcome } = judgement;
   return { result: { ...base, problems: checkOutcome(testCase.expect, outcome), outcome, durationMs }, warnings: [...configWarnings, ...outcome.warnings] };
 }
-

@@ -45,7 +45,8 @@ function parseLine(content: string, line: number): TestFileEntry {
   const named = json !== null && typeof json === "object" && typeof (json as { name?: unknown }).name === "string" ? (json as { name: string }).name : null;
   // JSON.parse reads any depth, but the case's payload is serialised again to be judged, and JSON.stringify
   // overflows the stack a few thousand levels down: such a line fails alone, before anything recurses into it.
-  if (nestsDeeperThan(content, MAX_JSON_DEPTH + 1)) return { line, ok: false, name: named, message: `nests deeper than ${MAX_JSON_DEPTH} levels; a hook test cannot hold it` };
+  if (nestsDeeperThan(content, MAX_JSON_DEPTH + 1))
+    return { line, ok: false, name: named, message: `nests deeper than ${MAX_JSON_DEPTH} levels; a hook test cannot hold it` };
   const parsed = HookTestCaseSchema.safeParse(json);
   if (parsed.success) return { line, ok: true, testCase: parsed.data };
   return { line, ok: false, name: named, message: `not a hook test: ${firstIssueLine(parsed.error)}` };
@@ -60,7 +61,8 @@ export function readTestFile(path: string, shown: string): string {
   try {
     isFile = statSync(path).isFile();
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new QhooksError("io", `no hook tests at ${oneLineText(shown)} (qhooks test add SEQ saves a logged event there)`);
+    if ((e as NodeJS.ErrnoException).code === "ENOENT")
+      throw new QhooksError("io", `no hook tests at ${oneLineText(shown)} (qhooks test add SEQ saves a logged event there)`);
     throw new QhooksError("io", `cannot read ${oneLineText(shown)}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
   if (!isFile) throw new QhooksError("io", `${oneLineText(shown)} is not a file`);

@@ -7,9 +7,7 @@ export function describeJsonError(text: string, error: unknown): string {
   const column = offset - upTo.lastIndexOf("\n");
   // V8 quotes the text around the mistake, `..."…"...` when it cuts it: drop the quote, which can span lines and
   // holds what the file or payload says (one line per message, nothing of the content echoed).
-  const what = message
-    .replace(/ in JSON at position \d+[\s\S]*$/, "")
-    .replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, "");
+  const what = message.replace(/ in JSON at position \d+[\s\S]*$/, "").replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, "");
   return `line ${line} column ${column}: ${what}`;
 }
 
@@ -27,7 +25,7 @@ export function jsonErrorOffset(text: string): number {
     throw i;
   };
   const literal = (word: string) => {
-    for (const ch of word) if (text[i++] !== ch) (i--, fail());
+    for (const ch of word) if (text[i++] !== ch) i--, fail();
   };
   const string = () => {
     i++;
@@ -108,7 +106,7 @@ export function jsonErrorOffset(text: string): number {
       justOpened = !done;
     }
     ws();
-    return i < text.length ? i : text.length;
+    return Math.min(i, text.length);
   } catch (offset) {
     return typeof offset === "number" ? Math.min(offset, text.length) : 0;
   }

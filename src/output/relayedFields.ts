@@ -48,7 +48,11 @@ export function lastPlainLine(hooks: readonly HookResult[]): string | null {
     if (hook.outcome !== "success" || hook.exitCode !== 0) continue;
     const text = hook.stdout.trim();
     if (text === "" || text.startsWith("{")) continue;
-    line = text.split("\n").filter((l) => l.trim() !== "").at(-1)!.trim();
+    line = text
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .at(-1)!
+      .trim();
   }
   return line;
 }

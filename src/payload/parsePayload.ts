@@ -100,7 +100,7 @@ export function parsePayload(input: string | object, options: ParsePayloadOption
       event,
       sessionId: sessionId!,
       // A copy only when fields are added: the parsed document is this event's alone.
-      payload: named === undefined || fields.cwd === undefined || (event === "Stop" || event === "SubagentStop") ? { ...fields, ...filled } : fields,
+      payload: named === undefined || fields.cwd === undefined || event === "Stop" || event === "SubagentStop" ? { ...fields, ...filled } : fields,
       json: insertFields(text, filled),
       matchValue: matchValueOf(event, fields),
     },

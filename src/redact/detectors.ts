@@ -21,7 +21,10 @@ const NOT_A_MARKER = "(?!\\[REDACTED:)";
 
 export const BUILT_IN_DETECTORS: readonly Detector[] = [
   // PEM private keys (RSA, EC, OpenSSH, PKCS#8, encrypted), whole: header, body and footer. The body is bounded.
-  { kind: "private-key", regex: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,16384}?-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----/g },
+  {
+    kind: "private-key",
+    regex: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,16384}?-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----/g,
+  },
   // Model providers.
   { kind: "anthropic", regex: /\bsk-ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_-]{20,400}/g },
   { kind: "openai", regex: /\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,400}/g },
@@ -46,7 +49,11 @@ export const BUILT_IN_DETECTORS: readonly Detector[] = [
   // URLs qhooks shows itself (src/text/shownUrl.ts).
   { kind: "url-password", regex: new RegExp(URL_PASSWORD_SOURCE, "gi"), value: "value" },
   // HTTP authorization headers, whatever the token's form.
-  { kind: "bearer", regex: new RegExp(`\\b(?<key>(?:Bearer|Basic|Token)[ \\t]{1,8})${NOT_A_MARKER}(?<value>[A-Za-z0-9\\-._~+/]{8,4096}=*)`, "gi"), value: "value" },
+  {
+    kind: "bearer",
+    regex: new RegExp(`\\b(?<key>(?:Bearer|Basic|Token)[ \\t]{1,8})${NOT_A_MARKER}(?<value>[A-Za-z0-9\\-._~+/]{8,4096}=*)`, "gi"),
+    value: "value",
+  },
   // Assignments whose key says secret: password=..., "api_key": "...", export GITHUB_TOKEN=..., --password=...
   {
     kind: "password",
@@ -64,7 +71,8 @@ export const BUILT_IN_DETECTORS: readonly Detector[] = [
  * `i` flag, or a substring search per word, cost twice as much (measured). The detectors run only on the rare text
  * it lets through.
  */
-const PREFILTER = /-----begin|sk[-_]|rk_|hf_|gsk_|xai-|akia|asia|abia|acca|aiza|gh[pousr]_|github_pat_|glpat-|npm_|xox|hooks\.slack|discord|eyj|bearer|basic|token|passw|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth|:\/\/[^\s/?#@]{0,300}@/;
+const PREFILTER =
+  /-----begin|sk[-_]|rk_|hf_|gsk_|xai-|akia|asia|abia|acca|aiza|gh[pousr]_|github_pat_|glpat-|npm_|xox|hooks\.slack|discord|eyj|bearer|basic|token|passw|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth|:\/\/[^\s/?#@]{0,300}@/;
 
 /** True when the text may hold a secret a detector finds; false means none can match. */
 export function mayHoldSecret(text: string): boolean {
@@ -75,4 +83,5 @@ export function mayHoldSecret(text: string): boolean {
  * Object keys whose string value is a secret whatever its form: `{"password": "hunter2"}` in a JSON payload, where
  * key and value are two strings and no `password=` appears in either.
  */
-export const SECRET_KEY = /^[A-Za-z0-9_.-]{0,40}(?:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|authorization)$/i;
+export const SECRET_KEY =
+  /^[A-Za-z0-9_.-]{0,40}(?:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|authorization)$/i;

@@ -16,7 +16,14 @@ export function redactEntry(entry: LogEntry, redactor: Redactor): LogEntry {
       const rejection = entry.rejection === null ? null : redactor.text(entry.rejection);
       const outcome = entry.outcome === null ? null : redactor.value(entry.outcome);
       const snapshot = entry.snapshot === null ? null : redactSnapshot(entry.snapshot, redactor);
-      if (payload === entry.payload && matchValue === entry.matchValue && rejection === entry.rejection && outcome === entry.outcome && snapshot === entry.snapshot) return entry;
+      if (
+        payload === entry.payload &&
+        matchValue === entry.matchValue &&
+        rejection === entry.rejection &&
+        outcome === entry.outcome &&
+        snapshot === entry.snapshot
+      )
+        return entry;
       return { ...entry, payload, matchValue, rejection, outcome, snapshot };
     }
     case "outcome": {
@@ -43,7 +50,9 @@ function redactSnapshot<S extends { readonly document: unknown; readonly warning
   let byDocument = snapshotCache.get(redactor);
   const cached = key && byDocument?.get(key);
   if (cached && cached.source === snapshot.warnings) {
-    return cached.document === snapshot.document && cached.warnings === snapshot.warnings ? snapshot : { ...snapshot, document: cached.document, warnings: cached.warnings };
+    return cached.document === snapshot.document && cached.warnings === snapshot.warnings
+      ? snapshot
+      : { ...snapshot, document: cached.document, warnings: cached.warnings };
   }
   const document = redactor.value(snapshot.document);
   const warnings = redactor.value(snapshot.warnings);

@@ -115,12 +115,12 @@ export function createRedactor(patterns: readonly RedactPattern[] = []): Redacto
       const end = m.index + m[0].length;
       const decoded = JSON.parse(m[0]) as string;
       // A key's value follows it after a colon; a key is a literal followed by one.
-      const valueOf = key !== null && /^\s*:\s*$/.test(s.slice(keyEnd, m.index)) ? key : null;
+      const keyOfValue = key !== null && /^\s*:\s*$/.test(s.slice(keyEnd, m.index)) ? key : null;
       KEY_COLON.lastIndex = end;
       const isKey = KEY_COLON.test(s);
       key = isKey ? decoded : null;
       keyEnd = end;
-      const redacted = (valueOf !== null && !isKey ? keyedSecret(valueOf, decoded) : null) ?? text(decoded);
+      const redacted = (keyOfValue !== null && !isKey ? keyedSecret(keyOfValue, decoded) : null) ?? text(decoded);
       if (redacted !== decoded) {
         out += s.slice(last, m.index) + JSON.stringify(redacted);
         last = end;
@@ -133,7 +133,8 @@ export function createRedactor(patterns: readonly RedactPattern[] = []): Redacto
   // costs less than a test per string (key words in keys included).
   // (A backslash in a string is `\\` there: its escapes may hide a secret.)
   const clean = (json: string) => !mayHoldSecret(json) && !json.includes("\\\\");
-  const value = <T>(v: T): T => (!hasUser && (v === null || typeof v !== "object" || clean(JSON.stringify(v))) && typeof v !== "string" ? v : (walk(v, null) as T));
+  const value = <T>(v: T): T =>
+    !hasUser && (v === null || typeof v !== "object" || clean(JSON.stringify(v))) && typeof v !== "string" ? v : (walk(v, null) as T);
   const walk = (v: unknown, key: string | null): unknown => {
     if (typeof v === "string") return (key !== null ? keyedSecret(key, v) : null) ?? text(v);
     if (v === null || typeof v !== "object") return v;

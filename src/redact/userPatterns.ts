@@ -25,10 +25,14 @@ export function compileRedactPattern(entry: RedactEntry): CompiledRedactPattern 
   const compiled = compileUserRegex(entry.pattern);
   if (!compiled.ok) {
     const { refusal } = compiled;
-    if (refusal.kind === "invalid") return { pattern: null, warning: { kind: "invalid", text: `invalid regex ${shown} (${oneLineText(refusal.detail, 80)}); ignored` } };
+    if (refusal.kind === "invalid")
+      return { pattern: null, warning: { kind: "invalid", text: `invalid regex ${shown} (${oneLineText(refusal.detail, 80)}); ignored` } };
     return {
       pattern: { kind: entry.kind, source: entry.pattern, regex: null },
-      warning: { kind: refusal.kind, text: `regex ${shown} cannot run in linear time (${oneLineText(refusalText(refusal), 80)}); every string is masked whole instead` },
+      warning: {
+        kind: refusal.kind,
+        text: `regex ${shown} cannot run in linear time (${oneLineText(refusalText(refusal), 80)}); every string is masked whole instead`,
+      },
     };
   }
   if (compiled.regex.nullable) return { pattern: null, warning: { kind: "empty-match", text: `regex ${shown} matches the empty string; ignored` } };

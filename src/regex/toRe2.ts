@@ -211,7 +211,8 @@ class Parser {
     if (lazy) this.i++;
     const counted = c === "{";
     const top = max ?? min;
-    if (counted && (min > MAX_REPEAT || (max !== null && max > MAX_REPEAT))) refuse("too-large", `repeat count {${min}${max === min ? "" : `,${max ?? ""}`}} is more than ${MAX_REPEAT}`);
+    if (counted && (min > MAX_REPEAT || (max !== null && max > MAX_REPEAT)))
+      refuse("too-large", `repeat count {${min}${max === min ? "" : `,${max ?? ""}`}} is more than ${MAX_REPEAT}`);
     const repeat = counted ? atom.repeat * Math.max(top, 1) : atom.repeat;
     if (repeat > MAX_REPEAT) refuse("too-large", `nested repeat counts multiply to more than ${MAX_REPEAT}`);
     const op = counted ? `{${min}${max === min ? "" : `,${max ?? ""}`}}` : c!;

@@ -10,7 +10,9 @@ import { lazy } from "./lazy.js";
  */
 export const EvaluatorAnswerSchema = lazy(() =>
   z.looseObject({
-    ok: z.boolean({ error: (issue) => (issue.input === undefined ? '"ok" is missing (expected true or false)' : `"ok" is ${quoteValue(issue.input)}, not true or false`) }),
+    ok: z.boolean({
+      error: (issue) => (issue.input === undefined ? '"ok" is missing (expected true or false)' : `"ok" is ${quoteValue(issue.input)}, not true or false`),
+    }),
   }),
 );
 export type EvaluatorAnswer = z.infer<typeof EvaluatorAnswerSchema>;

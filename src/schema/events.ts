@@ -107,8 +107,7 @@ export const EVENT_TRAITS: Readonly<Record<EventName, EventTraits>> = {
   ElicitationResult: blockable("mcp_server_name", false),
 };
 
-export const isBlockingDecision = (decision: string | null | undefined): boolean =>
-  decision === "deny" || decision === "block";
+export const isBlockingDecision = (decision: string | null | undefined): boolean => decision === "deny" || decision === "block";
 
 // ---- Payloads: loose objects, so that unknown fields pass; only what qhooks relies on is checked. ----
 //

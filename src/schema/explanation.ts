@@ -93,9 +93,7 @@ export const ExplanationSchema = z.object({
     })
     .nullable(),
   /** What enforcing the shadow hooks would have given; null when no shadow hook ran. */
-  shadow: z
-    .object({ decision: DecisionSchema, changed: z.boolean(), hooks: z.array(z.string()) })
-    .nullable(),
+  shadow: z.object({ decision: DecisionSchema, changed: z.boolean(), hooks: z.array(z.string()) }).nullable(),
   /** What explain cannot know from the log, one line each (an old log without the snapshot...). */
   unknown: z.array(z.string()),
   /** The configuration's own warnings, as logged with it. */

@@ -8,16 +8,16 @@ import { lazy, lazyRecord } from "./lazy.js";
  */
 export const VerdictSchema = lazy(() =>
   z.object({
-  decision: DecisionSchema,
-  reason: z.string().nullable(),
-  continue: z.boolean(),
-  stopReason: z.string().nullable(),
-  systemMessage: z.string().nullable(),
-  additionalContext: z.string().nullable(),
-  updatedInput: z.record(z.string(), z.unknown()).nullable(),
-  suppressOutput: z.boolean(),
-  /** Parts of the output that were understood but do not apply to this event, for a warning. */
-  ignored: z.array(z.string()),
+    decision: DecisionSchema,
+    reason: z.string().nullable(),
+    continue: z.boolean(),
+    stopReason: z.string().nullable(),
+    systemMessage: z.string().nullable(),
+    additionalContext: z.string().nullable(),
+    updatedInput: z.record(z.string(), z.unknown()).nullable(),
+    suppressOutput: z.boolean(),
+    /** Parts of the output that were understood but do not apply to this event, for a warning. */
+    ignored: z.array(z.string()),
   }),
 );
 export type Verdict = z.infer<typeof VerdictSchema>;
@@ -50,10 +50,7 @@ const universal = () => ({
 });
 
 const hookSpecific = <S extends z.core.$ZodLooseShape>(event: EventName, shape: S) =>
-  z.looseObject(
-    { hookEventName: z.literal(event, { error: `expected "${event}" (the event this hook ran for)` }), ...shape },
-    { error: "expected an object" },
-  );
+  z.looseObject({ hookEventName: z.literal(event, { error: `expected "${event}" (the event this hook ran for)` }), ...shape }, { error: "expected an object" });
 
 /** `decision` at the top level: `approve` / `block` in the classic protocol. */
 const legacyDecision = () => z.enum(["approve", "block"], { error: 'expected "approve" or "block"' }).optional();
@@ -88,7 +85,12 @@ const permission = (event: "PreToolUse" | "PreModelSwitch") =>
     })
     .transform((out): Verdict => {
       const specific = out.hookSpecificOutput as
-        | { permissionDecision?: "allow" | "deny" | "ask"; permissionDecisionReason?: string; updatedInput?: Record<string, unknown>; additionalContext?: string }
+        | {
+            permissionDecision?: "allow" | "deny" | "ask";
+            permissionDecisionReason?: string;
+            updatedInput?: Record<string, unknown>;
+            additionalContext?: string;
+          }
         | undefined;
       const legacy = out.decision === "approve" ? "allow" : out.decision === "block" ? "deny" : undefined;
       const decision = specific?.permissionDecision ?? legacy ?? "none";

@@ -37,7 +37,9 @@ const commonHandlerFields = () => ({
   /** `block`: a hook that cannot start, times out or fails blocks the event (on events that can block) instead of failing open. */
   onFailure: z.enum(["block", "continue"], { error: 'expected "block" or "continue"' }).optional(),
   /** A label of the author's own; accepted and not used. */
-  id: z.string({ error: "expected a string" }).optional(),  /** `shadow`: the hook runs and is logged with the verdict it would give, but never changes the outcome. */
+  id: z
+    .string({ error: "expected a string" })
+    .optional() /** `shadow`: the hook runs and is logged with the verdict it would give, but never changes the outcome. */,
   mode: z.enum(["enforce", "shadow"], { error: 'expected "enforce" or "shadow"' }).optional(),
 });
 
@@ -136,9 +138,7 @@ export const SettingsFileSchema = lazy(() =>
   }),
 );
 
-export const QhooksSectionSchema = lazy(() =>
-  z.record(z.string(), z.unknown(), { error: "expected an object (qhooks' own settings)" }),
-);
+export const QhooksSectionSchema = lazy(() => z.record(z.string(), z.unknown(), { error: "expected an object (qhooks' own settings)" }));
 
 /** Each key of the `qhooks` section, validated on its own: a bad value is one warning, the others still apply. */
 export const QhooksSettingsSchema = lazy(() =>
@@ -157,9 +157,12 @@ export const QhooksSettingsSchema = lazy(() =>
      */
     requireTrust: z.boolean({ error: "expected true or false" }).optional(),
     /** Patterns of the user's own secrets, redacted in the log after the built-in detectors; each entry checked alone. */
-    redact: z.array(z.unknown(), { error: "expected an array of {\"pattern\", \"kind\"} entries" }).optional(),
+    redact: z.array(z.unknown(), { error: 'expected an array of {"pattern", "kind"} entries' }).optional(),
     /** How long records stay in the log: what `qhooks prune` removes when no --before is given (`90d`, `12w`, `48h`). */
-    retention: z.string({ error: 'expected a duration such as "90d"' }).regex(/^[1-9][0-9]{0,5}[hdw]$/, { error: 'expected a duration such as "90d" (hours h, days d, weeks w)' }).optional(),
+    retention: z
+      .string({ error: 'expected a duration such as "90d"' })
+      .regex(/^[1-9][0-9]{0,5}[hdw]$/, { error: 'expected a duration such as "90d" (hours h, days d, weeks w)' })
+      .optional(),
   }),
 );
 export type QhooksSettings = z.infer<typeof QhooksSettingsSchema>;
@@ -169,14 +172,14 @@ export const RedactEntrySchema = lazy(() =>
   z.strictObject(
     {
       pattern: z.string({ error: "expected a regex string" }).min(1, { error: "expected a non-empty regex" }).max(512, { error: "at most 512 characters" }),
-      kind: z.string({ error: "expected a kind" }).regex(/^[a-z0-9][a-z0-9-]{0,31}$/, { error: "expected a kind of lowercase letters, digits and -, at most 32" }),
+      kind: z
+        .string({ error: "expected a kind" })
+        .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, { error: "expected a kind of lowercase letters, digits and -, at most 32" }),
     },
     { error: 'expected {"pattern": "...", "kind": "..."}' },
   ),
 );
 export type RedactEntry = z.infer<typeof RedactEntrySchema>;
-export const PluginFolderSchema = lazy(() =>
-  z.string({ error: "expected a plugin folder path" }).min(1, { error: "expected a plugin folder path" }),
-);
+export const PluginFolderSchema = lazy(() => z.string({ error: "expected a plugin folder path" }).min(1, { error: "expected a plugin folder path" }));
 
 export const KNOWN_GROUP_KEYS = lazy(() => new Set(Object.keys(GroupSettingSchema.shape)));

@@ -10,11 +10,16 @@ import { CommandHandlerSchema, GroupSettingSchema, HttpHandlerSchema, McpToolHan
 const common = {
   timeout: CommandHandlerSchema.shape.timeout.describe("Seconds before the hook is stopped (default 60); it holds for every handler type."),
   name: CommandHandlerSchema.shape.name.describe("A label for logs and messages (default: the command, or what the handler does)."),
-  async: CommandHandlerSchema.shape.async.describe("Run in the background: never delays or changes the outcome; the result is logged with the event when it ends."),
+  async: CommandHandlerSchema.shape.async.describe(
+    "Run in the background: never delays or changes the outcome; the result is logged with the event when it ends.",
+  ),
   once: CommandHandlerSchema.shape.once.describe("Run at most once per session."),
   statusMessage: CommandHandlerSchema.shape.statusMessage.describe("What an agent's user interface shows while the hook runs."),
-  onFailure: CommandHandlerSchema.shape.onFailure.describe('"block": a hook that cannot start, times out or fails blocks the event (if it can be blocked) instead of failing open.'),
-  id: CommandHandlerSchema.shape.id.describe("A label of your own; not used."),  mode: CommandHandlerSchema.shape.mode.describe(
+  onFailure: CommandHandlerSchema.shape.onFailure.describe(
+    '"block": a hook that cannot start, times out or fails blocks the event (if it can be blocked) instead of failing open.',
+  ),
+  id: CommandHandlerSchema.shape.id.describe("A label of your own; not used."),
+  mode: CommandHandlerSchema.shape.mode.describe(
     "shadow: the hook runs and its verdict is logged, but it never changes the outcome (no block, stop or input rewrite); enforce (the default): it counts.",
   ),
 };
@@ -32,7 +37,9 @@ const HandlerDocumentSchema = z.discriminatedUnion("type", [
   z.strictObject({
     ...HttpHandlerSchema.shape,
     ...common,
-    url: HttpHandlerSchema.shape.url.describe("POST the event's JSON here; the response body is read as the hook's output; a 2xx status is exit 0, any other an error."),
+    url: HttpHandlerSchema.shape.url.describe(
+      "POST the event's JSON here; the response body is read as the hook's output; a 2xx status is exit 0, any other an error.",
+    ),
     headers: HttpHandlerSchema.shape.headers.describe("Request headers; $VAR and ${VAR} expand only for the names in allowedEnvVars."),
     allowedEnvVars: HttpHandlerSchema.shape.allowedEnvVars.describe("The environment variables headers may use."),
   }),
@@ -64,9 +71,6 @@ const GroupDocumentSchema = z.strictObject({
 export const SettingsDocumentSchema = z
   .looseObject({
     $schema: z.string().optional().describe("Where an editor finds this schema, e.g. ./settings.schema.json."),
-    hooks: z
-      .partialRecord(EventNameSchema, z.array(GroupDocumentSchema))
-      .optional()
-      .describe("Hooks by event: each event has a list of matcher groups."),
+    hooks: z.partialRecord(EventNameSchema, z.array(GroupDocumentSchema)).optional().describe("Hooks by event: each event has a list of matcher groups."),
   })
   .meta({ title: "qhooks settings", description: "A settings file of qhooks: user, project or local level, or one given with --settings." });

@@ -45,7 +45,10 @@ export function compileMatcher(source: string | undefined, options: MatcherOptio
   }
 
   if (options.narrowNames ? SIMPLE_NARROW.test(text) : SIMPLE.test(text)) {
-    const names = text.split(options.narrowNames ? "|" : /[|,]/).map((n) => n.trim()).filter((n) => n !== "");
+    const names = text
+      .split(options.narrowNames ? "|" : /[|,]/)
+      .map((n) => n.trim())
+      .filter((n) => n !== "");
     return { matcher: names.length === 0 ? { kind: "all" } : { kind: "names", names: new Set(names) }, warnings };
   }
 
@@ -53,7 +56,11 @@ export function compileMatcher(source: string | undefined, options: MatcherOptio
   if (compiled.ok) return { matcher: { kind: "regex", regex: compiled.regex }, warnings };
   const { refusal } = compiled;
   if (refusal.kind === "invalid") {
-    return { matcher: { kind: "never" }, warnings: [...warnings, `invalid regex (/${oneLineText(text)}/: ${oneLineText(refusal.detail)}); this group matches nothing`], refusal };
+    return {
+      matcher: { kind: "never" },
+      warnings: [...warnings, `invalid regex (/${oneLineText(text)}/: ${oneLineText(refusal.detail)}); this group matches nothing`],
+      refusal,
+    };
   }
   return {
     matcher: { kind: "undecided", refusal },

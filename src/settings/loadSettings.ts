@@ -153,7 +153,11 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
       else warnings.push(`${source.display}: qhooks.retention: read only from the user-level settings file; ignored here`);
     }
     if (parsed.hooksSection !== undefined) {
-      document.push(source.plugin ? { level: source.level, file: source.path, plugin: source.plugin.name, hooks: parsed.hooksSection } : { level: source.level, file: source.path, hooks: parsed.hooksSection });
+      document.push(
+        source.plugin
+          ? { level: source.level, file: source.path, plugin: source.plugin.name, hooks: parsed.hooksSection }
+          : { level: source.level, file: source.path, hooks: parsed.hooksSection },
+      );
     }
   }
 

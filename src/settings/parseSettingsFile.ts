@@ -73,7 +73,8 @@ export function parseSettingsFile(source: SettingsSource, text: string): ParsedS
     warnings.push(path.length ? `${source.display}: ${formatPath(path)}: ${message}` : `${source.display}: ${message}`);
   };
   const parsed = parseDocument(source, text, warn);
-  if (unshown > 0) warnings.push(`${source.display}: ${unshown} more warning${unshown === 1 ? "" : "s"} about this file not shown (at most ${MAX_WARNINGS_PER_FILE} are)`);
+  if (unshown > 0)
+    warnings.push(`${source.display}: ${unshown} more warning${unshown === 1 ? "" : "s"} about this file not shown (at most ${MAX_WARNINGS_PER_FILE} are)`);
   return { ...parsed, warnings };
 }
 
@@ -150,14 +151,13 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
         }
         warnUnknownKeys(rawHandler, KNOWN_HANDLER_KEYS_BY_TYPE[handler.data.type], handlerPath, warn);
         const blockable = EVENT_TRAITS[event.data].blockDecision !== null;
-        if (handler.data.onFailure === "block" && !blockable) warn([...handlerPath, "onFailure"], `${event.data} cannot be blocked; a failure of this hook stays an error`);
-        else if (handler.data.onFailure === "block" && handler.data.async === true) warn([...handlerPath, "onFailure"], "an async hook never changes the outcome; a failure of this hook stays an error");
+        if (handler.data.onFailure === "block" && !blockable)
+          warn([...handlerPath, "onFailure"], `${event.data} cannot be blocked; a failure of this hook stays an error`);
+        else if (handler.data.onFailure === "block" && handler.data.async === true)
+          warn([...handlerPath, "onFailure"], "an async hook never changes the outcome; a failure of this hook stays an error");
         let timeout = handler.data.timeout ?? DEFAULT_TIMEOUT_SECONDS;
         if (timeout > MAX_TIMEOUT_SECONDS) {
-          warn(
-            [...handlerPath, "timeout"],
-            `${timeout} s is more than a day (milliseconds?); the default of ${DEFAULT_TIMEOUT_SECONDS} s applies`,
-          );
+          warn([...handlerPath, "timeout"], `${timeout} s is more than a day (milliseconds?); the default of ${DEFAULT_TIMEOUT_SECONDS} s applies`);
           timeout = DEFAULT_TIMEOUT_SECONDS;
         }
         const plugin = source.plugin ?? null;
@@ -187,12 +187,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
 }
 
 /** Keys qhooks does not read: one warning per entry, naming each (with a likely intended key). */
-function warnUnknownKeys(
-  raw: unknown,
-  known: ReadonlySet<string>,
-  path: PropertyKey[],
-  warn: Warn,
-): void {
+function warnUnknownKeys(raw: unknown, known: ReadonlySet<string>, path: PropertyKey[], warn: Warn): void {
   const unknown = Object.keys(raw as object).filter((key) => !known.has(key));
   const named = unknown.map((key) => {
     const close = [...known].find((k) => editDistance(k, key) <= 2);

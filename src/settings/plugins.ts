@@ -57,7 +57,9 @@ const ManifestSchema = lazy(() =>
       name: z.string().min(1).optional().catch(undefined),
       defaultEnabled: z.boolean().optional().catch(undefined),
       hooks: z
-        .union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown())], { error: "expected a hook file path, a list of paths, or the hooks inline" })
+        .union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown())], {
+          error: "expected a hook file path, a list of paths, or the hooks inline",
+        })
         .optional(),
     },
     { error: "expected an object" },
@@ -218,7 +220,11 @@ export const installedPluginsFile = (homeDir: string): string => join(homeDir, "
  * folders come from `~/.claude/plugins/installed_plugins.json` (entries of another project's scope are skipped), else
  * from the one version folder under `~/.claude/plugins/cache/<marketplace>/<name>/`.
  */
-export function claudePluginRequests(enabled: ReadonlyMap<string, EnabledEntry>, homeDir: string, projectDir: string): { requests: PluginRequest[]; warnings: string[]; watched: string[] } {
+export function claudePluginRequests(
+  enabled: ReadonlyMap<string, EnabledEntry>,
+  homeDir: string,
+  projectDir: string,
+): { requests: PluginRequest[]; warnings: string[]; watched: string[] } {
   const file = installedPluginsFile(homeDir);
   const warnings: string[] = [];
   const installed = readInstalled(file, projectDir, warnings);
@@ -227,7 +233,9 @@ export function claudePluginRequests(enabled: ReadonlyMap<string, EnabledEntry>,
     if (!entry.enabled) continue;
     const root = installed.get(id) ?? cachedVersion(homeDir, id);
     if (root === null) {
-      warnings.push(`${entry.file}: enabledPlugins: ${oneLineText(id)} is enabled, but not installed (not in ~/.claude/plugins/installed_plugins.json); no hooks from it`);
+      warnings.push(
+        `${entry.file}: enabledPlugins: ${oneLineText(id)} is enabled, but not installed (not in ~/.claude/plugins/installed_plugins.json); no hooks from it`,
+      );
       continue;
     }
     requests.push({ root, namedBy: `${entry.file}: enabledPlugins`, explicit: false, id });
@@ -243,7 +251,8 @@ function readInstalled(file: string, projectDir: string, warnings: string[]): Ma
   const roots = new Map<string, string>();
   const text = readText(file);
   if (typeof text !== "string") {
-    if (text.error !== "missing") warnings.push(`~/.claude/plugins/installed_plugins.json: cannot be read (${text.error}); Claude Code's installed plugins are not loaded`);
+    if (text.error !== "missing")
+      warnings.push(`~/.claude/plugins/installed_plugins.json: cannot be read (${text.error}); Claude Code's installed plugins are not loaded`);
     return roots;
   }
   let json: unknown;

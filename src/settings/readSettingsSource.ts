@@ -85,7 +85,9 @@ export function readSettingsSource(source: SettingsSource): SettingsRead {
       return unreadable(read.kind === "a directory" ? "cannot be read (is a directory)" : `is ${read.kind}, not a regular file`);
     case "too-large":
       return unreadable(
-        read.size === null ? `is more than the ${MAX_SETTINGS_BYTES} bytes a settings file may have` : `is ${read.size} bytes, more than the ${MAX_SETTINGS_BYTES} a settings file may have`,
+        read.size === null
+          ? `is more than the ${MAX_SETTINGS_BYTES} bytes a settings file may have`
+          : `is ${read.size} bytes, more than the ${MAX_SETTINGS_BYTES} a settings file may have`,
       );
     case "error":
       return unreadable(`cannot be read (${read.code === "ELOOP" ? "a loop of symbolic links" : read.code})`);

@@ -24,7 +24,8 @@ export interface SettingsPlan {
 /** The sources and plugins to load for a choice; the claude dialect also loads the plugins Claude Code has enabled. */
 export function planSettings(choice: SettingsChoice): SettingsPlan {
   const dialect = choice.dialect ?? "qoder";
-  const sources = choice.settingsFiles !== undefined ? explicitSettings(choice.settingsFiles, choice.baseDir) : discoverSettings(choice.homeDir, choice.projectDir, dialect);
+  const sources =
+    choice.settingsFiles !== undefined ? explicitSettings(choice.settingsFiles, choice.baseDir) : discoverSettings(choice.homeDir, choice.projectDir, dialect);
   const folders = (choice.plugins ?? []).map((p) => (isAbsolute(p) ? p : resolve(choice.baseDir, p)));
   return { sources, plugins: { folders, homeDir: choice.homeDir, claude: dialect === "claude" ? { projectDir: choice.projectDir } : null } };
 }

@@ -140,7 +140,6 @@ export const nullEventLog: EventLog = {
   close: async () => undefined,
 };
 
-
 /**
  * An event as replay reads it: what was decided then, and the payload exactly as the hooks received it. Lighter
  * than a LogRecord (no outcome body, no parsed payload): a replay reads every matching event of the log.

@@ -99,7 +99,9 @@ class FallbackLog implements EventLog {
           continue;
         }
         if (centralError !== null) throw centralError;
-        throw new Error(`the central event log ${this.options.centralShown} is not answering (${this.why}), and event ${entry.eventSeq} is not in the fallback log ${this.options.fallbackPath}`);
+        throw new Error(
+          `the central event log ${this.options.centralShown} is not answering (${this.why}), and event ${entry.eventSeq} is not in the fallback log ${this.options.fallbackPath}`,
+        );
       }
       rewritten.push(entry);
       if (entry.kind === "event") warned = true;

@@ -33,8 +33,14 @@ function lazyStore(load: () => Promise<Store>): Store {
     append: async (entries, options) => (await store()).append(entries, options),
     stopBlockStreak: async (sessionId) => (await store()).stopBlockStreak(sessionId),
     event: async (seq) => (await store()).event(seq),
-    events: (filter, limit) => (async function* () { yield* (await store()).events(filter, limit); })(),
-    read: (filter, from) => (async function* () { yield* (await store()).read(filter, from); })(),
+    events: (filter, limit) =>
+      (async function* () {
+        yield* (await store()).events(filter, limit);
+      })(),
+    read: (filter, from) =>
+      (async function* () {
+        yield* (await store()).read(filter, from);
+      })(),
     count: async (filter) => (await store()).count(filter),
     replayRuns: async () => (await store()).replayRuns(),
     sessions: async (filter) => (await store()).sessions(filter),

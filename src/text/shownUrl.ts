@@ -9,7 +9,8 @@
 export const HIDDEN = "***";
 
 /** Query parameters that carry a secret: libpq's `password`, `sslpassword`, `sslkey`, and any `token`, `api_key`... */
-const SECRET_PARAM = /^(?:[A-Za-z0-9_.-]{0,40}(?:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth|authorization|sig|signature)|sslkey|passfile)$/i;
+const SECRET_PARAM =
+  /^(?:[A-Za-z0-9_.-]{0,40}(?:passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|auth|authorization|sig|signature)|sslkey|passfile)$/i;
 
 /**
  * A URL as qhooks may show it anywhere: its password, and the value of a query parameter whose name says secret,

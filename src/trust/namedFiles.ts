@@ -43,10 +43,11 @@ const KEYWORDS = new Set(["if", "then", "else", "elif", "do", "while", "until", 
  * appends to would otherwise untrust it at every call). `cat` is one, except when its output is code (`cat x | sh`).
  */
 const DATA_TOOLS = new Set(
-  ("echo printf cat tee touch mkdir rm rmdir mv cp ln chmod chown test [ [[ true false : exit return sleep date grep egrep fgrep rg " +
+  (
+    "echo printf cat tee touch mkdir rm rmdir mv cp ln chmod chown test [ [[ true false : exit return sleep date grep egrep fgrep rg " +
     "jq head tail wc sort uniq cut tr basename dirname realpath readlink printenv export unset set shift local read logger mktemp " +
-    "diff cmp stat ls pwd wait kill trap umask break continue")
-    .split(" "),
+    "diff cmp stat ls pwd wait kill trap umask break continue"
+  ).split(" "),
 );
 
 /**
@@ -70,7 +71,14 @@ const SHELL: Interpreter = {
   fileValue: new Set(["--rcfile", "--init-file"]),
   stdin: /^-[A-Za-z]*s[A-Za-z]*$/,
 };
-const PYTHON: Interpreter = { shell: false, inline: /^-[A-Za-z]*c/, withValue: new Set(["-W", "-X", "-Q", "--check-hash-based-pycs"]), fileValue: new Set(), stdin: /^-$/, module: "-m" };
+const PYTHON: Interpreter = {
+  shell: false,
+  inline: /^-[A-Za-z]*c/,
+  withValue: new Set(["-W", "-X", "-Q", "--check-hash-based-pycs"]),
+  fileValue: new Set(),
+  stdin: /^-$/,
+  module: "-m",
+};
 const NODE: Interpreter = {
   shell: false,
   inline: /^(-e|-p|--eval|--print|-pe)$|^--(eval|print)=/,
@@ -183,7 +191,8 @@ class Resolver {
     if (k >= words.length) return this.stdinCode(command, upstream, depth, true);
     const program = words[k]!.text;
     const args = words.slice(k + 1);
-    if (program === null) throw new Unresolved("it runs a program whose path only the shell knows at run time; write it as a path (./x.sh, $CLAUDE_PROJECT_DIR/x.sh)");
+    if (program === null)
+      throw new Unresolved("it runs a program whose path only the shell knows at run time; write it as a path (./x.sh, $CLAUDE_PROJECT_DIR/x.sh)");
     if (program === "cd" || program === "pushd") return this.cd(args);
     if (program === "eval") {
       if (args.some((a) => a.text === null)) throw new Unresolved("it evaluates code only the shell knows at run time (eval)");
@@ -201,7 +210,16 @@ class Resolver {
     if (!own && !DATA_TOOLS.has(basename(program))) this.everyFile(args, base);
   }
 
-  private interpreted(command: SimpleCommand, interpreter: Interpreter, name: string, args: readonly ShellWord[], upstream: readonly SimpleCommand[], depth: number, base: string | null, sure: boolean): void {
+  private interpreted(
+    command: SimpleCommand,
+    interpreter: Interpreter,
+    name: string,
+    args: readonly ShellWord[],
+    upstream: readonly SimpleCommand[],
+    depth: number,
+    base: string | null,
+    sure: boolean,
+  ): void {
     let readsStdin = false;
     for (let j = 0; j < args.length; j++) {
       const text = args[j]!.text;
@@ -214,7 +232,8 @@ class Resolver {
         return void this.add(script.text, base);
       }
       if ((text.startsWith("-") || text.startsWith("+")) && text !== "-") {
-        const [option, attached] = text.startsWith("--") && text.includes("=") ? [text.slice(0, text.indexOf("=")), text.slice(text.indexOf("=") + 1)] : [text, undefined];
+        const [option, attached] =
+          text.startsWith("--") && text.includes("=") ? [text.slice(0, text.indexOf("=")), text.slice(text.indexOf("=") + 1)] : [text, undefined];
         if (interpreter.inline.test(text)) {
           if (!interpreter.shell) return; // code in another language: pinned as the command's text
           const code = args[j + 1];

@@ -124,7 +124,13 @@ function shellFiles(shell: string | undefined, place: CommandPlace): string[] {
   return place.roots.some((root) => isInside(path, root)) ? [path] : [];
 }
 
-function pinOf(command: string, fields: { readonly shell?: string }, paths: readonly string[], digests: readonly Part[], runSites: readonly RunSite[]): HookPin {
+function pinOf(
+  command: string,
+  fields: { readonly shell?: string },
+  paths: readonly string[],
+  digests: readonly Part[],
+  runSites: readonly RunSite[],
+): HookPin {
   const files: string[] = [];
   const withFields = Object.keys(fields).length > 0;
   const parts: unknown[] = withFields ? [PIN_FORMAT_WITH_FIELDS, command, canonicalJson(fields)] : [PIN_FORMAT, command];

@@ -1,7 +1,7 @@
 import type { TrustCandidate, TrustEntry, TrustStore } from "../schema/trust.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import { HookPins, runFieldsOf } from "./pinHook.js";
-import { ProjectTrust, whereOf } from "./trustScope.js";
+import { type ProjectTrust, whereOf } from "./trustScope.js";
 import { scopeKey, type TrustIndex } from "./trustStore.js";
 
 /** Every hook of a configuration that needs trust, sorted by whether the store already trusts it. */
@@ -40,7 +40,16 @@ export function reviewHooks(snapshot: SettingsSnapshot, project: ProjectTrust, i
     if (shown.has(`${key}\0${where}`)) continue;
     shown.add(`${key}\0${where}`);
     untrusted.push({ ...base, digest: pin.digest, files: [...pin.files], problem: null });
-    if (!entries.has(key)) entries.set(key, { scope, digest: pin.digest, command: hook.command, ...(shell !== undefined ? { shell } : {}), files: [...pin.files], where, trustedAt: now.toISOString() });
+    if (!entries.has(key))
+      entries.set(key, {
+        scope,
+        digest: pin.digest,
+        command: hook.command,
+        ...(shell !== undefined ? { shell } : {}),
+        files: [...pin.files],
+        where,
+        trustedAt: now.toISOString(),
+      });
   }
   return { alreadyTrusted: trusted.size, untrusted, entries: [...entries.values()] };
 }

@@ -58,7 +58,13 @@ export function simpleCommands(source: string, context: WordContext): SimpleComm
   let command: Building = { words: [], stdin: null, piped: false, nested: [] };
   let pipeNext = false;
   /** Here-documents opened on the current line, read once it ends; each is its command's stdin (or another fd's). */
-  let pendingDocs: { readonly delimiter: string; readonly stripTabs: boolean; readonly expands: boolean; readonly owner: Building; readonly isStdin: boolean }[] = [];
+  let pendingDocs: {
+    readonly delimiter: string;
+    readonly stripTabs: boolean;
+    readonly expands: boolean;
+    readonly owner: Building;
+    readonly isStdin: boolean;
+  }[] = [];
   let text = "";
   let started = false;
   let wordStart = 0;
@@ -261,7 +267,7 @@ export function simpleCommands(source: string, context: WordContext): SimpleComm
  */
 function expandDollar(src: string, at: number, context: WordContext): { value: string | null; end: number; code: string | null } {
   const next = src[at + 1];
-  if (next === undefined || " \t\n;&|)\"".includes(next)) return { value: "$", end: at + 1, code: null };
+  if (next === undefined || ' \t\n;&|)"'.includes(next)) return { value: "$", end: at + 1, code: null };
   if (next === "{") {
     const close = src.indexOf("}", at + 2);
     if (close === -1) return { value: null, end: src.length, code: null };

@@ -27,7 +27,15 @@ export function splitByTrust(hooks: readonly HookSpec[], check: TrustCheck | nul
       runnable.push(verdict.verified && spec.kind === "command" ? { ...spec, verified: verdict.verified } : spec);
       continue;
     }
-    skipped.push({ name: spec.name, command: spec.command, level: spec.level, matcher: spec.matcher, type: spec.kind === "command" ? (spec.handler?.type ?? "command") : "command", reason: "untrusted", message: verdict.message });
+    skipped.push({
+      name: spec.name,
+      command: spec.command,
+      level: spec.level,
+      matcher: spec.matcher,
+      type: spec.kind === "command" ? (spec.handler?.type ?? "command") : "command",
+      reason: "untrusted",
+      message: verdict.message,
+    });
     const declared = spec.kind === "command" ? spec.declared?.[0] : undefined;
     const where = declared ? ` (${whereOf(declared)})` : "";
     if (check.storeProblem() === null) warnings.push(`hook ${oneLineText(spec.name)}${where} did not run: ${verdict.message}`);

@@ -22,8 +22,7 @@ export interface TrustSetup {
 /** What trust decides about one hook. */
 export type TrustVerdict =
   /** `verified`: the scripts the command runs directly, with the hashes trusted, for the spawn to check again. */
-  | { readonly runs: true; readonly verified?: readonly PinnedSite[] }
-  | { readonly runs: false; readonly message: string };
+  { readonly runs: true; readonly verified?: readonly PinnedSite[] } | { readonly runs: false; readonly message: string };
 
 /** Trust as it stands for one event: the store read once, and a verdict per hook. */
 export interface TrustCheck {
@@ -104,7 +103,8 @@ function trustCheck(project: ProjectTrust, readStore: () => TrustStoreRead, pins
       if (pin.state === "unpinnable") return { runs: false, message: `cannot be trusted: ${pin.why}` };
       if (store.index.digests.has(`${scopeKey(scope)}\0${pin.digest}`)) return pin.sites.length ? { runs: true, verified: pin.sites } : { runs: true };
       const trustedAt = declared.map((h) => store.index.places.get(`${scopeKey(scope)}\0${whereOf(h)}`)).find((t) => t !== undefined);
-      const what = trustedAt === undefined ? "new, not trusted yet" : `changed since it was trusted on ${trustedAt.slice(0, 10)} (its command or a file it runs)`;
+      const what =
+        trustedAt === undefined ? "new, not trusted yet" : `changed since it was trusted on ${trustedAt.slice(0, 10)} (its command or a file it runs)`;
       return { runs: false, message: `${what}; review it, then run: ${trustCommand}` };
     },
   };

@@ -78,7 +78,8 @@ export function readTrustStore(path: string): TrustStoreRead {
     if (!st.isFile()) return refused(`is ${kindOf(st)}, not a regular file`);
     const owner = ownerProblem(st.uid);
     if (owner !== null) return refused(owner);
-    if ((st.mode & 0o022) !== 0) return refused(`is writable by ${(st.mode & 0o002) !== 0 ? "every user" : "its group"} (mode ${modeOf(st.mode)}: chmod 600 makes it private)`);
+    if ((st.mode & 0o022) !== 0)
+      return refused(`is writable by ${(st.mode & 0o002) !== 0 ? "every user" : "its group"} (mode ${modeOf(st.mode)}: chmod 600 makes it private)`);
     if (st.size > MAX_STORE_BYTES) return refused(`is larger than ${MAX_STORE_BYTES / 1024 / 1024} MiB`);
     const buffer = Buffer.alloc(st.size + 1);
     let length = 0;
@@ -140,7 +141,8 @@ function folderProblem(folder: string): string | null {
     return null;
   }
   if (st === undefined) return null;
-  if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) return `is in ${folder}, which others can write to (mode ${modeOf(st.mode)}: chmod 700 makes it private)`;
+  if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0)
+    return `is in ${folder}, which others can write to (mode ${modeOf(st.mode)}: chmod 700 makes it private)`;
   const owner = ownerProblem(st.uid);
   return owner === null ? null : `is in ${folder}, which ${owner}`;
 }

@@ -15,6 +15,8 @@ export function trustedStopBlockCap(snapshot: SettingsSnapshot, trust: TrustPoli
   const settings = snapshot.stopBlockCaps;
   const check = settings.length === 0 ? null : (trust?.check(snapshot) ?? null);
   if (check === null || settings.every((s) => check.settingsApply(s))) return snapshot.stopBlockCap ?? DEFAULT_STOP_BLOCK_CAP;
-  const warnings: PipelineWarning[] = settings.filter((s) => !check.settingsApply(s)).map((s) => ({ kind: "setting-needs-trust", file: s.display, key: "stopBlockCap" }));
+  const warnings: PipelineWarning[] = settings
+    .filter((s) => !check.settingsApply(s))
+    .map((s) => ({ kind: "setting-needs-trust", file: s.display, key: "stopBlockCap" }));
   return { limit: capOf(settings.filter((s) => check.settingsApply(s))) ?? DEFAULT_STOP_BLOCK_CAP, warnings };
 }

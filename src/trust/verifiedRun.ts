@@ -97,7 +97,10 @@ function readScript(path: string): { readonly bytes: Buffer; readonly executable
 function shellOf(bytes: Buffer, defaultShell: string): string[] | null {
   if (bytes[0] !== 0x23 || bytes[1] !== 0x21) return [defaultShell];
   const end = bytes.indexOf(0x0a);
-  const line = bytes.subarray(2, end === -1 ? Math.min(bytes.length, 256) : Math.min(end, 256)).toString("utf8").trim();
+  const line = bytes
+    .subarray(2, end === -1 ? Math.min(bytes.length, 256) : Math.min(end, 256))
+    .toString("utf8")
+    .trim();
   const space = line.search(/[ \t]/);
   const interpreter = space === -1 ? line : line.slice(0, space);
   const arg = space === -1 ? "" : line.slice(space).trim();

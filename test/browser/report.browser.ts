@@ -11,7 +11,8 @@ const CHROMIUM = process.env.QHOOKS_CHROMIUM ?? "/usr/bin/chromium";
 const ARTIFACTS = join(REPO_ROOT, "artifacts", "browser");
 
 /** The computed background colour of an element, in the page (no DOM types here: the tests run in Node). */
-const backgroundOf = (el: object): string => (globalThis as unknown as { getComputedStyle(e: object): { backgroundColor: string } }).getComputedStyle(el).backgroundColor;
+const backgroundOf = (el: object): string =>
+  (globalThis as unknown as { getComputedStyle(e: object): { backgroundColor: string } }).getComputedStyle(el).backgroundColor;
 
 /** A command whose reason, session id and payload would run script if the page took them as HTML. */
 const HOSTILE_COMMAND = `rm -rf "</script><script>window.__pwned = 1</script><img src=x onerror='window.__pwned = 2'>"`;
@@ -32,9 +33,14 @@ describe("report: the page in a real browser (headless Chromium)", function () {
     // The demo's session through the demo's hooks, as `npm run demo` runs it.
     const settings = join(REPO_ROOT, "demo", "settings.json");
     const env = { QODERCN_PROJECT_DIR: REPO_ROOT };
-    const lines = readFileSync(join(REPO_ROOT, "demo", "session.jsonl"), "utf8").trim().split("\n");
+    const lines = readFileSync(join(REPO_ROOT, "demo", "session.jsonl"), "utf8")
+      .trim()
+      .split("\n");
     const judge = async (payload: Record<string, unknown>) => {
-      const r = await sb.run(["--project-dir", REPO_ROOT, "run", String(payload.hook_event_name), "--settings", settings], { input: JSON.stringify(payload), env });
+      const r = await sb.run(["--project-dir", REPO_ROOT, "run", String(payload.hook_event_name), "--settings", settings], {
+        input: JSON.stringify(payload),
+        env,
+      });
       expect(r.code, r.stderr).to.be.oneOf([0, 2]);
       return JSON.parse(r.stdout) as { seq: number; blocked: boolean };
     };
@@ -43,7 +49,13 @@ describe("report: the page in a real browser (headless Chromium)", function () {
       const outcome = await judge(payload);
       if (payload.tool_input?.command === "rm -rf /tmp/build") rmSeq = outcome.seq;
     }
-    const hostile = await judge({ session_id: HOSTILE_SESSION, hook_event_name: "PreToolUse", cwd: "/tmp", tool_name: "Bash", tool_input: { command: HOSTILE_COMMAND } });
+    const hostile = await judge({
+      session_id: HOSTILE_SESSION,
+      hook_event_name: "PreToolUse",
+      cwd: "/tmp",
+      tool_name: "Bash",
+      tool_input: { command: HOSTILE_COMMAND },
+    });
     expect(hostile.blocked).to.equal(true);
     hostileSeq = hostile.seq;
 
@@ -153,7 +165,11 @@ describe("report: the page in a real browser (headless Chromium)", function () {
     expect(cells[0]).to.equal("block-rm");
     expect(Number(cells[2])).to.be.greaterThan(1);
     expect(Number(cells[3])).to.equal(2);
-    const segments = await blockRm.locator(".stack").first().locator("span").evaluateAll((els) => els.map((el) => [el.className, el.getBoundingClientRect().width > 0]));
+    const segments = await blockRm
+      .locator(".stack")
+      .first()
+      .locator("span")
+      .evaluateAll((els) => els.map((el) => [el.className, el.getBoundingClientRect().width > 0]));
     expect(segments).to.deep.include(["o-block", true]);
     expect(await page.locator("#event-stats tr", { hasText: "PreToolUse" }).count()).to.equal(1);
     expect(await page.locator("#activity .col").count()).to.be.greaterThan(1);

@@ -79,7 +79,10 @@ describe("CLI: broken output pipes and endless stdin", () => {
     it("stdin redirected from /dev/zero: qhooks run and qhooks record stop at the limit", async () => {
       const fd = openSync("/dev/zero", "r");
       try {
-        for (const args of [["run", "PreToolUse"], ["record", "Stop"]]) {
+        for (const args of [
+          ["run", "PreToolUse"],
+          ["record", "Stop"],
+        ]) {
           const r = await runHostile(sb, args, { stdin: { fd }, deadlineMs: 30_000 });
           expect(r.hung, `${args[0]} read /dev/zero forever`).to.equal(false);
           expect([r.code, qhooksLines(r.stderr)]).to.deep.equal([1, [tooLarge]]);

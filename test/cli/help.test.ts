@@ -13,7 +13,10 @@ function usageLine(r: { code: number | null; stdout: string; stderr: string }, w
   expect(r.stdout, what).to.equal("");
   const lines = nonEmptyLines(r.stderr);
   expect(lines, `${what}: ${r.stderr}`).to.have.length(1);
-  expect(lines[0], what).to.match(/^qhooks: /).and.not.include("internal error").and.not.include("(outputHelp)");
+  expect(lines[0], what)
+    .to.match(/^qhooks: /)
+    .and.not.include("internal error")
+    .and.not.include("(outputHelp)");
   return lines[0]!;
 }
 
@@ -57,7 +60,9 @@ describe("cli: help and usage errors", () => {
       const r = await sb.run([...path, "--help"]);
       const command = path.join(" ");
       expect(r.code, command).to.equal(0);
-      expect(r.stdout, command).to.match(new RegExp(`^Usage: qhooks ${command} `)).and.include(description.slice(0, 40));
+      expect(r.stdout, command)
+        .to.match(new RegExp(`^Usage: qhooks ${command} `))
+        .and.include(description.slice(0, 40));
       expect(r.stdout, command).to.include("Global Options:").and.include("--db <path>").and.include("--project-dir <dir>");
     }
     const add = await sb.run(["hooks", "add", "--help"]);

@@ -39,7 +39,9 @@ describe("cli: qhooks hooks add", () => {
     const at = [...HAND_WRITTEN].findIndex((c, i) => after[i] !== c);
     expect(after.slice(0, at) + after.slice(at + inserted)).to.equal(HAND_WRITTEN);
     // In the file's own style: tabs and CRLF, no bare LF.
-    expect(after.slice(at, at + inserted)).to.include("\r\n\t\t\t\t").and.not.match(/[^\r]\n/);
+    expect(after.slice(at, at + inserted))
+      .to.include("\r\n\t\t\t\t")
+      .and.not.match(/[^\r]\n/);
     expect(JSON.parse(after).hooks.PreToolUse[1]).to.deep.equal({ matcher: "Bash", hooks: [{ type: "command", command: guard }] });
 
     // The README's quick start, end to end: the guard blocks, the hooks that were there still run.
@@ -68,7 +70,13 @@ describe("cli: qhooks hooks add", () => {
     expect(again.stdout).to.match(/^Already in .*hooks\.PreToolUse\[0\]\.hooks\[1\]/);
     expect(read(userFile())).to.equal(before);
     expect(JSON.parse(before).hooks.PreToolUse).to.deep.equal([
-      { matcher: "Bash", hooks: [{ type: "command", command: "one" }, { type: "command", command: "two" }] },
+      {
+        matcher: "Bash",
+        hooks: [
+          { type: "command", command: "one" },
+          { type: "command", command: "two" },
+        ],
+      },
       { hooks: [{ type: "command", command: "three" }] },
     ]);
   });
@@ -76,7 +84,9 @@ describe("cli: qhooks hooks add", () => {
   it("a group written on one line gets the new handler on that line, spaced like its neighbours", async () => {
     const file = sb.userSettings('{\n  "hooks": {\n    "Stop": [ { "hooks": [ { "type": "command", "command": "a" } ] } ]\n  }\n}\n');
     await sb.run(["hooks", "add", "Stop", "--command", "b"]);
-    expect(read(file)).to.equal('{\n  "hooks": {\n    "Stop": [ { "hooks": [ { "type": "command", "command": "a" }, { "type": "command", "command": "b" } ] } ]\n  }\n}\n');
+    expect(read(file)).to.equal(
+      '{\n  "hooks": {\n    "Stop": [ { "hooks": [ { "type": "command", "command": "a" }, { "type": "command", "command": "b" } ] } ]\n  }\n}\n',
+    );
   });
 
   it("--level project and local write the project's files, --dialect claude Claude Code's; --file any file, a compact one staying compact", async () => {
@@ -108,9 +118,7 @@ describe("cli: qhooks hooks add", () => {
 
   it("refuses, changing nothing, what qhooks would skip or not read: a broken file, a bad regex, a bad timeout, an empty command", async () => {
     const broken = sb.userSettings('{ "hooks": { // a comment\n } }');
-    const cases: [string[], RegExp][] = [
-      [["PreToolUse", "--command", "x"], /settings\.json is not valid JSON \(line 1 column \d+/],
-    ];
+    const cases: [string[], RegExp][] = [[["PreToolUse", "--command", "x"], /settings\.json is not valid JSON \(line 1 column \d+/]];
     for (const [args, message] of cases) {
       const r = await sb.run(["hooks", "add", ...args]);
       expect(r.code).to.equal(1);
@@ -164,16 +172,36 @@ describe("cli: qhooks hooks --strict", () => {
   });
 
   it("tsv: one row per hook, the warnings on stderr", async () => {
-    sb.userSettings({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true" }, { type: "command", command: "x", timeout: 0 }] }] } });
+    sb.userSettings({
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [
+              { type: "command", command: "true" },
+              { type: "command", command: "x", timeout: 0 },
+            ],
+          },
+        ],
+      },
+    });
     const r = await sb.run(["hooks", "--format", "tsv"]);
     expect(r.code).to.equal(0);
-    expect(nonEmptyLines(r.stdout)).to.deep.equal(["EVENT\tLEVEL\tMATCHER\tNAME\tCOMMAND\tTIMEOUT\tFILE\tPATH", "PreToolUse\tuser\tBash\ttrue\ttrue\t60\t~/.qoder-cn/settings.json\thooks.PreToolUse[0].hooks[0]"]);
+    expect(nonEmptyLines(r.stdout)).to.deep.equal([
+      "EVENT\tLEVEL\tMATCHER\tNAME\tCOMMAND\tTIMEOUT\tFILE\tPATH",
+      "PreToolUse\tuser\tBash\ttrue\ttrue\t60\t~/.qoder-cn/settings.json\thooks.PreToolUse[0].hooks[0]",
+    ]);
     expect(nonEmptyLines(r.stderr)).to.have.length(1);
     expect(r.stderr).to.match(/^qhooks: warning: ~\/\.qoder-cn\/settings\.json: hooks\.PreToolUse\[0\]\.hooks\[1\]\.timeout/);
   });
 
   it("shows what settings files hold escaped: a command or matcher with escape sequences cannot paint the terminal", async () => {
-    sb.projectSettings({ hooks: { PreToolUse: [{ matcher: "Bash\u001b[8m", hooks: [{ type: "command", command: "echo hi\u001b]0;owned\u0007\nrm -rf ~" }] }], "Stop\u001b[2J": [] } });
+    sb.projectSettings({
+      hooks: {
+        PreToolUse: [{ matcher: "Bash\u001b[8m", hooks: [{ type: "command", command: "echo hi\u001b]0;owned\u0007\nrm -rf ~" }] }],
+        "Stop\u001b[2J": [],
+      },
+    });
     const r = await sb.run(["hooks"]);
     expect(r.code).to.equal(0);
     // eslint-disable-next-line no-control-regex

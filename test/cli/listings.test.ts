@@ -20,9 +20,24 @@ function history(): SeedEvent[] {
   const at = (minutes: number) => new Date(base + minutes * 60_000);
   return [
     { ts: at(0), event: "SessionStart", sessionId: SESSION_A, matchValue: "startup", decision: "none" },
-    { ts: at(1), event: "PreToolUse", sessionId: SESSION_A, matchValue: "Bash", decision: "deny", reason: "危险命令已阻止: rm -rf /tmp/build 🚫", hooks: [{ name: "block-rm", outcome: "block", decision: "deny", reason: "危险命令已阻止" }] },
+    {
+      ts: at(1),
+      event: "PreToolUse",
+      sessionId: SESSION_A,
+      matchValue: "Bash",
+      decision: "deny",
+      reason: "危险命令已阻止: rm -rf /tmp/build 🚫",
+      hooks: [{ name: "block-rm", outcome: "block", decision: "deny", reason: "危险命令已阻止" }],
+    },
     { ts: at(2), event: "PreToolUse", sessionId: SESSION_B, matchValue: "Write", decision: "none", hooks: [{ name: "lint" }] },
-    { ts: at(3), event: "Stop", sessionId: SESSION_B, decision: "block", reason: `keep going: ${"the tests still fail; ".repeat(20)}`, hooks: [{ name: "tests", outcome: "block", decision: "block" }] },
+    {
+      ts: at(3),
+      event: "Stop",
+      sessionId: SESSION_B,
+      decision: "block",
+      reason: `keep going: ${"the tests still fail; ".repeat(20)}`,
+      hooks: [{ name: "tests", outcome: "block", decision: "block" }],
+    },
     { ts: at(4), event: "Notification", sessionId: SESSION_C, matchValue: "idle", decision: "recorded" },
   ];
 }
@@ -65,7 +80,13 @@ describe("cli: listings (log, sessions, stats)", () => {
     });
 
     it("formats that disagree are one usage line", async () => {
-      for (const args of [["log", "--json", "--format", "tsv"], ["log", "--json", "--jsonl"], ["log", "--format", "xml"], ["stats", "--format", "jsonl"], ["hooks", "--json", "--format", "tsv"]]) {
+      for (const args of [
+        ["log", "--json", "--format", "tsv"],
+        ["log", "--json", "--jsonl"],
+        ["log", "--format", "xml"],
+        ["stats", "--format", "jsonl"],
+        ["hooks", "--json", "--format", "tsv"],
+      ]) {
         const r = await sb.run(args);
         expect(r.code, args.join(" ")).to.equal(1);
         expect(r.stdout).to.equal("");
@@ -88,7 +109,11 @@ describe("cli: listings (log, sessions, stats)", () => {
     it("on a terminal, the default is a table that fits its width", function () {
       if (!existsSync("/usr/bin/script")) this.skip();
       // util-linux script(1) gives the command a pseudo-terminal, 40 columns wide.
-      const r = spawnSync("/usr/bin/script", ["-qec", `stty cols 40; ${process.execPath} ${CLI} log`, "/dev/null"], { env: sb.env(), encoding: "utf8", cwd: sb.project });
+      const r = spawnSync("/usr/bin/script", ["-qec", `stty cols 40; ${process.execPath} ${CLI} log`, "/dev/null"], {
+        env: sb.env(),
+        encoding: "utf8",
+        cwd: sb.project,
+      });
       expect(r.status, r.stderr).to.equal(0);
       const lines = r.stdout.split(/\r?\n/).filter((l) => l.trim() !== "" && !l.includes("stty"));
       expect(lines[0]).to.match(/SEQ/).and.not.include("\t");
@@ -105,7 +130,10 @@ describe("cli: listings (log, sessions, stats)", () => {
         expect(lines).to.have.length(6);
         for (const line of lines) expect(displayWidth(line), `${columns}: ${line}`).to.be.at.most(Number(columns));
         expect(lines[0], columns).to.include("SEQ").and.include("DECISION");
-        expect(lines.find((l) => l.includes("DENY")), columns).to.match(new RegExp(`\\b${seqs[1]}\\b`));
+        expect(
+          lines.find((l) => l.includes("DENY")),
+          columns,
+        ).to.match(new RegExp(`\\b${seqs[1]}\\b`));
       }
       const wide = await sb.run(["log", "--format", "table"], { env: { COLUMNS: "200" } });
       expect(wide.stdout).to.include("…").and.include("危险命令已阻止");
@@ -158,13 +186,21 @@ describe("cli: listings (log, sessions, stats)", () => {
     });
 
     it("--since 99999999999d and other times out of range are a usage error: one line, exit 1", async () => {
-      for (const args of [["log", "--since", "99999999999d"], ["log", "--until", "99999999999d"], ["sessions", "--since", "99999999999d"], ["stats", "--since", "99999999999d"], ["replay", "--since", "99999999999d", "--match-only"]]) {
+      for (const args of [
+        ["log", "--since", "99999999999d"],
+        ["log", "--until", "99999999999d"],
+        ["sessions", "--since", "99999999999d"],
+        ["stats", "--since", "99999999999d"],
+        ["replay", "--since", "99999999999d", "--match-only"],
+      ]) {
         const r = await sb.run(args);
         expect(r.code, `${args.join(" ")}: ${r.stderr}`).to.equal(1);
         expect(r.stdout).to.equal("");
         const lines = nonEmptyLines(r.stderr);
         expect(lines, r.stderr).to.have.length(1);
-        expect(lines[0]).to.match(/^qhooks: --(since|until) "99999999999d": /).and.not.include("internal error");
+        expect(lines[0])
+          .to.match(/^qhooks: --(since|until) "99999999999d": /)
+          .and.not.include("internal error");
       }
     });
   });
@@ -187,7 +223,15 @@ describe("cli: listings (log, sessions, stats)", () => {
     it("--limit all lists every event, past the default of 50", async () => {
       const many = new Sandbox();
       try {
-        await seedLog(many.db, Array.from({ length: 60 }, (_, i) => ({ ts: new Date(Date.UTC(2026, 0, 1, 0, i)), event: "Notification" as const, sessionId: `n${i}`, decision: "recorded" as const })));
+        await seedLog(
+          many.db,
+          Array.from({ length: 60 }, (_, i) => ({
+            ts: new Date(Date.UTC(2026, 0, 1, 0, i)),
+            event: "Notification" as const,
+            sessionId: `n${i}`,
+            decision: "recorded" as const,
+          })),
+        );
         const byDefault = await many.run(["log", "--jsonl"]);
         expect(nonEmptyLines(byDefault.stdout)).to.have.length(50);
         expect(byDefault.stderr).to.include("showing the newest 50");
@@ -205,7 +249,10 @@ describe("cli: listings (log, sessions, stats)", () => {
       for (const given of ["c0ffee00", "c0ffee00…", "c0ffee00-0000", SESSION_C]) {
         const r = await sb.run(["log", "--json", "--session", given]);
         expect(r.code, r.stderr).to.equal(0);
-        expect((JSON.parse(r.stdout) as LogRecord[]).map((e) => e.sessionId), given).to.deep.equal([SESSION_C]);
+        expect(
+          (JSON.parse(r.stdout) as LogRecord[]).map((e) => e.sessionId),
+          given,
+        ).to.deep.equal([SESSION_C]);
       }
     });
 
@@ -221,7 +268,10 @@ describe("cli: listings (log, sessions, stats)", () => {
       const r = await sb.run(["log", "--session", "3f2a"]);
       expect(r.code).to.equal(1);
       expect(nonEmptyLines(r.stderr)).to.have.length(1);
-      expect(r.stderr).to.match(/^qhooks: --session 3f2a: 2 sessions start with it/).and.include(SESSION_A).and.include(SESSION_B);
+      expect(r.stderr)
+        .to.match(/^qhooks: --session 3f2a: 2 sessions start with it/)
+        .and.include(SESSION_A)
+        .and.include(SESSION_B);
       const none = await sb.run(["log", "--json", "--session", "zzz"]);
       expect(JSON.parse(none.stdout)).to.deep.equal([]);
     });
@@ -239,7 +289,12 @@ describe("cli: listings (log, sessions, stats)", () => {
           event: "PreToolUse",
           sessionId: `s\u001b[2Jx`,
           matchValue: `Bash\n  #999 PreToolUse Bash: deny  ->  none${ESC_TITLE}`,
-          payload: { session_id: `s\u001b[2Jx`, hook_event_name: "PreToolUse", tool_name: `Bash\n  #999 PreToolUse Bash: deny  ->  none${ESC_TITLE}`, tool_input: { command: "x" } },
+          payload: {
+            session_id: `s\u001b[2Jx`,
+            hook_event_name: "PreToolUse",
+            tool_name: `Bash\n  #999 PreToolUse Bash: deny  ->  none${ESC_TITLE}`,
+            tool_input: { command: "x" },
+          },
           decision: "deny",
           reason: "Dangerous \u001b[31mred\u001b[0m\r\nblocked \u202eevil",
           hooks: [{ name: `guard\u001b[1m`, outcome: "block", decision: "deny" }],

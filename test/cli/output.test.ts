@@ -145,7 +145,9 @@ describe("cli output: times", () => {
     const local = showTime("2026-01-13T01:02:03.456Z", false);
     const d = new Date("2026-01-13T01:02:03.456Z");
     const pad = (n: number) => String(n).padStart(2, "0");
-    expect(local.text).to.equal(`${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`);
+    expect(local.text).to.equal(
+      `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`,
+    );
     expect(local.zone).to.equal(offsetLabel(-d.getTimezoneOffset()));
     // The ISO form with its offset is the same moment.
     expect(new Date(local.iso).getTime()).to.equal(d.getTime());
@@ -156,7 +158,10 @@ describe("cli output: times", () => {
   });
 
   it("a column's zone goes to its header when every row shares it", () => {
-    expect(timeCells(["2026-01-13T01:00:00Z", "2026-07-13T01:00:00Z"], true)).to.deep.equal({ zone: "UTC", cells: ["2026-01-13 01:00:00", "2026-07-13 01:00:00"] });
+    expect(timeCells(["2026-01-13T01:00:00Z", "2026-07-13T01:00:00Z"], true)).to.deep.equal({
+      zone: "UTC",
+      cells: ["2026-01-13 01:00:00", "2026-07-13 01:00:00"],
+    });
     expect(timeCells([], false).zone).to.equal(null);
   });
 });

@@ -34,7 +34,10 @@ describe("cli: a central PostgreSQL log that does not answer never holds a decis
     await admin.connect();
     fallback = join(sb.home, ".qoder-cn", "qhooks", "fallback.db");
     // The guard blocks `rm -rf`; it says when it starts (so that a test can freeze the network mid-dispatch).
-    const guard = sb.script("guard.sh", `touch '${join(sb.root, "guard-started")}'\nsleep 0.5\nif grep -q 'rm -rf'; then echo "rm -rf refused" >&2; exit 2; fi\nexit 0`);
+    const guard = sb.script(
+      "guard.sh",
+      `touch '${join(sb.root, "guard-started")}'\nsleep 0.5\nif grep -q 'rm -rf'; then echo "rm -rf refused" >&2; exit 2; fi\nexit 0`,
+    );
     sb.userSettings({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: guard }] }] } });
   });
   afterEach(async () => {

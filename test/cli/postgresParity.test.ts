@@ -14,12 +14,25 @@ function normalized(value: unknown): unknown {
   return out;
 }
 /** Tab-separated rows (in sections under their own headers) with the named columns blanked. */
-const blankColumns = (text: string, headers: readonly string[]): string => text.split("\n\n").map((section) => blankSection(section, headers)).join("\n\n");
+const blankColumns = (text: string, headers: readonly string[]): string =>
+  text
+    .split("\n\n")
+    .map((section) => blankSection(section, headers))
+    .join("\n\n");
 const blankSection = (text: string, headers: readonly string[]): string => {
   const lines = text.split("\n");
   const head = lines[0]!.split("\t");
   const blank = head.map((h, i) => (headers.some((name) => h.startsWith(name)) ? i : -1)).filter((i) => i >= 0);
-  return lines.map((l, n) => (n === 0 ? l : l.split("\t").map((c, i) => (blank.includes(i) ? "*" : c)).join("\t"))).join("\n");
+  return lines
+    .map((l, n) =>
+      n === 0
+        ? l
+        : l
+            .split("\t")
+            .map((c, i) => (blank.includes(i) ? "*" : c))
+            .join("\t"),
+    )
+    .join("\n");
 };
 
 const SESSION = "5e55-parity";
@@ -46,7 +59,10 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
       [["run", "Stop"], "{not json"],
       [["run", "Stop"], JSON.stringify(payloadFor("Stop", { session_id: SESSION }))],
     ];
-    for (const [backend, env] of [["sqlite", sqliteEnv], ["postgres", pgEnv]] as const) {
+    for (const [backend, env] of [
+      ["sqlite", sqliteEnv],
+      ["postgres", pgEnv],
+    ] as const) {
       for (const [args, input] of steps) {
         const r = await sb.run(args, { input, env: env() });
         runs[backend]!.push({ code: r.code, stdout: JSON.stringify(normalized(r.stdout.trim() ? JSON.parse(r.stdout) : null)) });
@@ -71,17 +87,41 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
     return [s.stdout, p.stdout] as const;
   };
 
-  for (const args of [["log", "--json"], ["log", "--json", "--blocked"], ["log", "--json", "--event", "PreToolUse", "--tool", "Bash"], ["log", "--jsonl", "--grep", "rm -rf"], ["sessions", "--json"], ["stats", "--json"], ["log", "--json", "--session", SESSION, "--limit", "2"]]) {
+  for (const args of [
+    ["log", "--json"],
+    ["log", "--json", "--blocked"],
+    ["log", "--json", "--event", "PreToolUse", "--tool", "Bash"],
+    ["log", "--jsonl", "--grep", "rm -rf"],
+    ["sessions", "--json"],
+    ["stats", "--json"],
+    ["log", "--json", "--session", SESSION, "--limit", "2"],
+  ]) {
     it(`qhooks ${args.join(" ")}: the same records`, async () => {
       const [s, p] = await both(args);
-      const parse = (text: string) => (args.includes("--jsonl") ? text.trim().split("\n").map((l) => JSON.parse(l)) : JSON.parse(text));
+      const parse = (text: string) =>
+        args.includes("--jsonl")
+          ? text
+              .trim()
+              .split("\n")
+              .map((l) => JSON.parse(l))
+          : JSON.parse(text);
       expect(normalized(parse(p))).to.deep.equal(normalized(parse(s)));
       expect(parse(s)).to.not.be.empty;
     });
   }
 
   it("log, sessions and stats as tab-separated rows: the same but for times and durations", async () => {
-    for (const [args, blank] of [[["log", "--utc"], ["TIME", "MS"]], [["sessions", "--utc"], ["FIRST", "LAST"]], [["stats"], ["P50", "P95", "P99"]]] as const) {
+    for (const [args, blank] of [
+      [
+        ["log", "--utc"],
+        ["TIME", "MS"],
+      ],
+      [
+        ["sessions", "--utc"],
+        ["FIRST", "LAST"],
+      ],
+      [["stats"], ["P50", "P95", "P99"]],
+    ] as const) {
       const [s, p] = await both([...args]);
       expect(blankColumns(p, blank), args.join(" ")).to.equal(blankColumns(s, blank));
     }
@@ -147,9 +187,14 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
-      const { rows } = await client.query<{ writer_id: string; seq: string }>("SELECT writer_id, seq FROM qhooks_journal WHERE kind = 'event' ORDER BY gid LIMIT 1 OFFSET 2");
+      const { rows } = await client.query<{ writer_id: string; seq: string }>(
+        "SELECT writer_id, seq FROM qhooks_journal WHERE kind = 'event' ORDER BY gid LIMIT 1 OFFSET 2",
+      );
       // A column every record's link covers, erased or not.
-      await client.query("UPDATE qhooks_journal SET session_id = convert_to('edited', 'UTF8') WHERE writer_id = $1 AND seq = $2", [rows[0]!.writer_id, rows[0]!.seq]);
+      await client.query("UPDATE qhooks_journal SET session_id = convert_to('edited', 'UTF8') WHERE writer_id = $1 AND seq = $2", [
+        rows[0]!.writer_id,
+        rows[0]!.seq,
+      ]);
       const r = await sb.run(["verify", "--json"], { env: pgEnv() });
       expect(r.code).to.equal(3);
       const result = JSON.parse(r.stdout.split("\n")[0]!) as { ok: boolean; firstBad: number; chain: string; problem: string };

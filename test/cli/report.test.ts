@@ -12,9 +12,24 @@ function history(): SeedEvent[] {
   const at = (minutes: number) => new Date(base + minutes * 60_000);
   return [
     { ts: at(0), event: "SessionStart", sessionId: SESSION_A, matchValue: "startup", decision: "none" },
-    { ts: at(1), event: "PreToolUse", sessionId: SESSION_A, matchValue: "Bash", decision: "deny", reason: "Dangerous command blocked: rm -rf /tmp/build", hooks: [{ name: "block-rm", outcome: "block", decision: "deny", reason: "Dangerous command blocked: rm -rf /tmp/build" }] },
+    {
+      ts: at(1),
+      event: "PreToolUse",
+      sessionId: SESSION_A,
+      matchValue: "Bash",
+      decision: "deny",
+      reason: "Dangerous command blocked: rm -rf /tmp/build",
+      hooks: [{ name: "block-rm", outcome: "block", decision: "deny", reason: "Dangerous command blocked: rm -rf /tmp/build" }],
+    },
     { ts: at(2), event: "PreToolUse", sessionId: SESSION_B, matchValue: "Write", decision: "none", hooks: [{ name: "lint" }] },
-    { ts: at(3), event: "Stop", sessionId: SESSION_B, decision: "block", reason: "run the tests first", hooks: [{ name: "tests", outcome: "block", decision: "block" }] },
+    {
+      ts: at(3),
+      event: "Stop",
+      sessionId: SESSION_B,
+      decision: "block",
+      reason: "run the tests first",
+      hooks: [{ name: "tests", outcome: "block", decision: "block" }],
+    },
   ];
 }
 

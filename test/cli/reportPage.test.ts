@@ -60,9 +60,34 @@ describe("report: the page", () => {
   describe("the fold", () => {
     const limits: ReportLimits = { drawn: 3, blocked: 1 };
     const events = [
-      record({ ts: at(9), event: "Stop", sessionId: "s2", decision: "block", reason: "tests fail", hooks: [{ name: "tests", outcome: "block", decision: "block", durationMs: 30 }] }),
-      record({ ts: at(8), event: "PreToolUse", sessionId: "s2", matchValue: "Bash", decision: "none", hooks: [{ name: "guard", durationMs: 10 }, { name: "audit", durationMs: 1 }] }),
-      record({ ts: at(5), event: "PreToolUse", sessionId: "s1", matchValue: "Bash", decision: "deny", reason: "rm -rf", hooks: [{ name: "guard", outcome: "block", decision: "deny", durationMs: 20 }] }),
+      record({
+        ts: at(9),
+        event: "Stop",
+        sessionId: "s2",
+        decision: "block",
+        reason: "tests fail",
+        hooks: [{ name: "tests", outcome: "block", decision: "block", durationMs: 30 }],
+      }),
+      record({
+        ts: at(8),
+        event: "PreToolUse",
+        sessionId: "s2",
+        matchValue: "Bash",
+        decision: "none",
+        hooks: [
+          { name: "guard", durationMs: 10 },
+          { name: "audit", durationMs: 1 },
+        ],
+      }),
+      record({
+        ts: at(5),
+        event: "PreToolUse",
+        sessionId: "s1",
+        matchValue: "Bash",
+        decision: "deny",
+        reason: "rm -rf",
+        hooks: [{ name: "guard", outcome: "block", decision: "deny", durationMs: 20 }],
+      }),
       record({ ts: at(1), event: "SessionStart", sessionId: "s1", decision: "none" }),
       record({ ts: at(0), event: "Notification", sessionId: null, decision: "recorded" }),
     ];
@@ -125,7 +150,42 @@ describe("report: the page", () => {
 
     it("never become markup: the only tags and attributes are the page's own, and one script, its own", () => {
       const tags = new Set([...page.matchAll(/<\/?([a-zA-Z][a-zA-Z0-9]*)/g)].map((m) => m[1]!.toLowerCase()));
-      const allowed = ["html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "h4", "div", "b", "main", "label", "select", "option", "input", "span", "i", "section", "details", "summary", "pre", "code", "table", "thead", "tbody", "tr", "th", "td", "a", "p", "script"];
+      const allowed = [
+        "html",
+        "head",
+        "meta",
+        "title",
+        "style",
+        "body",
+        "header",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "div",
+        "b",
+        "main",
+        "label",
+        "select",
+        "option",
+        "input",
+        "span",
+        "i",
+        "section",
+        "details",
+        "summary",
+        "pre",
+        "code",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "a",
+        "p",
+        "script",
+      ];
       expect([...tags].filter((t) => !allowed.includes(t))).to.deep.equal([]);
       expect(page.match(/<script/g)).to.have.length(1);
       expect(page).to.include(`<script>${PAGE_SCRIPT}</script>`);

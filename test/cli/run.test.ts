@@ -62,7 +62,16 @@ describe("cli: qhooks run", () => {
         expect(h.stderr).to.be.a("string");
         expect(h.truncated).to.equal(false);
       }
-      expect(hooks[0]).to.include({ name: "guard", matcher: "Bash", outcome: "block", decision: "deny", reason: "Dangerous", exitCode: 2, stdout: "out\n", stderr: "Dangerous\n" });
+      expect(hooks[0]).to.include({
+        name: "guard",
+        matcher: "Bash",
+        outcome: "block",
+        decision: "deny",
+        reason: "Dangerous",
+        exitCode: 2,
+        stdout: "out\n",
+        stderr: "Dangerous\n",
+      });
       expect(hooks[1]).to.include({ matcher: "Bash|Write", outcome: "success", decision: "none", reason: null, exitCode: 0, stderr: "" });
       expect(hooks[1]!.name).to.equal(hooks[1]!.command);
     });
@@ -114,7 +123,10 @@ describe("cli: qhooks run", () => {
     }
 
     it("blocked: exit 2, the reason on stderr, nothing on stdout", async () => {
-      const r = await hookFormat("PreToolUse", [hookCommand(sb, { stderr: "rm -rf is not allowed\n", exit: 2 }), jsonHook(sb, pre({ permissionDecision: "allow" }))]);
+      const r = await hookFormat("PreToolUse", [
+        hookCommand(sb, { stderr: "rm -rf is not allowed\n", exit: 2 }),
+        jsonHook(sb, pre({ permissionDecision: "allow" })),
+      ]);
       expect(r.code).to.equal(2);
       expect(r.stdout).to.equal("");
       expect(withoutWarnings(r.stderr).trim()).to.equal("rm -rf is not allowed");
@@ -156,11 +168,16 @@ describe("cli: qhooks run", () => {
       const r = await hookFormat("PreToolUse", [jsonHook(sb, pre({ permissionDecision: "allow", permissionDecisionReason: "read-only" }))]);
       expect(r.code).to.equal(0);
       expect(r.stderr).to.equal("");
-      expect(r.reply).to.deep.equal({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: "read-only" } });
+      expect(r.reply).to.deep.equal({
+        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: "read-only" },
+      });
     });
 
     it("ask wins over allow and is answered as ask", async () => {
-      const r = await hookFormat("PreToolUse", [jsonHook(sb, pre({ permissionDecision: "allow" })), jsonHook(sb, pre({ permissionDecision: "ask", permissionDecisionReason: "confirm" }))]);
+      const r = await hookFormat("PreToolUse", [
+        jsonHook(sb, pre({ permissionDecision: "allow" })),
+        jsonHook(sb, pre({ permissionDecision: "ask", permissionDecisionReason: "confirm" })),
+      ]);
       expect(r.code).to.equal(0);
       expect(r.reply!.hookSpecificOutput).to.deep.equal({ hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "confirm" });
     });
@@ -184,7 +201,10 @@ describe("cli: qhooks run", () => {
 
     it("context for UserPromptSubmit and SessionStart, from plain stdout and JSON", async () => {
       const [ups, start] = await Promise.all([
-        hookFormat("UserPromptSubmit", [hookCommand(sb, { stdout: "today is Friday\n" }), jsonHook(sb, { hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "branch main" } })]),
+        hookFormat("UserPromptSubmit", [
+          hookCommand(sb, { stdout: "today is Friday\n" }),
+          jsonHook(sb, { hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "branch main" } }),
+        ]),
         hookFormat("SessionStart", [hookCommand(sb, { stdout: "welcome back\n" })]),
       ]);
       expect(ups.code).to.equal(0);
@@ -329,7 +349,11 @@ describe("cli: qhooks run", () => {
     it("--help and run --help exit 0 and explain usage", async () => {
       const [top, run, helpRun] = await Promise.all([sb.run(["--help"]), sb.run(["run", "--help"]), sb.run(["help", "run"])]);
       expect(top.code).to.equal(0);
-      expect(top.stdout).to.match(/Usage: qhooks/).and.include("run").and.include("--db").and.include("--project-dir");
+      expect(top.stdout)
+        .to.match(/Usage: qhooks/)
+        .and.include("run")
+        .and.include("--db")
+        .and.include("--project-dir");
       for (const r of [run, helpRun]) {
         expect(r.code).to.equal(0);
         expect(r.stdout).to.match(/Usage: qhooks run .*<event>/);

@@ -63,7 +63,7 @@ describe("cli: qhooks schema", () => {
 
   it("outcome: what qhooks run prints is valid, a blocked one included", async () => {
     const validate = await schemaOf("outcome");
-    sb.userSettings({ hooks: { PreToolUse: [group("Bash", "echo no >&2; exit 2", "echo '{\"systemMessage\":\"hi\"}'")] } });
+    sb.userSettings({ hooks: { PreToolUse: [group("Bash", "echo no >&2; exit 2", 'echo \'{"systemMessage":"hi"}\'')] } });
     const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"));
     expect(r.code).to.equal(2);
     expect(validate(r.outcome), JSON.stringify(validate.errors)).to.equal(true);

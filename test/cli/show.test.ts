@@ -72,7 +72,10 @@ describe("cli: qhooks show <seq>", () => {
       await log.close();
     }
     const detail = EventDetailSchema.parse(shown);
-    expect(detail.outcome?.hooks.map((h) => [h.name, h.exitCode])).to.deep.equal([["guard", 2], ["note", 0]]);
+    expect(detail.outcome?.hooks.map((h) => [h.name, h.exitCode])).to.deep.equal([
+      ["guard", 2],
+      ["note", 0],
+    ]);
     expect(detail.snapshot?.hash).to.equal(configHash);
     expect(detail.chain.records.map((c) => c.kind)).to.deep.equal(["event", "outcome"]);
   });

@@ -49,7 +49,21 @@ describe("cli: --since and --until", () => {
   });
 
   it("everything else is a usage error naming the flag and the value, never an internal error", () => {
-    const cases = ["13/01/2026", "the day before", "2x", "", "2026-02-30", "2026-13-01", "2026-01-13T25:00", "2026-01-13T09:00+25:00", "-3d", "soon", "99999999999d", "9999999999999999d", "1e9d"];
+    const cases = [
+      "13/01/2026",
+      "the day before",
+      "2x",
+      "",
+      "2026-02-30",
+      "2026-13-01",
+      "2026-01-13T25:00",
+      "2026-01-13T09:00+25:00",
+      "-3d",
+      "soon",
+      "99999999999d",
+      "9999999999999999d",
+      "1e9d",
+    ];
     for (const value of cases) {
       let thrown: unknown;
       try {
@@ -60,7 +74,9 @@ describe("cli: --since and --until", () => {
       expect(thrown, value).to.be.instanceOf(QhooksError);
       const e = thrown as QhooksError;
       expect(e.code, value).to.equal("usage");
-      expect(e.message, value).to.match(/^--until /).and.include(JSON.stringify(value));
+      expect(e.message, value)
+        .to.match(/^--until /)
+        .and.include(JSON.stringify(value));
       expect(e.message.split("\n"), value).to.have.length(1);
     }
   });

@@ -91,7 +91,11 @@ describe("cli: a URL's credentials never reach the log, a file name, the page or
       const shown = r.stdout + r.stderr;
       for (const s of secrets) expect(shown, s).to.not.include(s);
       const hooks = r.outcome!.hooks as Json[];
-      expect(hooks.map((h) => h.command)).to.deep.equal([`POST http://alice:***@127.0.0.1:${server.port}/hook`, `POST http://bob:***@127.0.0.1:${dead}/hook`, "prompt: Judge: $ARGUMENTS"]);
+      expect(hooks.map((h) => h.command)).to.deep.equal([
+        `POST http://alice:***@127.0.0.1:${server.port}/hook`,
+        `POST http://bob:***@127.0.0.1:${dead}/hook`,
+        "prompt: Judge: $ARGUMENTS",
+      ]);
       expect(hooks[1]!.error).to.include(`could not reach http://bob:***@127.0.0.1:${dead}/hook`);
       expect(hooks[2]!.error).to.include(`evaluator http://carol:***@127.0.0.1:${dead}/v1/chat/completions unreachable`);
 

@@ -85,7 +85,9 @@ describe("decisions: aggregation of real hooks into one outcome", () => {
     });
 
     it("identical rewrites give no warning", async () => {
-      sb.userSettings(settingsFor("PreToolUse", jsonHook(sb, pre({ updatedInput: { command: "ls" } })), jsonHook(sb, pre({ updatedInput: { command: "ls" } }))));
+      sb.userSettings(
+        settingsFor("PreToolUse", jsonHook(sb, pre({ updatedInput: { command: "ls" } })), jsonHook(sb, pre({ updatedInput: { command: "ls" } }))),
+      );
       const outcome = await dispatch("PreToolUse");
       expect(outcome.updatedInput).to.deep.equal({ command: "ls" });
       expect(outcome.warnings).to.deep.equal([]);
@@ -109,7 +111,10 @@ describe("decisions: aggregation of real hooks into one outcome", () => {
   it("every additional context and system message is kept, in selection order", async () => {
     sb.userSettings(settingsFor("UserPromptSubmit", hookCommand(sb, { stdout: "ctx from user text\n" }), jsonHook(sb, { systemMessage: "msg user" })));
     sb.projectSettings(
-      settingsFor("UserPromptSubmit", jsonHook(sb, { hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "ctx from project" }, systemMessage: "msg project" })),
+      settingsFor(
+        "UserPromptSubmit",
+        jsonHook(sb, { hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "ctx from project" }, systemMessage: "msg project" }),
+      ),
     );
     sb.localSettings(settingsFor("UserPromptSubmit", hookCommand(sb, { stdout: "ctx from local\n" }), jsonHook(sb, { systemMessage: "msg local" })));
     const outcome = await dispatch("UserPromptSubmit");

@@ -23,7 +23,7 @@ describe("decisions: the current Claude Code event set", () => {
       SessionStart: [{ matcher: "startup|resume|clear|compact", hooks: [{ type: "command", command: "cat .claude/context.md" }] }],
       InstructionsLoaded: [{ matcher: "session_start", hooks: [{ type: "command", command: "echo loaded >> .claude/instructions.log" }] }],
       UserPromptExpansion: [{ matcher: "deploy", hooks: [{ type: "command", command: "test -f .approved || { echo 'needs approval' >&2; exit 2; }" }] }],
-      PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh" }] }],
+      PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh' }] }],
       PermissionDenied: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo denied >> .claude/denied.log" }] }],
       PostToolBatch: [{ hooks: [{ type: "command", command: "echo batch" }] }],
       TaskCreated: [{ hooks: [{ type: "command", command: "jq -e '.task_subject | test(\"^\\\\[T-\")' >/dev/null || exit 2" }] }],
@@ -31,15 +31,15 @@ describe("decisions: the current Claude Code event set", () => {
       StopFailure: [{ matcher: "rate_limit|overloaded", hooks: [{ type: "command", command: "notify-send 'API error'" }] }],
       TeammateIdle: [{ hooks: [{ type: "command", command: "test -f dist/output.js || exit 2" }] }],
       ConfigChange: [{ matcher: "project_settings", hooks: [{ type: "command", command: "echo changed >> .claude/config.log" }] }],
-      CwdChanged: [{ hooks: [{ type: "command", command: "direnv export bash >> \"$CLAUDE_ENV_FILE\"" }] }],
-      DirectoryAdded: [{ matcher: "slash_command", hooks: [{ type: "command", command: "npm ci --prefix \"$(jq -r .directory)\"" }] }],
-      FileChanged: [{ matcher: ".envrc|.env", hooks: [{ type: "command", command: "direnv export bash >> \"$CLAUDE_ENV_FILE\"" }] }],
+      CwdChanged: [{ hooks: [{ type: "command", command: 'direnv export bash >> "$CLAUDE_ENV_FILE"' }] }],
+      DirectoryAdded: [{ matcher: "slash_command", hooks: [{ type: "command", command: 'npm ci --prefix "$(jq -r .directory)"' }] }],
+      FileChanged: [{ matcher: ".envrc|.env", hooks: [{ type: "command", command: 'direnv export bash >> "$CLAUDE_ENV_FILE"' }] }],
       WorktreeCreate: [{ hooks: [{ type: "command", command: "bash -c 'echo \"$HOME/wt/$(jq -r .name)\"'" }] }],
       WorktreeRemove: [{ hooks: [{ type: "command", command: "jq -r .worktree_path | xargs rm -rf" }] }],
-      PreCompact: [{ matcher: "auto", hooks: [{ type: "command", command: "cp \"$(jq -r .transcript_path)\" .claude/backup.jsonl" }] }],
+      PreCompact: [{ matcher: "auto", hooks: [{ type: "command", command: 'cp "$(jq -r .transcript_path)" .claude/backup.jsonl' }] }],
       PostCompact: [{ matcher: "manual|auto", hooks: [{ type: "command", command: "jq -r .compact_summary >> .claude/summaries.md" }] }],
       PreModelSwitch: [{ matcher: "claude-opus-4-6", hooks: [{ type: "command", command: "echo 'Opus 4.6 is retired here' >&2; exit 2" }] }],
-      PostModelSwitch: [{ hooks: [{ type: "command", command: "echo \"now on $(jq -r .to_model)\"" }] }],
+      PostModelSwitch: [{ hooks: [{ type: "command", command: 'echo "now on $(jq -r .to_model)"' }] }],
       MessageDisplay: [{ hooks: [{ type: "command", command: "cat >/dev/null" }] }],
       Elicitation: [{ matcher: "my-mcp-server", hooks: [{ type: "command", command: "echo '{}'" }] }],
       ElicitationResult: [{ matcher: "my-mcp-server", hooks: [{ type: "command", command: "true" }] }],
@@ -69,7 +69,9 @@ describe("decisions: the current Claude Code event set", () => {
   });
 
   it("every event is accepted by qhooks run with the payload Claude Code documents for it", async () => {
-    const results = await Promise.all(EVENT_NAMES.map(async (event) => ({ event, r: await sb.runEvent(event, { ...payloadFor(event), hook_event_name: event }, ["--no-log"]) })));
+    const results = await Promise.all(
+      EVENT_NAMES.map(async (event) => ({ event, r: await sb.runEvent(event, { ...payloadFor(event), hook_event_name: event }, ["--no-log"]) })),
+    );
     for (const { event, r } of results) {
       expect(r.code, `${event}: ${r.stderr}`).to.equal(0);
       expect(r.outcome, event).to.include({ event, decision: "none" });
@@ -106,7 +108,16 @@ describe("decisions: the current Claude Code event set", () => {
     }
 
     it("events without matcher support fire every hook whatever the matcher says", async () => {
-      for (const event of ["PostToolBatch", "TaskCreated", "TaskCompleted", "TeammateIdle", "CwdChanged", "WorktreeCreate", "WorktreeRemove", "MessageDisplay"]) {
+      for (const event of [
+        "PostToolBatch",
+        "TaskCreated",
+        "TaskCompleted",
+        "TeammateIdle",
+        "CwdChanged",
+        "WorktreeCreate",
+        "WorktreeRemove",
+        "MessageDisplay",
+      ]) {
         expect(await matched(event, {}, ["Bash", "nothing-like-this"]), event).to.deep.equal(["Bash", "nothing-like-this"]);
       }
     });
@@ -143,7 +154,12 @@ describe("decisions: the current Claude Code event set", () => {
       const asked = await bus.dispatch({ ...payloadFor("PreModelSwitch"), hook_event_name: "PreModelSwitch" });
       expect(asked).to.include({ decision: "ask", blocked: false, reason: "re-sends 180k tokens" });
 
-      const denyBus = busWith(sb, "PreModelSwitch", jsonHook(sb, pre({ permissionDecision: "ask" })), jsonHook(sb, pre({ permissionDecision: "deny", permissionDecisionReason: "retired" })));
+      const denyBus = busWith(
+        sb,
+        "PreModelSwitch",
+        jsonHook(sb, pre({ permissionDecision: "ask" })),
+        jsonHook(sb, pre({ permissionDecision: "deny", permissionDecisionReason: "retired" })),
+      );
       const denied = await denyBus.dispatch({ ...payloadFor("PreModelSwitch"), hook_event_name: "PreModelSwitch" });
       expect(denied).to.include({ decision: "deny", blocked: true, reason: "retired" });
     });
@@ -154,7 +170,17 @@ describe("decisions: the current Claude Code event set", () => {
       expect(outcome).to.include({ decision: "deny", blocked: true, reason: "not in CI" });
     });
 
-    for (const event of ["UserPromptExpansion", "PostToolBatch", "TaskCreated", "TaskCompleted", "TeammateIdle", "ConfigChange", "WorktreeCreate", "Elicitation", "ElicitationResult"]) {
+    for (const event of [
+      "UserPromptExpansion",
+      "PostToolBatch",
+      "TaskCreated",
+      "TaskCompleted",
+      "TeammateIdle",
+      "ConfigChange",
+      "WorktreeCreate",
+      "Elicitation",
+      "ElicitationResult",
+    ]) {
       it(`${event}: a top-level decision block blocks, with its reason`, async () => {
         const bus = busWith(sb, event, jsonHook(sb, { decision: "block", reason: `no ${event}` }));
         const outcome = await bus.dispatch({ ...payloadFor(event), hook_event_name: event });
@@ -162,13 +188,28 @@ describe("decisions: the current Claude Code event set", () => {
       });
     }
 
-    for (const event of ["Setup", "InstructionsLoaded", "MessageDisplay", "PermissionDenied", "StopFailure", "CwdChanged", "DirectoryAdded", "FileChanged", "WorktreeRemove", "PostCompact", "PostModelSwitch"]) {
+    for (const event of [
+      "Setup",
+      "InstructionsLoaded",
+      "MessageDisplay",
+      "PermissionDenied",
+      "StopFailure",
+      "CwdChanged",
+      "DirectoryAdded",
+      "FileChanged",
+      "WorktreeRemove",
+      "PostCompact",
+      "PostModelSwitch",
+    ]) {
       it(`${event} cannot be blocked: exit 2 is an error, a top-level decision is ignored with a warning`, async () => {
         const bus = busWith(sb, event, hookCommand(sb, { stderr: "stop\n", exit: 2 }), jsonHook(sb, { decision: "block", reason: "no" }));
         const outcome = await bus.dispatch({ ...payloadFor(event), hook_event_name: event });
         expect(outcome).to.include({ decision: "none", blocked: false });
         expect(outcome.hooks.map((h) => h.outcome)).to.deep.equal(["error", "success"]);
-        expect(outcome.warnings.some((w) => w.includes(`decision (${event} cannot be blocked) ignored`)), outcome.warnings.join("\n")).to.equal(true);
+        expect(
+          outcome.warnings.some((w) => w.includes(`decision (${event} cannot be blocked) ignored`)),
+          outcome.warnings.join("\n"),
+        ).to.equal(true);
       });
     }
 

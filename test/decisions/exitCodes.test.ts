@@ -141,7 +141,10 @@ describe("decisions: a hook's exit status, per event", () => {
       for (const { event, r } of results) {
         expect(r.code, `${event}: ${r.stderr}`).to.equal(0);
         expect(r.outcome, event).to.include({ event, decision: "none", blocked: false });
-        expect((r.outcome!.hooks as { outcome: string }[]).map((h) => h.outcome), event).to.deep.equal(["success", "error", "error"]);
+        expect(
+          (r.outcome!.hooks as { outcome: string }[]).map((h) => h.outcome),
+          event,
+        ).to.deep.equal(["success", "error", "error"]);
       }
     });
   });

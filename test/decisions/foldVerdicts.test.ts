@@ -63,7 +63,10 @@ describe("decisions: foldVerdicts (aggregation)", () => {
     for (const [event, decisions, winner] of cases) {
       it(`${event}: ${decisions.join(", ")} → ${winner}, in any order`, () => {
         for (const order of permutations(decisions)) {
-          const folded = foldVerdicts(event, order.map((d, i) => hook(`h${i}`, decide(d))));
+          const folded = foldVerdicts(
+            event,
+            order.map((d, i) => hook(`h${i}`, decide(d))),
+          );
           expect(folded.decision, order.join(",")).to.equal(winner);
           expect(folded.blocked, order.join(",")).to.equal(winner === "deny" || winner === "block");
         }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { HookBus } from "../../src/engine/createHookBus.js";
 import type { HookResult, Outcome } from "../../src/schema/outcome.js";
-import { Sandbox, group } from "../support/sandbox.js";
+import { type Sandbox, group } from "../support/sandbox.js";
 
 export type Json = Record<string, unknown>;
 

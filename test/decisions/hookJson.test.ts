@@ -81,7 +81,11 @@ describe("decisions: JSON output of a hook on exit 0", () => {
     });
 
     it("interrupt is read only with a denial, and only when true", async () => {
-      for (const d of [{ behavior: "deny", message: "m", interrupt: false }, { behavior: "deny", message: "m" }, { behavior: "allow", interrupt: true }]) {
+      for (const d of [
+        { behavior: "deny", message: "m", interrupt: false },
+        { behavior: "deny", message: "m" },
+        { behavior: "allow", interrupt: true },
+      ]) {
         const outcome = await judge("PermissionRequest", decision(d));
         expect(outcome, JSON.stringify(d)).to.include({ continue: true, stopReason: null });
       }

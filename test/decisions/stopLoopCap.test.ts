@@ -69,7 +69,9 @@ describe("decisions: the Stop-loop cap", function () {
     expect(second.code).to.equal(2);
     const again = await stop("M");
     expect(again.code, again.stderr).to.equal(2);
-    expect(warningLines(again.stderr)).to.deep.equal([".qoder/settings.json: qhooks.stopBlockCap: 1 is lower than the default cap (8); only your own settings can lower it; ignored"]);
+    expect(warningLines(again.stderr)).to.deep.equal([
+      ".qoder/settings.json: qhooks.stopBlockCap: 1 is lower than the default cap (8); only your own settings can lower it; ignored",
+    ]);
   });
 
   it("while trust is required, the project's caps do not apply (trust pins hooks, not settings): the user's cap stands, one warning", async () => {

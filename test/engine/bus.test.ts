@@ -68,9 +68,9 @@ describe("engine: the library bus", () => {
     const bad = await settle(bus.dispatch(payload("PreToolUse", { tool_input: "ls" })));
     expect(bad.ok).to.equal(false);
     expect((bad as { error: unknown }).error).to.be.instanceOf(Error);
-    expect(((bad as { error: Error }).error).message).to.equal("invalid PreToolUse payload: tool_input: expected an object");
+    expect((bad as { error: Error }).error.message).to.equal("invalid PreToolUse payload: tool_input: expected an object");
     const missing = await settle(bus.dispatch({ session_id: "s", hook_event_name: "UserPromptSubmit" }));
-    expect(((missing as { error: Error }).error).message).to.match(/prompt/);
+    expect((missing as { error: Error }).error.message).to.match(/prompt/);
     expect(emitted).to.deep.equal([]);
     expect(marker.ran()).to.equal(false);
     const good = await bus.dispatch(payload("PreToolUse"));

@@ -36,10 +36,20 @@ describe("engine: the composition root (engineContext)", () => {
 
   it("settings files and plugins are read from baseDir, and named in the command that trusts them", () => {
     writeFileSync(join(dir, "guards.json"), hooks("echo guard"));
-    const engine = engineContext({ homeDir: home, projectDir: project, env: {}, dialect: "claude", baseDir: dir, settingsFiles: ["guards.json"], plugins: ["kit"] });
+    const engine = engineContext({
+      homeDir: home,
+      projectDir: project,
+      env: {},
+      dialect: "claude",
+      baseDir: dir,
+      settingsFiles: ["guards.json"],
+      plugins: ["kit"],
+    });
     expect(engine.sources.map((s) => s.path)).to.deep.equal([join(dir, "guards.json")]);
     expect(engine.plugins.folders).to.deep.equal([join(dir, "kit")]);
-    expect(engine.trustCommand).to.equal(`qhooks trust --project-dir ${project} --dialect claude --settings ${join(dir, "guards.json")} --plugin ${join(dir, "kit")}`);
+    expect(engine.trustCommand).to.equal(
+      `qhooks trust --project-dir ${project} --dialect claude --settings ${join(dir, "guards.json")} --plugin ${join(dir, "kit")}`,
+    );
   });
 
   it("the pipeline of every stream gets the engine's limits and its one trust policy", () => {
@@ -48,7 +58,16 @@ describe("engine: the composition root (engineContext)", () => {
     const snapshot = engine.load();
     const live = engine.pipeline({ log: nullEventLog, source: "dispatch", snapshot: () => snapshot });
     const replay = engine.pipeline({ log: nullEventLog, source: "replay", replay: true, snapshot: () => snapshot, callChain: ["x"] });
-    expect(live).to.include({ projectDir: project, homeDir: home, baseEnv: env, maxOutputBytes: 123, maxEventOutputBytes: 456, stopBlockCap: 3, replay: false, source: "dispatch" });
+    expect(live).to.include({
+      projectDir: project,
+      homeDir: home,
+      baseEnv: env,
+      maxOutputBytes: 123,
+      maxEventOutputBytes: 456,
+      stopBlockCap: 3,
+      replay: false,
+      source: "dispatch",
+    });
     expect(live.callChain).to.deep.equal([]);
     expect(replay).to.include({ replay: true, source: "replay" });
     expect(replay.callChain).to.deep.equal(["x"]);

@@ -102,7 +102,10 @@ describe("engine: in-process handlers", () => {
         } else {
           expect(outcome).to.include({ decision: "none", blocked: false, reason: null });
           expect(hook).to.include({ outcome: "success", decision: "none" });
-          expect(outcome.warnings.some((w) => w.includes(said) && w.includes(hook.name)), outcome.warnings.join("\n")).to.equal(true);
+          expect(
+            outcome.warnings.some((w) => w.includes(said) && w.includes(hook.name)),
+            outcome.warnings.join("\n"),
+          ).to.equal(true);
         }
       });
     }
@@ -218,7 +221,10 @@ describe("engine: in-process handlers", () => {
 
     it("an in-process allow and a command ask: ask wins", async () => {
       sb.userSettings(
-        settingsFor("PreToolUse", hookCommand(sb, { stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask" } }) })),
+        settingsFor(
+          "PreToolUse",
+          hookCommand(sb, { stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask" } }) }),
+        ),
       );
       const mixed = sb.bus({ watch: false });
       mixed.use("PreToolUse", null, () => ({ decision: "allow", reason: "ok by me" }));

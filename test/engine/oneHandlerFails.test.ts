@@ -19,10 +19,28 @@ describe("engine: one handler's bad result, and close() called twice", () => {
     const bus = sb.bus({ watch: false });
     const cycle: Json = { decision: "allow" };
     cycle.self = cycle;
-    bus.use("PreToolUse", "Bash", () => ({ get decision(): string { throw new Error("getter boom"); } }), { name: "getter" });
+    bus.use(
+      "PreToolUse",
+      "Bash",
+      () => ({
+        get decision(): string {
+          throw new Error("getter boom");
+        },
+      }),
+      { name: "getter" },
+    );
     bus.use("PreToolUse", "Bash", async () => ({ decision: "allow", updatedInput: { n: 10n } }), { name: "bigint" });
     bus.use("PreToolUse", "Bash", () => ({ reason: "x", updatedInput: cycle }), { name: "cycle" });
-    bus.use("PreToolUse", "Bash", () => ({ toJSON() { throw new Error("toJSON boom"); } }), { name: "tojson" });
+    bus.use(
+      "PreToolUse",
+      "Bash",
+      () => ({
+        toJSON() {
+          throw new Error("toJSON boom");
+        },
+      }),
+      { name: "tojson" },
+    );
     bus.use("PreToolUse", "Bash", () => ({ decision: "deny", reason: "handler says no" }), { name: "handler-guard" });
     const outcome = await bus.dispatch(pre());
     expect(outcome.decision).to.equal("deny");

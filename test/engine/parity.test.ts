@@ -159,7 +159,10 @@ describe("engine: parity of the pipeline with the captured fixtures (outcomes an
   });
 
   it("a hook denies in JSON, another allows", async () => {
-    const deny = sb.script("deny.sh", `cat >/dev/null\necho '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"not here"},"systemMessage":"denied"}'`);
+    const deny = sb.script(
+      "deny.sh",
+      `cat >/dev/null\necho '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"not here"},"systemMessage":"denied"}'`,
+    );
     const allow = sb.script("allow.sh", "cat >/dev/null\nexit 0");
     const bus = loggedBus({ hooks: { PreToolUse: [group("Bash", deny, allow)] } });
     await capture("json-deny", bus, () => bus.dispatch(pre()));
@@ -229,7 +232,11 @@ describe("engine: parity of the pipeline with the captured fixtures (outcomes an
     const log = openSqliteLog(sb.db, { mustExist: true });
     let results: unknown[];
     try {
-      results = await lastValueFrom(replay$({ log, filter: {}, settingsFiles: [settings], homeDir: sb.home, env: sb.env(), cwd: sb.project, runId: "replay-20261203-000000-abcd" }).pipe(toArray()));
+      results = await lastValueFrom(
+        replay$({ log, filter: {}, settingsFiles: [settings], homeDir: sb.home, env: sb.env(), cwd: sb.project, runId: "replay-20261203-000000-abcd" }).pipe(
+          toArray(),
+        ),
+      );
     } finally {
       await log.close();
     }

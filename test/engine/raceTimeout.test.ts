@@ -6,7 +6,8 @@ import { raceTimeout, type TimeoutInfo } from "../../src/engine/raceTimeout.js";
 /** Marble tests in virtual time (one frame = 1 ms in run mode), asserted with chai's deep equality. */
 // Show whole marble frames when an assertion fails, not "…(1)".
 config.truncateThreshold = 0;
-const testScheduler = () => new TestScheduler((actual, expected) => {
+const testScheduler = () =>
+  new TestScheduler((actual, expected) => {
     expect(actual).to.deep.equal(expected);
   });
 
@@ -93,8 +94,7 @@ describe("raceTimeout (marbles)", () => {
  * on marble sources so that time and teardown are exact.
  */
 describe("runHooks-style fan-out (marbles)", () => {
-  const fanOut = (runs: readonly { run: Observable<Run>; limit: number }[]) =>
-    forkJoin(runs.map(({ run, limit }) => run.pipe(raceTimeout(limit, onTimeout))));
+  const fanOut = (runs: readonly { run: Observable<Run>; limit: number }[]) => forkJoin(runs.map(({ run, limit }) => run.pipe(raceTimeout(limit, onTimeout))));
 
   it("completes only when every run has finished, and keeps selection order whatever order they finish in", () => {
     testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {

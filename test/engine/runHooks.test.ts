@@ -28,7 +28,17 @@ describe("runHookGroup (real runs)", () => {
     const parsed = parsePayload({ session_id: "s1", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } }, { projectDir: dir });
     if (!parsed.ok) throw new Error(parsed.value.error);
     const arrival = { input: "", receivedAt: new Date(), startedAt: performance.now() };
-    return { arrival, valid: parsed.value, snapshot: loadSettings([]), hooks, skipped: [], selectionWarnings: [], seq: null, arrivalLogged: "deferred", warnings: [] };
+    return {
+      arrival,
+      valid: parsed.value,
+      snapshot: loadSettings([]),
+      hooks,
+      skipped: [],
+      selectionWarnings: [],
+      seq: null,
+      arrivalLogged: "deferred",
+      warnings: [],
+    };
   }
   const command = (cmd: string, timeoutMs = 10_000): HookSpec => ({ kind: "command", command: cmd, name: cmd, level: "user", matcher: null, timeoutMs });
   const inProcess = (name: string, handle: () => unknown, timeoutMs = 10_000): HookSpec => ({
@@ -42,16 +52,16 @@ describe("runHookGroup (real runs)", () => {
   });
   /** The event with its hooks' results, as the pipeline joins them. */
   const ran$ = (event: Recorded): Observable<Ran> => runHookGroup(event, options).pipe(map((group) => joinGroup(event, group)));
-  const after = (ms: number, value: unknown) => () => new Promise((r) => setTimeout(() => r(value), ms));
+  const later = (ms: number, value: unknown) => () => new Promise((r) => setTimeout(() => r(value), ms));
 
   it("emits one result per hook, in selection order, when the last one has finished", async () => {
     const start = performance.now();
     const ran = await firstValueFrom(
       ran$(
         recorded([
-          inProcess("slowest", after(500, { reason: "first" })),
+          inProcess("slowest", later(500, { reason: "first" })),
           command("sleep 0.4; echo second"),
-          inProcess("fastest", after(0, { reason: "third" })),
+          inProcess("fastest", later(0, { reason: "third" })),
           command("echo fourth"),
         ]),
       ),
@@ -65,7 +75,9 @@ describe("runHookGroup (real runs)", () => {
 
   it("a timed-out run does not cancel its siblings, and its process group is killed", async () => {
     const sleeper = reaper.marker(uniqueSleep(30));
-    const ran = await firstValueFrom(ran$(recorded([command(`${sleeper} & wait`, 200), command("sleep 0.4; echo sibling"), inProcess("late", after(450, { reason: "late" }))])));
+    const ran = await firstValueFrom(
+      ran$(recorded([command(`${sleeper} & wait`, 200), command("sleep 0.4; echo sibling"), inProcess("late", later(450, { reason: "late" }))])),
+    );
     expect(ran.judged.map((j) => j.result.outcome)).to.deep.equal(["timeout", "success", "success"]);
     expect(ran.judged[0]!.result).to.include({ timedOut: true, exitCode: null });
     expect(ran.judged[1]!.result.stdout).to.equal("sibling\n");
@@ -75,7 +87,9 @@ describe("runHookGroup (real runs)", () => {
 
   it("an event without hooks has an empty group at once, and the groups of several events run concurrently", async () => {
     const start = performance.now();
-    const all = await firstValueFrom(merge(ran$(recorded([command("sleep 0.5; echo a")])), ran$(recorded([])), ran$(recorded([command("sleep 0.5; echo b")]))).pipe(toArray()));
+    const all = await firstValueFrom(
+      merge(ran$(recorded([command("sleep 0.5; echo a")])), ran$(recorded([])), ran$(recorded([command("sleep 0.5; echo b")]))).pipe(toArray()),
+    );
     expect(performance.now() - start, "events overlap (one after another: over 1 s)").to.be.below(900);
     expect(all.map((r) => r.judged.map((j) => j.result.stdout.trim()).join(""))).to.have.members(["a", "", "b"]);
   });

@@ -38,7 +38,12 @@ function harness(budgetMs = 2) {
 describe("streams: turnBudget, the cooperative scheduler of synchronous judging", () => {
   it("never makes a value wait within the budget: every value passes in the turn it arrives", () => {
     const h = harness(2);
-    for (const [name, at] of [["a", 100], ["b", 101], ["c", 102]] as const) h.source.next({ name, at });
+    for (const [name, at] of [
+      ["a", 100],
+      ["b", 101],
+      ["c", 102],
+    ] as const)
+      h.source.next({ name, at });
     expect(h.seen).to.deep.equal(["a", "b", "c"]);
   });
 

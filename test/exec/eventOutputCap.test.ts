@@ -80,7 +80,9 @@ describe("total output kept per event", () => {
       expect(keptBytes(outcome)).to.be.at.most(DEFAULT_MAX_EVENT_OUTPUT_BYTES);
       const eventLines = warningLines(r.stderr).filter((w) => w.includes("QHOOKS_MAX_EVENT_OUTPUT"));
       expect(eventLines).to.have.length(1);
-      expect(eventLines[0]).to.match(/^the hooks of this event printed more than the 4194304 bytes an event keeps \(QHOOKS_MAX_EVENT_OUTPUT\): \d+ bytes of \d+ streams dropped/);
+      expect(eventLines[0]).to.match(
+        /^the hooks of this event printed more than the 4194304 bytes an event keeps \(QHOOKS_MAX_EVENT_OUTPUT\): \d+ bytes of \d+ streams dropped/,
+      );
       const v = await sb.run(["verify"]);
       expect(v.code, v.stderr).to.equal(0);
     });

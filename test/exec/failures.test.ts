@@ -20,7 +20,9 @@ describe("hooks that fail", () => {
     expect(outcome).to.include({ decision: "none", blocked: false });
     const h = outcome.hooks[0]!;
     expect(h).to.include({ outcome: "error", exitCode: 127, signal: null, timedOut: false, decision: "none" });
-    expect(h.error).to.match(/^exit 127: command not found/).and.include("qhooks-no-such-command-4711");
+    expect(h.error)
+      .to.match(/^exit 127: command not found/)
+      .and.include("qhooks-no-such-command-4711");
   });
 
   it("a command the shell cannot parse blocks (sh exits 2) with the shell's message, before running any of it", async () => {
@@ -78,7 +80,9 @@ describe("hooks that fail", () => {
     const outcome = await bus.dispatch(pre());
     expect(outcome).to.include({ decision: "none", blocked: false });
     expect(outcome.hooks.map((h) => h.outcome)).to.deep.equal(["error", "error"]);
-    expect(outcome.hooks[0]!.error).to.match(/^could not start the hook: /).and.include(sb.project);
+    expect(outcome.hooks[0]!.error)
+      .to.match(/^could not start the hook: /)
+      .and.include(sb.project);
     expect(outcome.hooks[0]!.error, "an error message is one line").to.not.include("\n");
     expect(outcome.hooks[0]).to.include({ exitCode: null, signal: null, timedOut: false });
     // The bus is not broken: with the directory back, hooks run again.

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { firstValueFrom, of } from "rxjs";
+import { firstValueFrom } from "rxjs";
 import { joinGroup, runHookGroup } from "../../src/engine/steps/runHooks.js";
 import type { HookSpec, Recorded } from "../../src/core/stages.js";
 import { parsePayload } from "../../src/payload/parsePayload.js";
@@ -30,7 +30,13 @@ describe("one hook that cannot run", () => {
     sb.projectSettings(
       settings({
         PreToolUse: [
-          { hooks: [{ type: "command", command: "true", timeout: 0.0001 }, { type: "command", command: "true\u0000; echo x" }, { type: "command", ...guard }] },
+          {
+            hooks: [
+              { type: "command", command: "true", timeout: 0.0001 },
+              { type: "command", command: "true\u0000; echo x" },
+              { type: "command", ...guard },
+            ],
+          },
         ],
       }),
     );
@@ -67,7 +73,18 @@ describe("one hook that cannot run", () => {
 
   it("a command too long for exec (E2BIG): that hook's error, named; the guard still blocks", async () => {
     const long = `true # ${"x".repeat(200_000)}`;
-    sb.projectSettings(settings({ PreToolUse: [{ hooks: [{ type: "command", command: long, name: "too-long" }, { type: "command", ...guard }] }] }));
+    sb.projectSettings(
+      settings({
+        PreToolUse: [
+          {
+            hooks: [
+              { type: "command", command: long, name: "too-long" },
+              { type: "command", ...guard },
+            ],
+          },
+        ],
+      }),
+    );
     const r = await sb.run(["run", "PreToolUse", "--no-log"], { input: rm() });
     expect(r.code, r.stderr.slice(0, 2000)).to.equal(2);
     const outcome = JSON.parse(r.stdout) as { decision: string; hooks: Json[] };

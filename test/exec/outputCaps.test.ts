@@ -119,7 +119,9 @@ describe("hook output caps", () => {
     const outcome = await sb.bus().dispatch(pre());
     expect(outcome).to.include({ decision: "none", blocked: false });
     expect(outcome.hooks[0]).to.include({ outcome: "invalid-output", truncated: true, decision: "none" });
-    expect(outcome.hooks[0]!.error).to.match(/not valid JSON/).and.match(/cut at the output cap/);
+    expect(outcome.hooks[0]!.error)
+      .to.match(/not valid JSON/)
+      .and.match(/cut at the output cap/);
   });
 
   it("JSON larger than the cap is invalid-output through the CLI with QHOOKS_MAX_OUTPUT", async () => {

@@ -108,7 +108,9 @@ describe("spawnHook", () => {
       const r = await run("echo hi", { cwd: join(dir, "gone") });
       expect(r.end.type).to.equal("spawn-error");
       if (r.end.type === "spawn-error") {
-        expect(r.end.message).to.match(/^could not start the hook: /).and.include(join(dir, "gone"));
+        expect(r.end.message)
+          .to.match(/^could not start the hook: /)
+          .and.include(join(dir, "gone"));
         expect(r.end.message, "one line").to.not.include("\n");
       }
     });

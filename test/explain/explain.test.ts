@@ -102,7 +102,9 @@ describe("qhooks explain", () => {
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.include(`#${seq}  PreToolUse  Bash`);
     expect(r.stdout).to.include("decision: DENY  (Dangerous command blocked)");
-    expect(r.stdout).to.match(/ran +block-rm {2}\(project \.qoder\/settings\.json hooks\.PreToolUse\[0\]\.hooks\[0\]\)\n +block: deny, \d+ ms, decided the outcome: Dangerous command blocked/);
+    expect(r.stdout).to.match(
+      /ran +block-rm {2}\(project \.qoder\/settings\.json hooks\.PreToolUse\[0\]\.hooks\[0\]\)\n +block: deny, \d+ ms, decided the outcome: Dangerous command blocked/,
+    );
     expect(r.stdout).to.match(/no match +format .*\n +matcher "Write\|Edit" does not match tool_name "Bash"/);
     expect(r.stdout).to.match(/deduplicated +block-rm-user/);
     expect(r.stdout).to.match(/invalid +no-command/);

@@ -67,7 +67,12 @@ const detail = (over: Partial<EventDetail>): EventDetail => ({
 describe("explainLogged", () => {
   it("a snapshot logged without its sources: files by path, a plugin's paths unexpanded, and it says so", () => {
     const document = [
-      { level: "plugin", file: "/plugins/p/hooks/hooks.json", plugin: "p", hooks: { Stop: [{ hooks: [{ type: "command", command: "${CLAUDE_PLUGIN_ROOT}/check.sh" }] }] } },
+      {
+        level: "plugin",
+        file: "/plugins/p/hooks/hooks.json",
+        plugin: "p",
+        hooks: { Stop: [{ hooks: [{ type: "command", command: "${CLAUDE_PLUGIN_ROOT}/check.sh" }] }] },
+      },
       { level: "project", file: "/p/.qoder/settings.json", hooks: { Stop: [{ hooks: [{ type: "command", command: "npm test", name: "tests" }] }] } },
     ];
     const made = explainLogged(
@@ -76,7 +81,10 @@ describe("explainLogged", () => {
         snapshot: { hash: "c", document, warnings: [] },
         outcome: outcome({
           decision: "none",
-          hooks: [result({ name: "p: ${CLAUDE_PLUGIN_ROOT}/check.sh", command: "/plugins/p/check.sh", level: "plugin" }), result({ name: "tests", command: "npm test", outcome: "block", decision: "block", reason: "tests fail" })],
+          hooks: [
+            result({ name: "p: ${CLAUDE_PLUGIN_ROOT}/check.sh", command: "/plugins/p/check.sh", level: "plugin" }),
+            result({ name: "tests", command: "npm test", outcome: "block", decision: "block", reason: "tests fail" }),
+          ],
           warnings: ["qhooks: 3 Stop hooks in a row blocked session s; letting the agent stop this time (Stop-loop guard, cap 3)"],
         }),
       }),
@@ -93,7 +101,9 @@ describe("explainLogged", () => {
   });
 
   it("no snapshot at all: the hooks that ran, from the outcome, and what is not known", () => {
-    const made = explainLogged(detail({ outcome: outcome({ hooks: [result({ name: "in-proc", command: null, level: "in-process" }), result({ name: "x" })] }) }));
+    const made = explainLogged(
+      detail({ outcome: outcome({ hooks: [result({ name: "in-proc", command: null, level: "in-process" }), result({ name: "x" })] }) }),
+    );
     const x = ExplanationSchema.parse(made.ok && made.explanation);
     expect(x.hooks.map((h) => [h.name, h.source.level, h.verdict.kind])).to.deep.equal([
       ["in-proc", "in-process", "ran"],

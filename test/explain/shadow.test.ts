@@ -21,7 +21,12 @@ describe("shadow hooks", () => {
     sb.projectSettings({
       hooks: {
         PreToolUse: [
-          group("Bash", { command: "cat >/dev/null; exit 0", name: "old-guard" }, { command: sb.script("deny-rm.sh", DENY_RM), name: "new-guard", mode: "shadow" }, ...extra),
+          group(
+            "Bash",
+            { command: "cat >/dev/null; exit 0", name: "old-guard" },
+            { command: sb.script("deny-rm.sh", DENY_RM), name: "new-guard", mode: "shadow" },
+            ...extra,
+          ),
         ],
       },
     });
@@ -35,7 +40,14 @@ describe("shadow hooks", () => {
     const shadow = outcome.hooks.find((h) => h.name === "new-guard")!;
     expect(shadow).to.deep.include({ outcome: "block", decision: "deny", reason: "rm -rf would be refused", shadow: true });
     expect(outcome.hooks.find((h) => h.name === "old-guard")!.shadow).to.equal(undefined);
-    expect(outcome.shadow).to.deep.equal({ hooks: ["new-guard"], decision: "deny", blocked: true, reason: "rm -rf would be refused", continue: true, changed: true });
+    expect(outcome.shadow).to.deep.equal({
+      hooks: ["new-guard"],
+      decision: "deny",
+      blocked: true,
+      reason: "rm -rf would be refused",
+      continue: true,
+      changed: true,
+    });
 
     const ls = OutcomeSchema.parse((await sb.runEvent("PreToolUse", LS)).outcome);
     expect(ls.shadow).to.deep.include({ decision: "none", changed: false });
@@ -47,7 +59,12 @@ describe("shadow hooks", () => {
   });
 
   it("cannot stop the agent, rewrite the input or add context", async () => {
-    const json = JSON.stringify({ continue: false, stopReason: "halt", systemMessage: "from the shadow", hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { command: "echo safe" } } });
+    const json = JSON.stringify({
+      continue: false,
+      stopReason: "halt",
+      systemMessage: "from the shadow",
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { command: "echo safe" } },
+    });
     sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: `cat >/dev/null; echo '${json}'`, name: "rewriter", mode: "shadow" })] } });
     const outcome = OutcomeSchema.parse((await sb.runEvent("PreToolUse", LS)).outcome);
     expect(outcome).to.deep.include({ decision: "none", continue: true, stopReason: null, updatedInput: null });
@@ -66,7 +83,11 @@ describe("shadow hooks", () => {
 
     const replay = await sb.run(["replay", "--event", "PreToolUse", "--enforce-shadow", "--json"]);
     expect(replay.code, replay.stderr).to.equal(0);
-    const report = JSON.parse(replay.stdout) as { changed: number; newlyBlocked: number; results: { seq: number; changed: boolean; before: { decision: string }; after: { decision: string } }[] };
+    const report = JSON.parse(replay.stdout) as {
+      changed: number;
+      newlyBlocked: number;
+      results: { seq: number; changed: boolean; before: { decision: string }; after: { decision: string } }[];
+    };
     expect(report).to.deep.include({ changed: 1, newlyBlocked: 1 });
     expect(report.results.filter((r) => r.changed).map((r) => [r.seq, r.before.decision, r.after.decision])).to.deep.equal([[rm.seq, "none", "deny"]]);
 
@@ -81,9 +102,24 @@ describe("shadow hooks", () => {
   });
 
   it("hooks add --shadow writes the handler in shadow mode; qhooks hooks says so", async () => {
-    const add = await sb.run(["hooks", "add", "PreToolUse", "--matcher", "Bash", "--command", sb.script("deny-rm.sh", DENY_RM), "--name", "new-guard", "--level", "project", "--shadow"]);
+    const add = await sb.run([
+      "hooks",
+      "add",
+      "PreToolUse",
+      "--matcher",
+      "Bash",
+      "--command",
+      sb.script("deny-rm.sh", DENY_RM),
+      "--name",
+      "new-guard",
+      "--level",
+      "project",
+      "--shadow",
+    ]);
     expect(add.code, add.stderr).to.equal(0);
-    const settings = JSON.parse(readFileSync(join(sb.project, ".qoder", "settings.json"), "utf8")) as { hooks: { PreToolUse: { hooks: { mode?: string }[] }[] } };
+    const settings = JSON.parse(readFileSync(join(sb.project, ".qoder", "settings.json"), "utf8")) as {
+      hooks: { PreToolUse: { hooks: { mode?: string }[] }[] };
+    };
     expect(settings.hooks.PreToolUse[0]!.hooks[0]!.mode).to.equal("shadow");
     const listed = JSON.parse((await sb.run(["hooks", "--json"])).stdout) as { hooks: { name: string; mode: string }[] };
     expect(listed.hooks.map((h) => [h.name, h.mode])).to.deep.equal([["new-guard", "shadow"]]);
@@ -92,7 +128,9 @@ describe("shadow hooks", () => {
   });
 
   it('a bad mode is a warning about that hook; "enforce" is the default', async () => {
-    sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: "exit 0", name: "a", mode: "audit" }, { command: "exit 0", name: "b", mode: "enforce" })] } });
+    sb.projectSettings({
+      hooks: { PreToolUse: [group("Bash", { command: "exit 0", name: "a", mode: "audit" }, { command: "exit 0", name: "b", mode: "enforce" })] },
+    });
     const r = await sb.runEvent("PreToolUse", LS);
     expect(r.stderr).to.include('hooks.PreToolUse[0].hooks[0].mode: expected "enforce" or "shadow"');
     const outcome = OutcomeSchema.parse(r.outcome);

@@ -42,7 +42,17 @@ describe("the usage ledger", () => {
     const l = await ledger();
     expect(l.hooks.map((h) => h.name)).to.deep.equal(["block-rm", "typo-matcher", "format", "no-command", "stop-check"]);
 
-    expect(row(l, "block-rm")).to.deep.include({ loaded: true, runs: 2, blocks: 1, errors: 0, timeouts: 0, events: 3, matched: 2, neverFired: false, mode: "enforce" });
+    expect(row(l, "block-rm")).to.deep.include({
+      loaded: true,
+      runs: 2,
+      blocks: 1,
+      errors: 0,
+      timeouts: 0,
+      events: 3,
+      matched: 2,
+      neverFired: false,
+      mode: "enforce",
+    });
     expect(row(l, "block-rm").p50Ms).to.be.a("number");
     expect(row(l, "block-rm").maxMs! >= row(l, "block-rm").p95Ms!).to.equal(true);
     expect(row(l, "block-rm").lastRun).to.be.a("string");

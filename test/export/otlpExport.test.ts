@@ -14,7 +14,18 @@ const t0 = Date.parse("2026-03-02T09:00:00.000Z");
 const at = (minutes: number) => new Date(t0 + minutes * 60_000);
 const HISTORY: SeedEvent[] = [
   { ts: at(0), event: "SessionStart", sessionId: "s-1", matchValue: "startup", decision: "none" },
-  { ts: at(1), event: "PreToolUse", sessionId: "s-1", matchValue: "Bash", decision: "deny", reason: "rm -rf refused", hooks: [{ name: "block-rm", command: "~/block-rm.sh", decision: "deny", reason: "rm -rf refused", durationMs: 12.5 }, { name: "audit", durationMs: 3 }] },
+  {
+    ts: at(1),
+    event: "PreToolUse",
+    sessionId: "s-1",
+    matchValue: "Bash",
+    decision: "deny",
+    reason: "rm -rf refused",
+    hooks: [
+      { name: "block-rm", command: "~/block-rm.sh", decision: "deny", reason: "rm -rf refused", durationMs: 12.5 },
+      { name: "audit", durationMs: 3 },
+    ],
+  },
   { ts: at(2), event: "Notification", sessionId: "s-2", matchValue: "idle", decision: "recorded" },
   { ts: at(3), event: "Stop", sessionId: "s-2", decision: "rejected", reason: "payload is not valid JSON", payload: "{nope" },
 ];
@@ -101,10 +112,15 @@ describe("export --otlp: the log as OpenTelemetry log records", function () {
   });
 
   it("--watch sends each event once, new ones as they come, until stopped", async () => {
-    const child = spawn(process.execPath, [CLI, "export", "--otlp", url, "--watch", "--interval", "200ms"], { env: sb.env(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "export", "--otlp", url, "--watch", "--interval", "200ms"], {
+      env: sb.env(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const done = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     await waitFor("the history", () => receiver.records.length >= 4, 30_000);
-    await seedLog(sb.db, [{ ts: new Date(), event: "Stop", sessionId: "s-3", decision: "block", reason: "tests fail", hooks: [{ name: "tests", decision: "block" }] }]);
+    await seedLog(sb.db, [
+      { ts: new Date(), event: "Stop", sessionId: "s-3", decision: "block", reason: "tests fail", hooks: [{ name: "tests", decision: "block" }] },
+    ]);
     await waitFor("the new event", () => receiver.records.length >= 5, 30_000);
     await new Promise((r) => setTimeout(r, 600));
     child.kill("SIGTERM");
@@ -115,7 +131,10 @@ describe("export --otlp: the log as OpenTelemetry log records", function () {
   });
 
   const watch = () => {
-    const child = spawn(process.execPath, [CLI, "export", "--otlp", url, "--watch", "--interval", "200ms"], { env: sb.env(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "export", "--otlp", url, "--watch", "--interval", "200ms"], {
+      env: sb.env(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
     const done = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
@@ -135,12 +154,22 @@ describe("export --otlp: the log as OpenTelemetry log records", function () {
     expect(cursors).to.have.length(1);
 
     // Logged while no export ran, with times long before the last one sent (a laptop that ships late).
-    await seedLog(sb.db, [{ ts: at(-600), event: "Stop", sessionId: "late", decision: "none" }, { ts: at(-599), event: "Stop", sessionId: "late", decision: "recorded" }]);
+    await seedLog(sb.db, [
+      { ts: at(-600), event: "Stop", sessionId: "late", decision: "none" },
+      { ts: at(-599), event: "Stop", sessionId: "late", decision: "recorded" },
+    ]);
     const second = watch();
     await waitFor("the late events", () => receiver.records.length >= 6, 30_000);
     const log = openSqliteLog(sb.db);
     try {
-      await log.append([{ kind: "outcome", ts: new Date(), eventSeq: waiting!, outcome: { ...makeOutcome({ ts: new Date(), event: "PreToolUse", sessionId: "s-4", decision: "allow" }), seq: waiting! } }]);
+      await log.append([
+        {
+          kind: "outcome",
+          ts: new Date(),
+          eventSeq: waiting!,
+          outcome: { ...makeOutcome({ ts: new Date(), event: "PreToolUse", sessionId: "s-4", decision: "allow" }), seq: waiting! },
+        },
+      ]);
     } finally {
       await log.close();
     }
@@ -148,7 +177,11 @@ describe("export --otlp: the log as OpenTelemetry log records", function () {
     await new Promise((r) => setTimeout(r, 600));
     expect(await second.stop()).to.deep.equal({ code: 0, stderr: "" });
     expect(new Set(seqsSent()).size, "each once").to.equal(7);
-    expect(receiver.records.slice(4).map((x) => [x.attributes["session.id"], x.attributes["qhooks.decision"]])).to.deep.equal([["late", "none"], ["late", "recorded"], ["s-4", "allow"]]);
+    expect(receiver.records.slice(4).map((x) => [x.attributes["session.id"], x.attributes["qhooks.decision"]])).to.deep.equal([
+      ["late", "none"],
+      ["late", "recorded"],
+      ["s-4", "allow"],
+    ]);
   });
 
   it("--cursor FILE: each run sends what came since the one before; a cursor of another log or collector is refused, one of a replaced log starts over", async () => {

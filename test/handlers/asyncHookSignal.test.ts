@@ -26,7 +26,13 @@ describe("handlers: an async hook's detached process stopped by a signal", funct
       const hookPid = join(sb.root, "hook.pid");
       const sleep = reaper.marker(uniqueSleep(60));
       // $PPID of the hook's shell is the detached qhooks process.
-      sb.userSettings({ hooks: { Stop: [{ hooks: [{ type: "command", command: `echo $PPID > '${runnerPid}'; echo $$ > '${hookPid}'; ${sleep}`, async: true, timeout: 60, name: "bg" }] }] } });
+      sb.userSettings({
+        hooks: {
+          Stop: [
+            { hooks: [{ type: "command", command: `echo $PPID > '${runnerPid}'; echo $$ > '${hookPid}'; ${sleep}`, async: true, timeout: 60, name: "bg" }] },
+          ],
+        },
+      });
       const r = await sb.runEvent("Stop", payloadFor("Stop"));
       expect(r.code, r.stderr).to.equal(0);
 
@@ -41,7 +47,11 @@ describe("handlers: an async hook's detached process stopped by a signal", funct
       const log = JSON.parse((await sb.run(["log", "--format", "json"])).stdout) as Json[];
       // Without the fix: the process died at once, nothing was appended.
       expect(log[0]!.asyncHooks, "the stopped hook is in the log").to.have.length(1);
-      expect((log[0]!.asyncHooks as Json[])[0]).to.include({ name: "bg", outcome: "error", error: `stopped before it ended: its process (qhooks __async-hook) got ${signal}` });
+      expect((log[0]!.asyncHooks as Json[])[0]).to.include({
+        name: "bg",
+        outcome: "error",
+        error: `stopped before it ended: its process (qhooks __async-hook) got ${signal}`,
+      });
     });
   }
 });

@@ -13,7 +13,8 @@ describe("handlers: command hook fields", () => {
   beforeEach(() => (sb = new Sandbox()));
   afterEach(() => sb.cleanup());
 
-  const settings = (event: string, ...handlers: Json[]) => sb.userSettings({ hooks: { [event]: [{ hooks: handlers.map((h) => ({ type: "command", ...h })) }] } });
+  const settings = (event: string, ...handlers: Json[]) =>
+    sb.userSettings({ hooks: { [event]: [{ hooks: handlers.map((h) => ({ type: "command", ...h })) }] } });
   const dispatch = (bus: ReturnType<Sandbox["bus"]>, event: string, extra: Json = {}) => bus.dispatch({ ...payloadFor(event, extra), hook_event_name: event });
 
   describe("shell", () => {
@@ -95,7 +96,11 @@ describe("handlers: command hook fields", () => {
   describe("async", () => {
     it("starts with the others, never delays or changes the outcome; its result is logged with its event and shown by qhooks log", async () => {
       const m = markerHook(sb, "async");
-      settings("PreToolUse", { command: `sleep 2; ${m.command}; echo 'late block' >&2; exit 2`, async: true, name: "slow" }, { command: "true", name: "quick" });
+      settings(
+        "PreToolUse",
+        { command: `sleep 2; ${m.command}; echo 'late block' >&2; exit 2`, async: true, name: "slow" },
+        { command: "true", name: "quick" },
+      );
       const bus = sb.bus({ watch: false, db: sb.db });
       const outcome = await dispatch(bus, "PreToolUse");
       // The outcome came before the async hook got past its sleep: it was not waited for (no clock needed).
@@ -122,7 +127,11 @@ describe("handlers: command hook fields", () => {
     });
 
     it("is killed at its timeout (logged as a timeout) or when the bus closes (logged as stopped)", async () => {
-      settings("Stop", { command: "sleep 30 # timed", async: true, timeout: 0.3, name: "timed" }, { command: "sleep 30 # forever", async: true, name: "forever" });
+      settings(
+        "Stop",
+        { command: "sleep 30 # timed", async: true, timeout: 0.3, name: "timed" },
+        { command: "sleep 30 # forever", async: true, name: "forever" },
+      );
       const bus = sb.bus({ watch: false, db: sb.db });
       await dispatch(bus, "Stop");
       await sleep(800);
@@ -179,7 +188,7 @@ describe("handlers: command hook fields", () => {
 
     it("a qhooks run that is itself given a $CLAUDE_ENV_FILE (qhooks in front of an agent) appends the variables there, quoted", async () => {
       const outer = sb.file("outer.env", "export EXISTING=1\n");
-      const lines = sb.file("lines.env", "export QUOTE=\"it's\"\nexport PLAIN=x\n");
+      const lines = sb.file("lines.env", 'export QUOTE="it\'s"\nexport PLAIN=x\n');
       settings("SessionStart", { command: `cat '${lines}' >> "$CLAUDE_ENV_FILE"` });
       const r = await sb.runEvent("SessionStart", payloadFor("SessionStart"), ["--no-log"], { CLAUDE_ENV_FILE: outer });
       expect(r.code).to.equal(0);
@@ -195,7 +204,7 @@ describe("handlers: command hook fields", () => {
     });
 
     it("parseEnvLines: export or not, quotes, comments; nothing expanded; a later assignment wins", () => {
-      expect(parseEnvLines("export A=1\n# c\n\nB='$HOME x'\nexport C=\"q\\\"d\"\nA=2\nexport D=has space\n")).to.deep.equal({
+      expect(parseEnvLines('export A=1\n# c\n\nB=\'$HOME x\'\nexport C="q\\"d"\nA=2\nexport D=has space\n')).to.deep.equal({
         env: { A: "2", B: "$HOME x", C: 'q"d' },
         warnings: ["$CLAUDE_ENV_FILE line 7: not an export K=V assignment, ignored"],
       });

@@ -88,17 +88,28 @@ describe("handlers: prompt, agent and mcp_tool hooks", () => {
     const bus = sb.bus({ watch: false, mcpToolCaller: (r) => (calls.push(r), r.tool === "check" ? { decision: "deny", reason: "policy" } : undefined) });
     const outcome = await dispatch(bus, "PreToolUse");
     expect(outcome.decision).to.equal("deny");
-    expect(calls.map((c) => [c.server, c.tool])).to.deep.equal([["guard", "check"], ["guard", "log"]]);
+    expect(calls.map((c) => [c.server, c.tool])).to.deep.equal([
+      ["guard", "check"],
+      ["guard", "log"],
+    ]);
     expect(calls[0]!.input).to.include({ tool_name: "Bash" });
     expect(calls[1]!.input).to.deep.equal({ level: "info" });
   });
 
   describe("the CLI's evaluator: an OpenAI-compatible chat endpoint (QHOOKS_EVALUATOR_URL)", () => {
     it("asks the endpoint with the model and the prompt, and reads the JSON answer in the message", async () => {
-      const chat = await loopbackServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ choices: [{ message: { role: "assistant", content: '```json\n{"ok": false, "reason": "looks destructive"}\n```' } }] })));
+      const chat = await loopbackServer((_req, res) =>
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ choices: [{ message: { role: "assistant", content: '```json\n{"ok": false, "reason": "looks destructive"}\n```' } }] })),
+      );
       try {
         settings("PreToolUse", { type: "prompt", prompt: "Judge: $ARGUMENTS" });
-        const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"), ["--no-log"], { QHOOKS_EVALUATOR_URL: `${chat.url}/v1`, QHOOKS_EVALUATOR_MODEL: "tiny", QHOOKS_EVALUATOR_API_KEY: "k1" });
+        const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"), ["--no-log"], {
+          QHOOKS_EVALUATOR_URL: `${chat.url}/v1`,
+          QHOOKS_EVALUATOR_MODEL: "tiny",
+          QHOOKS_EVALUATOR_API_KEY: "k1",
+        });
         expect(r.code).to.equal(2);
         expect(r.outcome).to.include({ decision: "deny", reason: "looks destructive" });
         expect(chat.received).to.have.length(1);
@@ -116,7 +127,7 @@ describe("handlers: prompt, agent and mcp_tool hooks", () => {
       const chat = await loopbackServer((_req, res) => res.writeHead(200).end(JSON.stringify({ choices: [{ message: { content: '{"ok": true}' } }] })));
       try {
         settings("PreToolUse", { type: "prompt", prompt: "Judge <<$ARGUMENTS>> strictly" });
-        const command = "echo \"$'\" \"$`\" \"$&\" $1 $$ && rm -rf /";
+        const command = 'echo "$\'" "$`" "$&" $1 $$ && rm -rf /';
         const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_input: { command } }), ["--no-log"], { QHOOKS_EVALUATOR_URL: chat.url });
         expect(r.code, r.stderr).to.equal(0);
         const body = JSON.parse(chat.received[0]!.body) as { messages: Array<{ content: string }> };
@@ -129,7 +140,7 @@ describe("handlers: prompt, agent and mcp_tool hooks", () => {
       }
     });
 
-    it("an answer whose ok is not true or false is invalid (onFailure: \"block\" blocks); ok: false always blocks", async () => {
+    it('an answer whose ok is not true or false is invalid (onFailure: "block" blocks); ok: false always blocks', async () => {
       const answers: Record<string, string> = {
         A: '{"ok": "false", "reason": "looks bad"}',
         B: '{"ok": 0}',

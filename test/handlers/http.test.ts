@@ -31,7 +31,11 @@ describe("handlers: http hooks", () => {
   };
 
   it("POSTs the payload as JSON; a 2xx body is read as the hook's JSON output (a deny with its reason)", async () => {
-    const s = await server((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no shell today" } })));
+    const s = await server((_req, res) =>
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no shell today" } })),
+    );
     const outcome = await judge("PreToolUse", { url: `${s.url}/hook` });
     expect(outcome.decision).to.equal("deny");
     expect(outcome.reason).to.equal("no shell today");
@@ -97,7 +101,11 @@ describe("handlers: http hooks", () => {
 
   it("headers: $VAR and ${VAR} expand only for names in allowedEnvVars; others expand to nothing", async () => {
     const s = await server((_req, res) => res.writeHead(200).end());
-    await judge("Stop", { url: s.url, headers: { Authorization: "Bearer $TOKEN", "X-Both": "${TOKEN}/$SECRET/${SECRET}" }, allowedEnvVars: ["TOKEN"] }, { TOKEN: "t0k", SECRET: "hidden" });
+    await judge(
+      "Stop",
+      { url: s.url, headers: { Authorization: "Bearer $TOKEN", "X-Both": "${TOKEN}/$SECRET/${SECRET}" }, allowedEnvVars: ["TOKEN"] },
+      { TOKEN: "t0k", SECRET: "hidden" },
+    );
     expect(s.received[0]!.headers.authorization).to.equal("Bearer t0k");
     expect(s.received[0]!.headers["x-both"]).to.equal("t0k//");
   });
@@ -111,7 +119,10 @@ describe("handlers: http hooks", () => {
     });
     const same = await judge("Stop", { url: `${s.url}/moved` });
     expect(same.reason).to.equal("followed");
-    expect(s.received.map((r) => [r.method, r.url])).to.deep.equal([["POST", "/moved"], ["POST", "/final"]]);
+    expect(s.received.map((r) => [r.method, r.url])).to.deep.equal([
+      ["POST", "/moved"],
+      ["POST", "/final"],
+    ]);
     const away = await judge("Stop", { url: `${s.url}/away` });
     expect(away.blocked).to.equal(false);
     expect(onlyHook(away.hooks).error).to.equal(`HTTP 302 redirect to ${other.url} refused (redirects are followed within ${s.url} only)`);

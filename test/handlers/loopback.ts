@@ -9,7 +9,9 @@ export interface Received {
 }
 
 /** A real HTTP server on 127.0.0.1 (a free port), answering with `handle`; it records every request. */
-export async function loopbackServer(handle: (req: Received, res: ServerResponse) => void): Promise<{ url: string; port: number; received: Received[]; close: () => Promise<void> }> {
+export async function loopbackServer(
+  handle: (req: Received, res: ServerResponse) => void,
+): Promise<{ url: string; port: number; received: Received[]; close: () => Promise<void> }> {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];

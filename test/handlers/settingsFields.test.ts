@@ -24,7 +24,18 @@ describe("handlers: fields and types in settings", () => {
           id: "g1",
           matcher: "Bash",
           hooks: [
-            { type: "command", command: "echo a", shell: "bash", async: false, once: true, statusMessage: "checking", onFailure: "block", id: "h1", timeout: 5, name: "a" },
+            {
+              type: "command",
+              command: "echo a",
+              shell: "bash",
+              async: false,
+              once: true,
+              statusMessage: "checking",
+              onFailure: "block",
+              id: "h1",
+              timeout: 5,
+              name: "a",
+            },
             { type: "http", url: "http://127.0.0.1:9/hook", headers: { Authorization: "Bearer $TOKEN" }, allowedEnvVars: ["TOKEN"], timeout: 2 },
             { type: "prompt", prompt: "Is $ARGUMENTS safe?", model: "small" },
             { type: "agent", prompt: "Check the tests" },
@@ -44,7 +55,16 @@ describe("handlers: fields and types in settings", () => {
   });
 
   it("unknown keys: one warning per entry, naming each key, with a did-you-mean; the handler still applies", () => {
-    const s = load({ Stop: [{ hooks: [{ type: "command", command: "echo x", asyn: true, colour: "red" }, { type: "command", command: "echo y", onFailur: "block" }] }] });
+    const s = load({
+      Stop: [
+        {
+          hooks: [
+            { type: "command", command: "echo x", asyn: true, colour: "red" },
+            { type: "command", command: "echo y", onFailur: "block" },
+          ],
+        },
+      ],
+    });
     expect(s.warnings).to.deep.equal([
       '.qoder/settings.json: hooks.Stop[0].hooks[0]: unknown keys "asyn" (did you mean "async"?), "colour", ignored',
       '.qoder/settings.json: hooks.Stop[0].hooks[1].onFailur: unknown key (did you mean "onFailure"?), ignored',
@@ -54,14 +74,18 @@ describe("handlers: fields and types in settings", () => {
 
   it("a key of another handler type is unknown to this one (url on a command)", () => {
     const s = load({ Stop: [{ hooks: [{ type: "command", command: "echo x", url: "http://127.0.0.1/" }] }] });
-    expect(s.warnings).to.deep.equal(['.qoder/settings.json: hooks.Stop[0].hooks[0].url: unknown key, ignored']);
+    expect(s.warnings).to.deep.equal([".qoder/settings.json: hooks.Stop[0].hooks[0].url: unknown key, ignored"]);
   });
 
   const bad: ReadonlyArray<readonly [string, Json, string]> = [
     ["an unknown type", { type: "webhook", url: "http://x/" }, 'hooks.Stop[0].hooks[0].type: expected "command", "http", "prompt", "agent" or "mcp_tool"'],
     ["an http hook without a URL", { type: "http" }, "hooks.Stop[0].hooks[0].url: expected an http:// or https:// URL"],
     ["an http hook with a file: URL", { type: "http", url: "file:///etc/passwd" }, "hooks.Stop[0].hooks[0].url: expected an http:// or https:// URL"],
-    ["headers that are not strings", { type: "http", url: "http://127.0.0.1/", headers: { X: 1 } }, "hooks.Stop[0].hooks[0].headers.X: expected a string header value"],
+    [
+      "headers that are not strings",
+      { type: "http", url: "http://127.0.0.1/", headers: { X: 1 } },
+      "hooks.Stop[0].hooks[0].headers.X: expected a string header value",
+    ],
     ["a prompt hook without a prompt", { type: "prompt" }, "hooks.Stop[0].hooks[0].prompt: expected a non-empty prompt"],
     ["an mcp_tool hook without a tool", { type: "mcp_tool", server: "s" }, "hooks.Stop[0].hooks[0].tool: expected a non-empty tool name"],
     ["async that is not a boolean", { type: "command", command: "echo", async: "yes" }, "hooks.Stop[0].hooks[0].async: expected true or false"],

@@ -22,7 +22,10 @@ describe("qhooks test add: which logged events make a case", () => {
     const without = caseFromEvent(event);
     expect(without).to.deep.equal({
       ok: false,
-      problem: { kind: "no-decision", message: "#7 has no outcome (qhooks stopped before one was logged): give the decision to expect with --expect allow|deny|ask|block|none" },
+      problem: {
+        kind: "no-decision",
+        message: "#7 has no outcome (qhooks stopped before one was logged): give the decision to expect with --expect allow|deny|ask|block|none",
+      },
     });
     const made = caseFromEvent(event, { expect: "deny" });
     expect(made).to.deep.equal({

@@ -118,7 +118,9 @@ describe("qhooks test: hook tests made from the log", () => {
     const run = await sb.run(["test"], { env: { QHOOKS_REQUIRE_TRUST: "1" } });
     expect(run.code).to.equal(1);
     const [line] = nonEmptyLines(run.stdout);
-    expect(line).to.match(/^FAIL {2}guarded \(line 1\): expected deny, got none; block-rm skipped \(untrusted\); hook "block-rm" did not run \(skipped: .*qhooks trust.*\)$/);
+    expect(line).to.match(
+      /^FAIL {2}guarded \(line 1\): expected deny, got none; block-rm skipped \(untrusted\); hook "block-rm" did not run \(skipped: .*qhooks trust.*\)$/,
+    );
     // Trusted, it runs under test as it would live.
     expect((await sb.run(["trust"], { env: { QHOOKS_REQUIRE_TRUST: "1" } })).code).to.equal(0);
     expect((await sb.run(["test"], { env: { QHOOKS_REQUIRE_TRUST: "1" } })).stdout).to.equal("ok    guarded (line 1): deny\n1 passed, 0 failed\n");
@@ -145,7 +147,15 @@ describe("qhooks test: hook tests made from the log", () => {
     expect(readFileSync(seen, "utf8")).to.equal("QHOOKS_TEST=\n");
     expect((await sb.run(["test", "add", String(seq), "--ran", "recorder", "--ran", "inner"])).code).to.equal(0);
 
-    const files = () => readdirSync(sb.root).filter((f) => f.startsWith("events.db")).map((f) => `${f} ${createHash("sha256").update(readFileSync(join(sb.root, f))).digest("hex")}`);
+    const files = () =>
+      readdirSync(sb.root)
+        .filter((f) => f.startsWith("events.db"))
+        .map(
+          (f) =>
+            `${f} ${createHash("sha256")
+              .update(readFileSync(join(sb.root, f)))
+              .digest("hex")}`,
+        );
     const before = { files: files(), verify: (await sb.run(["verify"])).stdout, log: await logJson(sb, ["--limit", "all"]) };
     const run = await sb.run(["test"]);
     expect(run.code, run.stdout + run.stderr).to.equal(0);
@@ -166,7 +176,11 @@ describe("qhooks test: hook tests made from the log", () => {
     sb.file(testFile, `${readFileSync(testFile, "utf8")}not json\n${first!.replace('"name":"same"', '"name":"bell\\u0007 \\ud800"')}\n`);
     // A hook that prints what XML cannot hold (control characters) and what it must escape.
     const noisy = sb.file("noisy.json", {
-      hooks: { PreToolUse: [group("Bash", { command: sb.script("block-rm.sh", BLOCK_RM), name: "block-rm" }, { command: "printf '\\001\\033[31m<&>\"]]>' >&2", name: "noisy" })] },
+      hooks: {
+        PreToolUse: [
+          group("Bash", { command: sb.script("block-rm.sh", BLOCK_RM), name: "block-rm" }, { command: "printf '\\001\\033[31m<&>\"]]>' >&2", name: "noisy" }),
+        ],
+      },
     });
 
     const run = await sb.run(["test", "--settings", noisy, "--junit", "reports/hooks.xml"]);
@@ -198,7 +212,10 @@ describe("qhooks test: hook tests made from the log", () => {
     }
     expect(cases[0]!.failure).to.equal(undefined);
     expect(cases[1]!.failure).to.include({ "@_type": "decision", "@_message": "expected allow, got deny (Dangerous command blocked)" });
-    expect(cases[1]!.failure!["#text"]).to.include("line 2 of .qoder/hook-tests.jsonl: PreToolUse").and.include("hook noisy: success").and.include('\\u0001\\u001b[31m<&>"]]>');
+    expect(cases[1]!.failure!["#text"])
+      .to.include("line 2 of .qoder/hook-tests.jsonl: PreToolUse")
+      .and.include("hook noisy: success")
+      .and.include('\\u0001\\u001b[31m<&>"]]>');
     expect(cases[2]!.failure).to.include({ "@_type": "broken-line" });
     expect(cases[2]!.failure!["@_message"]).to.match(/^not JSON \(column 2: /);
   });
@@ -209,8 +226,9 @@ describe("qhooks test: hook tests made from the log", () => {
     expect((await sb.run(["test", "add", String(seq), "--name", "first"])).code).to.equal(0);
     const good = lines()[0]!;
     const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
-    const withNesting = (name: string, levels: number) => good.replace('"command":"rm -rf /tmp/build"', `"command":"rm -rf /tmp/build","deep":${nested(levels)}`).replace('"first"', `"${name}"`);
-    sb.file(testFile, [good, withNesting("deep", 5_000), withNesting("within the limit", 500), good.replace('"first"', '"last"')].join("\n") + "\n");
+    const withNesting = (name: string, levels: number) =>
+      good.replace('"command":"rm -rf /tmp/build"', `"command":"rm -rf /tmp/build","deep":${nested(levels)}`).replace('"first"', `"${name}"`);
+    sb.file(testFile, `${[good, withNesting("deep", 5_000), withNesting("within the limit", 500), good.replace('"first"', '"last"')].join("\n")}\n`);
 
     const run = await sb.run(["test", "--junit", "reports/hooks.xml"]);
     expect(run.code, run.stderr).to.equal(1);
@@ -286,9 +304,22 @@ describe("qhooks test: hook tests made from the log", () => {
       [["test", "add", "0"], /^qhooks: seq must be a whole number/],
       [["test", "add", String(rm + 1)], new RegExp(`^qhooks: #${rm + 1} is not an event but another record of the log .*; qhooks log shows each event's SEQ$`)],
       [["test", "add", "999999"], new RegExp(`^qhooks: no event #999999: the newest event in the log is #${newest}; qhooks log shows each event's SEQ$`)],
-      [["test", "add", String(rejected)], new RegExp(`^qhooks: #${rejected} was rejected \\(its payload was not valid\\), so no hook ever judged it: it cannot be a test$`)],
-      [["test", "add", String(recorded!.seq)], new RegExp(`^qhooks: #${recorded!.seq} was only recorded \\(qhooks record\\), never judged: give the decision to expect with --expect allow\\|deny\\|ask\\|block\\|none$`)],
-      [["test", "add", String(replayed!.seq)], new RegExp(`^qhooks: #${replayed!.seq} is an event of replay run ${runId}, which re-judged #${replayed!.replay!.of}: add #${replayed!.replay!.of} instead$`)],
+      [
+        ["test", "add", String(rejected)],
+        new RegExp(`^qhooks: #${rejected} was rejected \\(its payload was not valid\\), so no hook ever judged it: it cannot be a test$`),
+      ],
+      [
+        ["test", "add", String(recorded!.seq)],
+        new RegExp(
+          `^qhooks: #${recorded!.seq} was only recorded \\(qhooks record\\), never judged: give the decision to expect with --expect allow\\|deny\\|ask\\|block\\|none$`,
+        ),
+      ],
+      [
+        ["test", "add", String(replayed!.seq)],
+        new RegExp(
+          `^qhooks: #${replayed!.seq} is an event of replay run ${runId}, which re-judged #${replayed!.replay!.of}: add #${replayed!.replay!.of} instead$`,
+        ),
+      ],
       [["test", "add", String(rm), "--expect", "maybe"], /^qhooks: .*'maybe' is invalid\. Allowed choices are allow, deny, ask, block, none\.$/],
       [["test", "add", String(rm), "--junit", "x.xml"], /^qhooks: test add: --junit belongs to qhooks test, not to test add$/],
       [["test"], /^qhooks: no hook tests at \.qoder\/hook-tests\.jsonl \(qhooks test add SEQ saves a logged event there\)$/],
@@ -318,7 +349,9 @@ describe("qhooks test: hook tests made from the log", () => {
   });
 
   it("with --dialect claude the file is .claude/hook-tests.jsonl; --file names another; an empty file passes with a warning", async () => {
-    sb.file(join(sb.project, ".claude", "settings.json"), { hooks: { PreToolUse: [group("Bash", { command: sb.script("block-rm.sh", BLOCK_RM), name: "block-rm" })] } });
+    sb.file(join(sb.project, ".claude", "settings.json"), {
+      hooks: { PreToolUse: [group("Bash", { command: sb.script("block-rm.sh", BLOCK_RM), name: "block-rm" })] },
+    });
     const seq = await logged(RM, "PreToolUse", ["--dialect", "claude"]);
     expect((await sb.run(["test", "add", String(seq), "--dialect", "claude"])).code).to.equal(0);
     expect(lines(join(sb.project, ".claude", "hook-tests.jsonl"))).to.have.length(1);
@@ -347,7 +380,11 @@ describe("qhooks test: hook tests made from the log", () => {
     const validate = new Ajv2020({ strict: false, allErrors: true }).compile(JSON.parse(r.stdout) as object);
     const [line] = lines();
     expect(validate(JSON.parse(line!)), JSON.stringify(validate.errors)).to.equal(true);
-    for (const mistake of [{ ...JSON.parse(line!), expect: { decision: "maybe" } }, { ...JSON.parse(line!), extra: 1 }, { ...JSON.parse(line!), payload: [] }]) {
+    for (const mistake of [
+      { ...JSON.parse(line!), expect: { decision: "maybe" } },
+      { ...JSON.parse(line!), extra: 1 },
+      { ...JSON.parse(line!), payload: [] },
+    ]) {
       expect(validate(mistake), JSON.stringify(mistake)).to.equal(false);
     }
   });

@@ -132,7 +132,10 @@ printf '%s' '{"decision":"block","reason":"Build the parser. Output <promise>DON
   });
 
   it("WorktreeCreate: the path a hook printed is the reply; a block fails the creation with exit 2", async () => {
-    const made = await run("WorktreeCreate", [hookCommand(sb, { stdout: "Cloning...\n/home/u/wt/bold-oak-a3f2\n" }), jsonHook(sb, { systemMessage: "not a path" })]);
+    const made = await run("WorktreeCreate", [
+      hookCommand(sb, { stdout: "Cloning...\n/home/u/wt/bold-oak-a3f2\n" }),
+      jsonHook(sb, { systemMessage: "not a path" }),
+    ]);
     expect(made.code, made.stderr).to.equal(0);
     expect(made.stdout).to.equal("/home/u/wt/bold-oak-a3f2\n");
     const refused = await run("WorktreeCreate", [hookCommand(sb, { stderr: "no worktrees in CI\n", exit: 2 }), hookCommand(sb, { stdout: "/tmp/x\n" })]);
@@ -145,11 +148,16 @@ printf '%s' '{"decision":"block","reason":"Build the parser. Output <promise>DON
     const pre = (fields: Json) => jsonHook(sb, { hookSpecificOutput: { hookEventName: "PreModelSwitch", ...fields } });
     const asked = await run("PreModelSwitch", [pre({ permissionDecision: "ask", permissionDecisionReason: "re-sends 180k tokens" })]);
     expect(asked.code).to.equal(0);
-    expect(asked.reply).to.deep.equal({ hookSpecificOutput: { hookEventName: "PreModelSwitch", permissionDecision: "ask", permissionDecisionReason: "re-sends 180k tokens" } });
+    expect(asked.reply).to.deep.equal({
+      hookSpecificOutput: { hookEventName: "PreModelSwitch", permissionDecision: "ask", permissionDecisionReason: "re-sends 180k tokens" },
+    });
     const denied = await run("PreModelSwitch", [hookCommand(sb, { stderr: "Opus 4.6 is retired here\n", exit: 2 })]);
     expect(denied.code).to.equal(2);
     expect(withoutWarnings(denied.stderr)).to.equal("Opus 4.6 is retired here\n");
-    const costed = await run("PreModelSwitch", [pre({ permissionDecision: "deny", permissionDecisionReason: "too expensive" }), jsonHook(sb, { systemMessage: "switch would cost $1.14" })]);
+    const costed = await run("PreModelSwitch", [
+      pre({ permissionDecision: "deny", permissionDecisionReason: "too expensive" }),
+      jsonHook(sb, { systemMessage: "switch would cost $1.14" }),
+    ]);
     expect(costed.code).to.equal(0);
     expect(costed.reply).to.deep.equal({
       systemMessage: "switch would cost $1.14",

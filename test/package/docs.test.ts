@@ -10,7 +10,9 @@ import { REPO_ROOT, Sandbox } from "../support/sandbox.js";
 const DOCUMENTS = [
   ...readdirSync(REPO_ROOT).filter((f) => f.endsWith(".md")),
   "bench/README.md",
-  ...readdirSync(join(REPO_ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
+  ...readdirSync(join(REPO_ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
 ];
 
 /** The link checker `npm test` runs (scripts/check-links.mjs), on the repository or on another folder. */
@@ -22,7 +24,8 @@ const FOREIGN = /\.\.\/shared|\bcontract\b|\bthe seed\b|\bseed's\b|\bissue \d+/i
 
 describe("docs: the documentation stands on its own", () => {
   it("docs/ has the reference pages the README links to", () => {
-    for (const page of ["README.md", "hooks.md", "settings.md", "outcome.md", "log.md", "cli.md"]) expect(existsSync(join(REPO_ROOT, "docs", page)), page).to.equal(true);
+    for (const page of ["README.md", "hooks.md", "settings.md", "outcome.md", "log.md", "cli.md"])
+      expect(existsSync(join(REPO_ROOT, "docs", page)), page).to.equal(true);
     const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
     expect(readme).to.include("](docs/README.md)").and.include("](docs/hooks.md)").and.include("](docs/cli.md)");
   });

@@ -20,7 +20,9 @@ describe("package: npm pack", function () {
   before(() => {
     work = mkdtempSync(join(tmpdir(), "qhooks-pack-"));
     // --ignore-scripts: dist/ is built (npm test builds first); a rebuild here would pull it from under other tests.
-    const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], { cwd: REPO_ROOT, encoding: "utf8" })) as {
+    const packed = JSON.parse(
+      execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], { cwd: REPO_ROOT, encoding: "utf8" }),
+    ) as {
       filename: string;
       files: { path: string }[];
     }[];
@@ -40,10 +42,26 @@ describe("package: npm pack", function () {
   after(() => rmSync(work, { recursive: true, force: true }));
 
   it("holds the library, its types, the CommonJS build, the bin, the docs and the license, and no build artefacts", () => {
-    for (const file of ["LICENSE", "README.md", "package.json", "dist/src/index.js", "dist/src/index.d.ts", "dist/cjs/index.cjs", "dist/bin/qhooks.cjs", "dist/bin/cli.cjs", "docs/README.md", "docs/hooks.md", "docs/decisions.md", "CHANGELOG.md", "CONTRIBUTING.md"]) {
+    for (const file of [
+      "LICENSE",
+      "README.md",
+      "package.json",
+      "dist/src/index.js",
+      "dist/src/index.d.ts",
+      "dist/cjs/index.cjs",
+      "dist/bin/qhooks.cjs",
+      "dist/bin/cli.cjs",
+      "docs/README.md",
+      "docs/hooks.md",
+      "docs/decisions.md",
+      "CHANGELOG.md",
+      "CONTRIBUTING.md",
+    ]) {
       expect(files, file).to.include(file);
     }
-    const artefacts = files.filter((f) => /\.map$|meta\.json$|\.cache$|\.tmp$|^dist\/(test|bench|meta)\/|^src\/|^test\/|^bench\//.test(f) || f.startsWith("dist/src/cli/"));
+    const artefacts = files.filter(
+      (f) => /\.map$|meta\.json$|\.cache$|\.tmp$|^dist\/(test|bench|meta)\/|^src\/|^test\/|^bench\//.test(f) || f.startsWith("dist/src/cli/"),
+    );
     expect(artefacts).to.deep.equal([]);
     // Nothing in what ships points at a source map that is not there.
     for (const file of files.filter((f) => /\.(c?js)$/.test(f))) expect(readFileSync(join(installed, file), "utf8"), file).not.to.include("sourceMappingURL");
@@ -63,7 +81,8 @@ describe("package: npm pack", function () {
       "settings.json",
       JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "cat >/dev/null; echo 'no rm here' >&2; exit 2" }] }] } }),
     );
-  const node = (file: string) => spawnSync(process.execPath, [file], { cwd: project, encoding: "utf8", env: { PATH: process.env.PATH, HOME: join(work, "home") } });
+  const node = (file: string) =>
+    spawnSync(process.execPath, [file], { cwd: project, encoding: "utf8", env: { PATH: process.env.PATH, HOME: join(work, "home") } });
 
   it("works from import: a bus that runs a real hook and logs to SQLite", () => {
     const file = script(
@@ -116,7 +135,13 @@ export const first = (records: LogRecord[]): number | undefined => records[0]?.s
     // The consumer's package.json has no "type": .mts is an ES module, .cts CommonJS (resolved through "require").
     typed("typed.mts");
     typed("typed.cts");
-    script("tsconfig.json", JSON.stringify({ compilerOptions: { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ["typed.mts", "typed.cts"] }));
+    script(
+      "tsconfig.json",
+      JSON.stringify({
+        compilerOptions: { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: false, types: [] },
+        files: ["typed.mts", "typed.cts"],
+      }),
+    );
     const tsc = spawnSync(process.execPath, [join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", project], { cwd: project, encoding: "utf8" });
     expect(tsc.status, tsc.stdout + tsc.stderr).to.equal(0);
   });

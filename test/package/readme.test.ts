@@ -28,7 +28,9 @@ describe("README: a page read in five minutes, whose examples run as written", (
     expect(lines.length).to.be.at.most(300);
     const top = blocks[0]!;
     expect(lines.slice(0, 8).join("\n")).to.include(top.code);
-    expect(top.code).to.match(/^npm install && npm run demo\b/m).and.match(/^npm test\b/m);
+    expect(top.code)
+      .to.match(/^npm install && npm run demo\b/m)
+      .and.match(/^npm test\b/m);
   });
 
   it("links every page of docs/, CONTRIBUTING.md and CHANGELOG.md", () => {
@@ -58,11 +60,16 @@ describe("README: a page read in five minutes, whose examples run as written", (
         expect(r.code, said).to.equal(0); // the last command of each block succeeds
         expect(r.stderr, said).not.to.match(/command not found|No such file/);
         // Warnings may be said (nothing to replay yet...); an error line may not.
-        expect(r.stderr.split("\n").filter((l) => l.startsWith("qhooks: ") && !l.startsWith("qhooks: warning: ")), said).to.deep.equal([]);
+        expect(
+          r.stderr.split("\n").filter((l) => l.startsWith("qhooks: ") && !l.startsWith("qhooks: warning: ")),
+          said,
+        ).to.deep.equal([]);
       }
       // The guard: the outcome says deny, the reason is the hook's stderr, and the log keeps the block.
       const guard = results[examples.findIndex((e) => e.code.includes("block-rm.sh"))]!;
-      expect(guard.stdout).to.match(/"decision": "deny"/).and.match(/"blocked": true/);
+      expect(guard.stdout)
+        .to.match(/"decision": "deny"/)
+        .and.match(/"blocked": true/);
       expect(guard.stderr).to.include("Dangerous command blocked: rm -rf /tmp/build\n");
       expect(guard.stdout).to.match(/deny/).and.to.include("block-rm.sh");
       // Claude Code was started with the recorder's settings, which qhooks reads without a warning.

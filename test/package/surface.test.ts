@@ -18,7 +18,11 @@ describe("package: the public surface is a list", () => {
 
   it("the CommonJS build exports the same names", () => {
     const cjs = createRequire(import.meta.url)(join(REPO_ROOT, "dist/cjs/index.cjs")) as Record<string, unknown>;
-    expect(Object.keys(cjs).filter((k) => k !== "__esModule").sort()).to.deep.equal([...LISTED].sort());
+    expect(
+      Object.keys(cjs)
+        .filter((k) => k !== "__esModule")
+        .sort(),
+    ).to.deep.equal([...LISTED].sort());
   });
 
   it("src/index.ts names each export: no `export *`", () => {

@@ -155,7 +155,10 @@ describe("payload: validation", () => {
       const bus = sb.bus({ watch: false });
       for (const [event, field] of MATCH_FIELDS) {
         const outcome = await bus.dispatch({ ...without(event, field), hook_event_name: event });
-        expect(outcome.hooks.map((h) => h.outcome), `${event} without ${field}`).to.deep.equal(["success", "success", "success", "success"]);
+        expect(
+          outcome.hooks.map((h) => h.outcome),
+          `${event} without ${field}`,
+        ).to.deep.equal(["success", "success", "success", "success"]);
       }
       expect(markers().sort()).to.deep.equal(expected.sort());
     });
@@ -268,14 +271,20 @@ describe("payload: validation", () => {
     it("rejects what is not a JSON object, or names another event: exit 1, one line, no hook", async () => {
       const settings = sb.file("mark.json", markEverything());
       const results = await Promise.all(
-        rejectedInputs.map(async ([what, input, message]) => ({ what, message, r: await sb.runEvent("PreToolUse", input, ["--settings", settings, "--no-log"]) })),
+        rejectedInputs.map(async ([what, input, message]) => ({
+          what,
+          message,
+          r: await sb.runEvent("PreToolUse", input, ["--settings", settings, "--no-log"]),
+        })),
       );
       for (const { what, message, r } of results) {
         expect(r.code, what).to.equal(1);
         expect(r.stdout, what).to.equal("");
         const lines = r.stderr.split("\n").filter((l) => l !== "");
         expect(lines, what).to.have.length(1);
-        expect(lines[0], what).to.match(/^qhooks: /).and.match(message);
+        expect(lines[0], what)
+          .to.match(/^qhooks: /)
+          .and.match(message);
       }
       expect(markers()).to.deep.equal([]);
     });

@@ -9,7 +9,10 @@ const hex8 = (s: string) => createHash("sha256").update(s).digest("hex").slice(0
 
 /** Every byte qhooks keeps of the log: the file and its write-ahead log. */
 function logBytes(db: string): string {
-  return [db, `${db}-wal`].filter(existsSync).map((f) => readFileSync(f).toString("latin1")).join("\n");
+  return [db, `${db}-wal`]
+    .filter(existsSync)
+    .map((f) => readFileSync(f).toString("latin1"))
+    .join("\n");
 }
 
 /**
@@ -34,7 +37,10 @@ describe("redaction: secrets never reach the log", function () {
       "guard.sh",
       `cat > '${received}'\necho "leaked ${STDERR_TOKEN} on stderr" >&2\nprintf '%s' '{"decision":"block","reason":"found key ${REASON_KEY} in the prompt"}'\nexit 0`,
     );
-    sb.userSettings({ qhooks: { redact: [{ pattern: "ACME-[0-9]{6}", kind: "acme" }], ...extraQhooks }, hooks: { UserPromptSubmit: [group(undefined, hook)] } });
+    sb.userSettings({
+      qhooks: { redact: [{ pattern: "ACME-[0-9]{6}", kind: "acme" }], ...extraQhooks },
+      hooks: { UserPromptSubmit: [group(undefined, hook)] },
+    });
     return received;
   }
 
@@ -53,7 +59,9 @@ describe("redaction: secrets never reach the log", function () {
     for (const secret of [PROMPT_KEY, STDERR_TOKEN, REASON_KEY, USER_SECRET]) expect(bytes, secret).to.not.contain(secret);
 
     const [record] = JSON.parse((await sb.run(["log", "--json", "--limit", "1"])).stdout) as Record<string, unknown>[];
-    expect((record!.payload as { prompt: string }).prompt).to.equal(`deploy with [REDACTED:anthropic:${hex8(PROMPT_KEY)}] and ticket [REDACTED:acme:${hex8(USER_SECRET)}]`);
+    expect((record!.payload as { prompt: string }).prompt).to.equal(
+      `deploy with [REDACTED:anthropic:${hex8(PROMPT_KEY)}] and ticket [REDACTED:acme:${hex8(USER_SECRET)}]`,
+    );
     expect(record!.reason).to.equal(`found key [REDACTED:aws-access-key:${hex8(REASON_KEY)}] in the prompt`);
     const hooks = record!.hooks as { stderr: string; stdout: string }[];
     expect(hooks[0]!.stderr).to.contain(`[REDACTED:github:${hex8(STDERR_TOKEN)}]`);
@@ -78,7 +86,9 @@ describe("redaction: secrets never reach the log", function () {
 
   it("qhooks record and a rejected payload are redacted too", async () => {
     sb.userSettings({ qhooks: { redact: [{ pattern: "ACME-[0-9]{6}", kind: "acme" }] } });
-    const rec = await sb.run(["record", "UserPromptSubmit"], { input: JSON.stringify(payloadFor("UserPromptSubmit", { prompt: `x ${USER_SECRET} password=hunter22` })) });
+    const rec = await sb.run(["record", "UserPromptSubmit"], {
+      input: JSON.stringify(payloadFor("UserPromptSubmit", { prompt: `x ${USER_SECRET} password=hunter22` })),
+    });
     expect(rec.code, rec.stderr).to.equal(0);
     const bad = await sb.run(["run", "UserPromptSubmit"], { input: `{"prompt": "${PROMPT_KEY}", broken` });
     expect(bad.code).to.equal(1);
@@ -95,12 +105,20 @@ describe("redaction: secrets never reach the log", function () {
     expect(text.stdout, text.stdout).to.match(/#2 UserPromptSubmit: .*\[replayed with redacted fields: prompt, tool_input\.password\]/);
     const json = await sb.run(["replay", "--event", "UserPromptSubmit", "--json"]);
     expect(json.stdout).to.contain('"redacted":["prompt","tool_input.password"]');
-    for (const out of [text.stdout + text.stderr, json.stdout + json.stderr, logBytes(sb.db)]) expect(out).to.not.contain(PROMPT_KEY).and.not.contain("hunter22");
+    for (const out of [text.stdout + text.stderr, json.stdout + json.stderr, logBytes(sb.db)])
+      expect(out).to.not.contain(PROMPT_KEY).and.not.contain("hunter22");
   });
 
   it("a bad pattern in the settings is one warning; the other patterns and the built-in detectors still apply", async () => {
     setUp();
-    sb.userSettings({ qhooks: { redact: [{ pattern: "(unclosed", kind: "typo" }, { pattern: "ACME-[0-9]{6}", kind: "acme" }] } });
+    sb.userSettings({
+      qhooks: {
+        redact: [
+          { pattern: "(unclosed", kind: "typo" },
+          { pattern: "ACME-[0-9]{6}", kind: "acme" },
+        ],
+      },
+    });
     const r = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit", { prompt: `${USER_SECRET} ${PROMPT_KEY}` }));
     expect(r.code).to.equal(0);
     const warnings = warningLines(r.stderr);
@@ -114,7 +132,11 @@ describe("redaction: secrets never reach the log", function () {
     // The async hook prints the user's secret and a built-in one; the detached process logs its result later.
     sb.userSettings({
       qhooks: { redact: [{ pattern: "ACME-[0-9]{6}", kind: "acme" }] },
-      hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `cat > /dev/null; echo "ticket ${USER_SECRET} key ${REASON_KEY}"`, async: true, name: "bg" }] }] },
+      hooks: {
+        UserPromptSubmit: [
+          { hooks: [{ type: "command", command: `cat > /dev/null; echo "ticket ${USER_SECRET} key ${REASON_KEY}"`, async: true, name: "bg" }] },
+        ],
+      },
     });
     const r = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit", { prompt: "hello" }));
     expect(r.code, r.stderr).to.equal(0);

@@ -29,11 +29,11 @@ describe("redaction: built-in detectors", () => {
     it(`${kind}: replaced in plain text and in a JSON string by [REDACTED:${kind}:<8 hex of its SHA-256>]`, () => {
       const expected = `[REDACTED:${kind}:${hex8(secret)}]`;
       expect(builtInRedactor.text(`before ${secret} after`)).to.equal(`before ${expected} after`);
-      const json = JSON.stringify({ prompt: `use ${secret} now`, n: 12345678901234567890 });
+      const json = JSON.stringify({ prompt: `use ${secret} now`, n: 12345678901234567000 });
       const out = builtInRedactor.json(json);
       expect(out).to.not.contain(secret.slice(0, 30));
       // The same secret gives the same marker, decoded from JSON or not.
-      expect(JSON.parse(out)).to.deep.equal({ prompt: `use ${expected} now`, n: 12345678901234567890 });
+      expect(JSON.parse(out)).to.deep.equal({ prompt: `use ${expected} now`, n: 12345678901234567000 });
     });
   }
 
@@ -49,12 +49,19 @@ describe("redaction: built-in detectors", () => {
   it("JSON: a key that names a secret loses its string value whatever its form; everything else stays byte for byte", () => {
     const json = '{ "password" : "x",\n "tool_input": {"api_key":"k", "max_tokens": 100, "token_count": "12345"}, "note":"the author: me" }';
     const out = builtInRedactor.json(json);
-    expect(out).to.equal(`{ "password" : "${marker("password", "x")}",\n "tool_input": {"api_key":"${marker("secret", "k")}", "max_tokens": 100, "token_count": "12345"}, "note":"the author: me" }`);
+    expect(out).to.equal(
+      `{ "password" : "${marker("password", "x")}",\n "tool_input": {"api_key":"${marker("secret", "k")}", "max_tokens": 100, "token_count": "12345"}, "note":"the author: me" }`,
+    );
     expect(redactedFields(out)).to.deep.equal(["password", "tool_input.api_key"]);
   });
 
   it("ordinary text and payloads are left alone (the same string, not a copy)", () => {
-    const plain = JSON.stringify({ session_id: "s1", tool_name: "Bash", tool_input: { command: "npm test -- --grep token" }, prompt: "the secret of good code is tests" });
+    const plain = JSON.stringify({
+      session_id: "s1",
+      tool_name: "Bash",
+      tool_input: { command: "npm test -- --grep token" },
+      prompt: "the secret of good code is tests",
+    });
     expect(builtInRedactor.json(plain)).to.equal(plain);
     const outcome = { reason: "rm -rf refused", hooks: [{ stdout: "ok", stderr: "" }] };
     expect(builtInRedactor.value(outcome)).to.equal(outcome);
@@ -70,12 +77,23 @@ describe("redaction: built-in detectors", () => {
   it("values: every string of an outcome, nested, keys that name a secret included", () => {
     const key = SECRETS[1]![1];
     const out = builtInRedactor.value({ reason: `found ${key}`, hooks: [{ stderr: "password: hunter22\n", stdout: "{}" }], updatedInput: { token: "t" } });
-    expect(out).to.deep.equal({ reason: `found ${marker("openai", key)}`, hooks: [{ stderr: `password: ${marker("password", "hunter22")}\n`, stdout: "{}" }], updatedInput: { token: marker("secret", "t") } });
+    expect(out).to.deep.equal({
+      reason: `found ${marker("openai", key)}`,
+      hooks: [{ stderr: `password: ${marker("password", "hunter22")}\n`, stdout: "{}" }],
+      updatedInput: { token: marker("secret", "t") },
+    });
   });
 
   it("hostile input: long runs of token-like text finish quickly", function () {
     this.timeout(10_000);
-    const hostile = ["sk-".repeat(100_000), `eyJ${"a".repeat(200_000)}.eyJ`, `password=${"a".repeat(300_000)}`, `-----BEGIN PRIVATE KEY-----${"a\n".repeat(100_000)}`, "Bearer ".repeat(50_000), `${"x".repeat(40)}token=`.repeat(20_000)];
+    const hostile = [
+      "sk-".repeat(100_000),
+      `eyJ${"a".repeat(200_000)}.eyJ`,
+      `password=${"a".repeat(300_000)}`,
+      `-----BEGIN PRIVATE KEY-----${"a\n".repeat(100_000)}`,
+      "Bearer ".repeat(50_000),
+      `${"x".repeat(40)}token=`.repeat(20_000),
+    ];
     for (const text of hostile) {
       const start = performance.now();
       builtInRedactor.text(text);
@@ -90,7 +108,9 @@ describe("redaction: the user's patterns (qhooks.redact)", () => {
     const compiled = compileRedactPattern({ pattern: "ACME-[0-9]{6}", kind: "acme" });
     expect(compiled.warning).to.equal(null);
     const r = createRedactor([compiled.pattern!]);
-    expect(r.json(JSON.stringify({ prompt: "ticket ACME-123456 and ACME-123456" }))).to.equal(JSON.stringify({ prompt: `ticket ${marker("acme", "ACME-123456")} and ${marker("acme", "ACME-123456")}` }));
+    expect(r.json(JSON.stringify({ prompt: "ticket ACME-123456 and ACME-123456" }))).to.equal(
+      JSON.stringify({ prompt: `ticket ${marker("acme", "ACME-123456")} and ${marker("acme", "ACME-123456")}` }),
+    );
   });
 
   it("each bad entry is one warning naming it; the others apply", () => {
@@ -111,7 +131,11 @@ describe("redaction: the user's patterns (qhooks.redact)", () => {
       (path, message) => warnings.push(`${path.join(".")}: ${message}`),
     );
     // The two the engine cannot run stay, as patterns that mask whole strings (a guard is never dropped).
-    expect(section.redact.map((p) => [p.kind, p.regex === null])).to.deep.equal([["acme", false], ["backref", true], ["ahead", true]]);
+    expect(section.redact.map((p) => [p.kind, p.regex === null])).to.deep.equal([
+      ["acme", false],
+      ["backref", true],
+      ["ahead", true],
+    ]);
     expect(warnings).to.have.length(7);
     expect(warnings[0]).to.match(/^qhooks\.redact\.1\.pattern: invalid regex.*; ignored$/);
     expect(warnings[1]).to.match(/^qhooks\.redact\.2\.pattern: .*backreference.*; every string is masked whole instead$/);

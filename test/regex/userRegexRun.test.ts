@@ -7,7 +7,11 @@ const BOUNDED_REPEATS = `${"[^\\u0000]{0,16}".repeat(7)}!`;
 const DEADLINE_MS = 10_000;
 
 /** `qhooks run` as a real process, killed at the deadline (the original code spent minutes here). */
-function runWithDeadline(sb: Sandbox, event: string, payload: unknown): Promise<{ code: number | null; stderr: string; stdout: string; ms: number; killed: boolean }> {
+function runWithDeadline(
+  sb: Sandbox,
+  event: string,
+  payload: unknown,
+): Promise<{ code: number | null; stderr: string; stdout: string; ms: number; killed: boolean }> {
   const start = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, "run", event], { cwd: sb.project, env: sb.env(), stdio: ["pipe", "pipe", "pipe"] });
@@ -66,7 +70,10 @@ describe("user regexes under qhooks run: a bound that cannot be exceeded", funct
   });
 
   it("a redaction pattern the engine cannot run masks every string of the record: the secret it was for never reaches the log", async () => {
-    sb.projectSettings({ qhooks: { redact: [{ pattern: "(ACME)-\\1-[0-9]+", kind: "acme" }] }, hooks: { UserPromptSubmit: [group(undefined, "cat > /dev/null")] } });
+    sb.projectSettings({
+      qhooks: { redact: [{ pattern: "(ACME)-\\1-[0-9]+", kind: "acme" }] },
+      hooks: { UserPromptSubmit: [group(undefined, "cat > /dev/null")] },
+    });
     const r = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit", { prompt: "ticket ACME-ACME-904211" }));
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stderr.split("\n").filter((l) => l.includes("every string is masked whole"))).to.have.length(1);

@@ -31,12 +31,40 @@ export const deepJson = (depth: number, kind: "array" | "object" | "mixed"): str
 /** A JSON value as text, hostile in size, depth, type or form. */
 export const jsonValueText: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? "null") },
-  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 50, max: 60_000 }), fc.constantFrom("array", "object", "mixed") as fc.Arbitrary<"array" | "object" | "mixed">).map(([d, k]) => deepJson(d, k)) },
-  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 10_000, max: 3_000_000 }), fc.constantFrom("x", "é", "😀", "\\n", '\\"', "\\u0000")).map(([n, c]) => `"${c.repeat(Math.ceil(n / c.length))}"`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 50, max: 60_000 }), fc.constantFrom("array", "object", "mixed") as fc.Arbitrary<"array" | "object" | "mixed">)
+      .map(([d, k]) => deepJson(d, k)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 10_000, max: 3_000_000 }), fc.constantFrom("x", "é", "😀", "\\n", '\\"', "\\u0000"))
+      .map(([n, c]) => `"${c.repeat(Math.ceil(n / c.length))}"`),
+  },
   { weight: 3, arbitrary: fc.string({ unit: "binary", maxLength: 40 }).map((s) => JSON.stringify(s)) },
   // Unescaped: raw control characters, lone surrogates and U+2028 inside a string (some of it invalid JSON).
   { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 20 }).map((s) => `"${s.replace(/["\\]/g, "")}"`) },
-  { weight: 2, arbitrary: fc.constantFrom("1e400", "-0", "123456789012345678901234567890", "0.1e-999", "-1", "true", "false", "null", "[]", "{}", "NaN", "undefined", "'single'", "0x10") },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      "1e400",
+      "-0",
+      "123456789012345678901234567890",
+      "0.1e-999",
+      "-1",
+      "true",
+      "false",
+      "null",
+      "[]",
+      "{}",
+      "NaN",
+      "undefined",
+      "'single'",
+      "0x10",
+    ),
+  },
 );
 
 export interface PayloadCase {
@@ -57,7 +85,15 @@ const treatment: fc.Arbitrary<Treatment> = fc.oneof(
   { weight: 1, arbitrary: fc.constant("drop" as const) },
 );
 
-const INVALID_UTF8: readonly (readonly number[])[] = [[0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xf4, 0x90, 0x80, 0x80]];
+const INVALID_UTF8: readonly (readonly number[])[] = [
+  [0xff],
+  [0xc0, 0x80],
+  [0xed, 0xa0, 0x80],
+  [0xe2, 0x82],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+];
 
 /** A payload for a random event: mostly valid, with some fields of the wrong type or missing, and hostile extras. */
 export const payloadCase: fc.Arbitrary<PayloadCase> = fc
@@ -146,7 +182,32 @@ export const HOSTILE_TOOL_NAMES = [
 ] as const;
 
 /** Regex pieces that random matchers are assembled from. */
-const regexPiece = fc.constantFrom("a", "b", "a*", "a+", ".*", ".+", "\\w+", "\\s*", "(a|b)", "(a+)+", "(a|aa)", "[a-z]*", "x{2,}", "^", "$", "(?:ab)*", "(", ")", "|", "?", "\\", "mcp__", "Bash", "Edit");
+const regexPiece = fc.constantFrom(
+  "a",
+  "b",
+  "a*",
+  "a+",
+  ".*",
+  ".+",
+  "\\w+",
+  "\\s*",
+  "(a|b)",
+  "(a+)+",
+  "(a|aa)",
+  "[a-z]*",
+  "x{2,}",
+  "^",
+  "$",
+  "(?:ab)*",
+  "(",
+  ")",
+  "|",
+  "?",
+  "\\",
+  "mcp__",
+  "Bash",
+  "Edit",
+);
 
 export const matcherValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...REGEX_BOMBS) },
@@ -163,8 +224,11 @@ const handler: fc.Arbitrary<unknown> = fc.oneof(
       {
         type: fc.oneof({ weight: 6, arbitrary: fc.constant("command") }, { weight: 1, arbitrary: fc.constantFrom("prompt", "Command", 1, null) }),
         command: fc.oneof(
-          { weight: 6, arbitrary: fc.constantFrom("cat >/dev/null; echo ok", "exit 0", "echo nope >&2; exit 2", "exit 1", "printf '{\"decision\":\"approve\"}'") },
-          { weight: 1, arbitrary: fc.constantFrom("", "   ", 42, null, ["ls"], "echo " + "y".repeat(100_000)) },
+          {
+            weight: 6,
+            arbitrary: fc.constantFrom("cat >/dev/null; echo ok", "exit 0", "echo nope >&2; exit 2", "exit 1", 'printf \'{"decision":"approve"}\''),
+          },
+          { weight: 1, arbitrary: fc.constantFrom("", "   ", 42, null, ["ls"], `echo ${"y".repeat(100_000)}`) },
         ),
         timeout: fc.oneof(fc.constantFrom(5, 0.5, 10), fc.constantFrom(0, -1, "5", 1e12, Number.MAX_VALUE, null, true)),
         name: fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom("", 7, "n".repeat(50_000))),
@@ -182,7 +246,12 @@ const matcherGroup: fc.Arbitrary<unknown> = fc.oneof(
   {
     weight: 6,
     arbitrary: fc.record(
-      { matcher: matcherValue, hooks: fc.oneof({ weight: 5, arbitrary: fc.array(handler, { maxLength: 3 }) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) }), constructor: fc.jsonValue({ maxDepth: 1 }), matchr: fc.constant("Bash") },
+      {
+        matcher: matcherValue,
+        hooks: fc.oneof({ weight: 5, arbitrary: fc.array(handler, { maxLength: 3 }) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) }),
+        constructor: fc.jsonValue({ maxDepth: 1 }),
+        matchr: fc.constant("Bash"),
+      },
       { requiredKeys: ["hooks"] },
     ),
   },
@@ -203,7 +272,16 @@ export const settingsText: fc.Arbitrary<string> = fc.oneof(
       .record(
         {
           hooks: fc.oneof(
-            { weight: 8, arbitrary: fc.array(fc.tuple(eventKey, fc.oneof({ weight: 5, arbitrary: fc.array(matcherGroup, { maxLength: 3 }) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) })), { maxLength: 4 }) },
+            {
+              weight: 8,
+              arbitrary: fc.array(
+                fc.tuple(
+                  eventKey,
+                  fc.oneof({ weight: 5, arbitrary: fc.array(matcherGroup, { maxLength: 3 }) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) }),
+                ),
+                { maxLength: 4 },
+              ),
+            },
             { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) },
           ),
           other: fc.jsonValue({ maxDepth: 2 }),
@@ -212,13 +290,20 @@ export const settingsText: fc.Arbitrary<string> = fc.oneof(
       )
       .map(({ hooks, other }) => {
         const entries = hooks as unknown;
-        const hooksText = Array.isArray(entries) && entries.every((e: unknown) => Array.isArray(e) && e.length === 2 && typeof e[0] === "string")
-          ? `{${(hooks as [string, unknown][]).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? "null"}`).join(",")}}`
-          : (JSON.stringify(hooks) ?? "null");
+        const hooksText =
+          Array.isArray(entries) && entries.every((e: unknown) => Array.isArray(e) && e.length === 2 && typeof e[0] === "string")
+            ? `{${(hooks as [string, unknown][]).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? "null"}`).join(",")}}`
+            : (JSON.stringify(hooks) ?? "null");
         return `{"permissions":${JSON.stringify(other) ?? "null"},"hooks":${hooksText}}`;
       }),
   },
-  { weight: 1, arbitrary: fc.constantFrom("", "{", "not json", "[]", "null", '"hooks"', '{"hooks": []}', '{"hooks": null}', "\ufeff{}", '{"hooks":{}} trailing') },
-  { weight: 1, arbitrary: fc.integer({ min: 600, max: 30_000 }).map((d) => `{"hooks":{"PreToolUse":[{"matcher":"Bash","x":${deepJson(d, "mixed")},"hooks":[]}]}}`) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("", "{", "not json", "[]", "null", '"hooks"', '{"hooks": []}', '{"hooks": null}', "\ufeff{}", '{"hooks":{}} trailing'),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 600, max: 30_000 }).map((d) => `{"hooks":{"PreToolUse":[{"matcher":"Bash","x":${deepJson(d, "mixed")},"hooks":[]}]}}`),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 600, max: 30_000 }).map((d) => `{"other":${deepJson(d, "array")},"hooks":{}}`) },
 );

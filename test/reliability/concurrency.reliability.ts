@@ -68,7 +68,10 @@ describe("reliability: 8 processes appending to one log", function () {
     }
     expect(r.seq, where).to.be.a("number");
     if (payload.tool_name === "Bash") {
-      expect(r.hooks.map((h) => [h.name, h.outcome]), `${where}: ${marker}`).to.deep.equal([["judge", "success"]]);
+      expect(
+        r.hooks.map((h) => [h.name, h.outcome]),
+        `${where}: ${marker}`,
+      ).to.deep.equal([["judge", "success"]]);
       expect(r.decision, `${where}: ${marker}`).to.equal(payload.tool_input.n % 3 === 0 ? "allow" : "none");
     } else {
       expect(r.hooks, `${where}: ${marker}`).to.deep.equal([]);
@@ -116,11 +119,17 @@ describe("reliability: 8 processes appending to one log", function () {
     expect(listing.code, listing.stderr).to.equal(0);
     const records = JSON.parse(listing.stdout) as LogRecord[];
     const markers = records.map((r, i) => checkRecord(r, `final ${i}`));
-    expect(records.filter((r) => r.decision === "unfinished"), "every outcome is there").to.have.length(0);
+    expect(
+      records.filter((r) => r.decision === "unfinished"),
+      "every outcome is there",
+    ).to.have.length(0);
     const counts = new Map<string, number>();
     for (const m of markers) counts.set(m, (counts.get(m) ?? 0) + 1);
     expect(counts.size, "every event present").to.equal(WRITERS * perWriter);
-    expect([...counts.values()].every((n) => n === 1), "every event present exactly once").to.equal(true);
+    expect(
+      [...counts.values()].every((n) => n === 1),
+      "every event present exactly once",
+    ).to.equal(true);
 
     const total = journalCount(sb.db);
     const verify = await sb.run(["verify"]);
@@ -160,7 +169,7 @@ describe("reliability: 8 processes appending to one log", function () {
 
   it("8 shell loops of qhooks run and qhooks record (25 each): every process opens, appends and closes the file under contention", async () => {
     // Opening, migrating and the checkpoint of the last connection to close are what a short-lived CLI adds.
-    const hook = sb.script("judge.sh", 'cat >/dev/null; exit 0');
+    const hook = sb.script("judge.sh", "cat >/dev/null; exit 0");
     sb.projectSettings({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: hook, name: "judge" }] }] } });
     const PER = 25;
     const loops = Array.from({ length: WRITERS }, (_, w) => {

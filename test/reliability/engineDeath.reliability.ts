@@ -52,8 +52,14 @@ describe("reliability: engine death", function () {
     it(`${signal}: qhooks run dies of it, its hooks' groups (two hooks, one ignoring SIGTERM) are killed, the event is logged as unfinished ${QUICK}`, async () => {
       const pidA = join(sb.root, "a.pid");
       const pidB = join(sb.root, "b.pid");
-      sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: sleepyHook(pidA), timeout: 600 }, { command: sleepyHook(pidB, true), timeout: 600 })] } });
-      const cli = startCli(sb, ["run", "PreToolUse"], JSON.stringify(payloadFor("PreToolUse", { session_id: `sig-${signal}`, tool_input: { command: "deploy" } })));
+      sb.projectSettings({
+        hooks: { PreToolUse: [group("Bash", { command: sleepyHook(pidA), timeout: 600 }, { command: sleepyHook(pidB, true), timeout: 600 })] },
+      });
+      const cli = startCli(
+        sb,
+        ["run", "PreToolUse"],
+        JSON.stringify(payloadFor("PreToolUse", { session_id: `sig-${signal}`, tool_input: { command: "deploy" } })),
+      );
       started.push(cli);
       const groups = [await waitFor("hook a", () => pidFromFile(pidA), 10_000), await waitFor("hook b", () => pidFromFile(pidB), 10_000)];
       groups.forEach((g) => reaper.group(g));
@@ -103,7 +109,11 @@ describe("reliability: engine death", function () {
     before = await expectValidChain();
     for (let i = 0; i < times; i++) {
       const pidFile = join(sb.root, `k${i}.pid`);
-      sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: sleepyHook(pidFile, i % 2 === 1), timeout: 600 }, { command: "cat > /dev/null; exit 0", name: "quick" })] } });
+      sb.projectSettings({
+        hooks: {
+          PreToolUse: [group("Bash", { command: sleepyHook(pidFile, i % 2 === 1), timeout: 600 }, { command: "cat > /dev/null; exit 0", name: "quick" })],
+        },
+      });
       const marker = `kill-${seed}-${i}`;
       const cli = startCli(sb, ["run", "PreToolUse"], JSON.stringify(payloadFor("PreToolUse", { session_id: marker })));
       started.push(cli);
@@ -123,7 +133,11 @@ describe("reliability: engine death", function () {
       const mine = (await logRecords()).filter((r) => r.sessionId === marker);
       expect(mine.length, `run ${i}: at most once`).to.be.at.most(1);
       // Hooks run only after the arrival is committed: a hook that started proves the event is in the log.
-      if (pgid !== null) expect(mine.map((r) => r.decision), `run ${i}: the interrupted event`).to.deep.equal(["unfinished"]);
+      if (pgid !== null)
+        expect(
+          mine.map((r) => r.decision),
+          `run ${i}: the interrupted event`,
+        ).to.deep.equal(["unfinished"]);
     }
     expect(hooksStarted, "some kills came while the hooks ran").to.be.at.least(1);
     expect(hooksStarted, "some kills came before the hooks started").to.be.lessThan(times);
@@ -189,14 +203,18 @@ describe("reliability: engine death", function () {
     const records = await logRecords();
     const markers = records.map((r) => (r.payload as { tool_input: { marker: string } }).tool_input.marker);
     expect(new Set(markers).size, "no event twice").to.equal(markers.length);
-    expect(records.every((r) => r.decision === "none"), "a hook-less event is one transaction: never half there").to.equal(true);
+    expect(
+      records.every((r) => r.decision === "none"),
+      "a hook-less event is one transaction: never half there",
+    ).to.equal(true);
     // The log still takes appends, and qhooks run still works on it.
     const next = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_name: "Read" }));
     expect(next.code, next.stderr).to.equal(0);
     expect(await expectValidChain()).to.be.greaterThan(before);
   }
 
-  it(`SIGKILL while appending (a hook-less flood from two processes), 8 rounds: readable, verified, nothing lost ${QUICK}`, () => killWhileAppending(8, 0xf100d1));
+  it(`SIGKILL while appending (a hook-less flood from two processes), 8 rounds: readable, verified, nothing lost ${QUICK}`, () =>
+    killWhileAppending(8, 0xf100d1));
   it("SIGKILL while appending, 40 rounds", () => killWhileAppending(40, 0xf100d2));
 
   it("SIGKILL of qhooks run processes appending in a loop, at random moments, many times", async () => {
@@ -233,13 +251,16 @@ describe("reliability: engine death", function () {
     sb.projectSettings({ hooks: { PreToolUse: [group("Bash", ...pids.map((p) => ({ command: sleepyHook(p), timeout: 600 })))] } });
     const cli = startCli(sb, ["run", "PreToolUse", "--no-log"], JSON.stringify(payloadFor("PreToolUse")));
     started.push(cli);
-    const groups = await waitFor("20 hooks", () => {
-      const all = pids.map(pidFromFile);
-      return all.every((p) => p !== null) ? (all as number[]) : null;
-    }, 15_000);
+    const groups = await waitFor(
+      "20 hooks",
+      () => {
+        const all = pids.map(pidFromFile);
+        return all.every((p) => p !== null) ? (all as number[]) : null;
+      },
+      15_000,
+    );
     groups.forEach((g) => reaper.group(g));
-    const watchdogs = () =>
-      (procStat(cli.child.pid!) ? [watchdogOf(cli.child.pid!)] : []).filter((p): p is number => p !== undefined);
+    const watchdogs = () => (procStat(cli.child.pid!) ? [watchdogOf(cli.child.pid!)] : []).filter((p): p is number => p !== undefined);
     expect(watchdogs(), "one watchdog for 20 hooks").to.have.length(1);
     const watchdog = reaper.pid(watchdogs()[0]!);
     const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${watchdog}/status`, "utf8"))?.[1]);

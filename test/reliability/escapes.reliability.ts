@@ -33,11 +33,11 @@ describe(`reliability: processes that leave the hook's process group (documented
     ["bash's set -m (a job in its own process group)", (sleep: string) => `bash -c 'set -m; ${sleep} & exit 0';`],
   ] as const;
 
-  for (const [how, escape] of escapes) {
+  for (const [how, escapeHow] of escapes) {
     it(`${how}, holding the hook's stdout and stderr: the hook settles when its main process exits; the escaped process lives on`, async () => {
       const escaped = reaper.marker(uniqueSleep(30));
       const pidFile = join(sb.root, "hook.pid");
-      sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: `echo $$ > ${pidFile}; ${escape(escaped)} echo main-done`, timeout: 20 })] } });
+      sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: `echo $$ > ${pidFile}; ${escapeHow(escaped)} echo main-done`, timeout: 20 })] } });
       const outcome = await within(5000, "the dispatch", sb.bus().dispatch({ hook_event_name: "PreToolUse", ...payloadFor("PreToolUse") }));
       expect(outcome.hooks.map((h) => [h.outcome, h.stdout])).to.deep.equal([["success", "main-done\n"]]);
       const pid = (await waitFor("the escaped process", () => pidsMatching(escaped).length > 0 && pidsMatching(escaped), 2000))[0];
@@ -50,7 +50,7 @@ describe(`reliability: processes that leave the hook's process group (documented
       const escaped = reaper.marker(uniqueSleep(30));
       const stays = reaper.marker(uniqueSleep(60));
       const pidFile = join(sb.root, "hook.pid");
-      sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: `echo $$ > ${pidFile}; ${escape(escaped)} ${stays}`, timeout: 1 })] } });
+      sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: `echo $$ > ${pidFile}; ${escapeHow(escaped)} ${stays}`, timeout: 1 })] } });
       const outcome = await within(5000, "the dispatch", sb.bus().dispatch({ hook_event_name: "PreToolUse", ...payloadFor("PreToolUse") }));
       expect(outcome.hooks.map((h) => h.outcome)).to.deep.equal(["timeout"]);
       const hookGroup = reaper.group(pidFromFile(pidFile)!);
@@ -64,7 +64,14 @@ describe(`reliability: processes that leave the hook's process group (documented
     const escaped = reaper.marker(uniqueSleep(30));
     const inGroup = reaper.marker(uniqueSleep(60));
     const pidFile = join(sb.root, "hook.pid");
-    sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: `echo $$ > ${pidFile}; setsid ${escaped} & echo started`, timeout: 20 }), group("Read", { command: `echo $$ > ${pidFile}.2; setsid ${escaped} & ${inGroup}`, timeout: 600 })] } });
+    sb.projectSettings({
+      hooks: {
+        PreToolUse: [
+          group("Bash", { command: `echo $$ > ${pidFile}; setsid ${escaped} & echo started`, timeout: 20 }),
+          group("Read", { command: `echo $$ > ${pidFile}.2; setsid ${escaped} & ${inGroup}`, timeout: 600 }),
+        ],
+      },
+    });
     const quick = await within(5000, "qhooks run", sb.runEvent("PreToolUse", payloadFor("PreToolUse")));
     expect(quick.code, quick.stderr).to.equal(0);
     expect((quick.outcome!.hooks as { stdout: string }[]).map((h) => h.stdout)).to.deep.equal(["started\n"]);
@@ -81,4 +88,3 @@ describe(`reliability: processes that leave the hook's process group (documented
     expect(pidsMatching(escaped), "both escaped processes outlive the engine: out of reach").to.have.length(2);
   });
 });
-

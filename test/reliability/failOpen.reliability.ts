@@ -45,11 +45,19 @@ describe("reliability: fail-open holes stay closed", function () {
     { kind: "directory", why: /cannot be read \(is a directory\)/, make: (p) => mkdirSync(p) },
     { kind: "link loop", why: /cannot be read \(a loop of symbolic links\)/, make: (p) => symlinkSync(p, p) },
     { kind: "dangling link", why: null, make: (p) => symlinkSync(join(dirname(p), "nowhere", "x.json"), p) },
-    { kind: "too large", why: new RegExp(`more than the ${MAX_SETTINGS_BYTES} a settings file may have`), make: (p) => writeFileSync(p, `{"hooks":{}}${" ".repeat(MAX_SETTINGS_BYTES)}`) },
+    {
+      kind: "too large",
+      why: new RegExp(`more than the ${MAX_SETTINGS_BYTES} a settings file may have`),
+      make: (p) => writeFileSync(p, `{"hooks":{}}${" ".repeat(MAX_SETTINGS_BYTES)}`),
+    },
     { kind: "deep and broken", why: /not valid JSON/, make: (p) => writeFileSync(p, "[".repeat(500_000)) },
   ];
 
-  const levels = () => [join(sb.home, ".qoder-cn", "settings.json"), join(sb.project, ".qoder", "settings.json"), join(sb.project, ".qoder", "settings.local.json")];
+  const levels = () => [
+    join(sb.home, ".qoder-cn", "settings.json"),
+    join(sb.project, ".qoder", "settings.json"),
+    join(sb.project, ".qoder", "settings.local.json"),
+  ];
   const displays = ["~/.qoder-cn/settings.json", ".qoder/settings.json", ".qoder/settings.local.json"];
   const guard = { hooks: { PreToolUse: [group("Bash", "echo 'guard: no' >&2; exit 2")] } };
   const rm = () => JSON.stringify(payloadFor("PreToolUse", { tool_input: { command: "rm -rf /" } }));
@@ -80,7 +88,10 @@ describe("reliability: fail-open holes stay closed", function () {
       expect(r.code, `${label}: ${r.stderr}`).to.equal(2);
       const warnings = warningLines(r.stderr);
       expect(warnings, label).to.have.length(expected.length);
-      for (const [n, w] of warnings.entries()) expect(w, label).to.match(/; this file is skipped$/).and.satisfy((s: string) => s.startsWith(expected[n]!.split(" ")[0]!));
+      for (const [n, w] of warnings.entries())
+        expect(w, label)
+          .to.match(/; this file is skipped$/)
+          .and.satisfy((s: string) => s.startsWith(expected[n]!.split(" ")[0]!));
       const hooks = await cliWithDeadline(sb, ["hooks"], { deadlineMs: 20_000 });
       expect([hooks.hung, hooks.code], `${label}: qhooks hooks`).to.deep.equal([false, 0]);
     }
@@ -161,7 +172,10 @@ describe("reliability: fail-open holes stay closed", function () {
   });
 
   it(`a hundred hooks each printing 1 MiB on stdout and stderr, and a guard: the block stands, logged, within the event's total ${QUICK}`, async () => {
-    const floods = Array.from({ length: 100 }, (_, i) => ({ type: "command", command: `head -c 1048576 /dev/zero | tr '\\0' '\\001'; head -c 1048576 /dev/zero >&2 # ${i}` }));
+    const floods = Array.from({ length: 100 }, (_, i) => ({
+      type: "command",
+      command: `head -c 1048576 /dev/zero | tr '\\0' '\\001'; head -c 1048576 /dev/zero >&2 # ${i}`,
+    }));
     sb.projectSettings({ hooks: { PreToolUse: [{ hooks: [...floods, { type: "command", name: "guard", command: "echo 'guard: no' >&2; exit 2" }] }] } });
     const r = await cliWithDeadline(sb, ["run", "PreToolUse"], { input: rm(), deadlineMs: 120_000 });
     expect(r.hung).to.equal(false);

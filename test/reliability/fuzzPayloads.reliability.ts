@@ -90,7 +90,10 @@ describe("reliability: random payloads (fast-check)", function () {
         if (settled.ok) {
           seen.outcomes++;
           const outcome = OutcomeSchema.parse(settled.o);
-          expect(outcome.hooks.map((h) => [h.name, h.outcome]), JSON.stringify(outcome.hooks.map((h) => h.error))).to.deep.equal([["recorder", "success"]]);
+          expect(
+            outcome.hooks.map((h) => [h.name, h.outcome]),
+            JSON.stringify(outcome.hooks.map((h) => h.error)),
+          ).to.deep.equal([["recorder", "success"]]);
           expect(outcome.seq, `not logged: ${outcome.warnings.join("; ")}`).to.be.a("number");
           expect(outcome.warnings).to.deep.equal([]);
           const sent = typeof input === "string" ? input : JSON.stringify(input);
@@ -140,7 +143,10 @@ describe("reliability: random payloads (fast-check)", function () {
       if (r.code === 0) {
         seen.outcomes++;
         const outcome = OutcomeSchema.parse(JSON.parse(r.stdout)) as Outcome;
-        expect(outcome.hooks.map((h) => [h.name, h.outcome]), label).to.deep.equal([["recorder", "success"]]);
+        expect(
+          outcome.hooks.map((h) => [h.name, h.outcome]),
+          label,
+        ).to.deep.equal([["recorder", "success"]]);
         expect(outcome.seq, `${label}\n${clip(r.stderr)}`).to.be.a("number");
         expect(r.stderr, label).to.equal("");
         // What the CLI read is the bytes as UTF-8 (an invalid sequence becomes U+FFFD); the hook gets exactly that.
@@ -171,8 +177,10 @@ describe("reliability: random payloads (fast-check)", function () {
     }
   }
 
-  it(`the library: 60 random payloads, each a defined outcome with the exact bytes forwarded, or a one-line rejection ${QUICK}`, () => throughTheBus(60, 0x5eed01));
+  it(`the library: 60 random payloads, each a defined outcome with the exact bytes forwarded, or a one-line rejection ${QUICK}`, () =>
+    throughTheBus(60, 0x5eed01));
   it("the library: 400 more random payloads", () => throughTheBus(400, 0x5eed02));
-  it(`the CLI: 30 random payloads on stdin, invalid UTF-8 among them: exit 0 with the outcome or exit 1 with one line ${QUICK}`, () => throughTheCli(30, 0x5eed03));
+  it(`the CLI: 30 random payloads on stdin, invalid UTF-8 among them: exit 0 with the outcome or exit 1 with one line ${QUICK}`, () =>
+    throughTheCli(30, 0x5eed03));
   it("the CLI: 150 more random payloads", () => throughTheCli(150, 0x5eed04));
 });

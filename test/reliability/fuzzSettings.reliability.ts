@@ -73,10 +73,19 @@ describe("reliability: random settings files (fast-check)", function () {
     // A log with history, which no settings file may cost a record of.
     await seedLog(
       sb.db,
-      Array.from({ length: 20 }, (_, i) => ({ ts: new Date(Date.now() - 60_000 + i), event: "PreToolUse" as const, sessionId: `old${i}`, matchValue: "Bash", decision: "none" as const })),
+      Array.from({ length: 20 }, (_, i) => ({
+        ts: new Date(Date.now() - 60_000 + i),
+        event: "PreToolUse" as const,
+        sessionId: `old${i}`,
+        matchValue: "Bash",
+        decision: "none" as const,
+      })),
     );
     const displays = levels(sb).map((s) => s.display);
-    const cases = fc.sample(fc.record({ user: fc.option(settingsText), project: settingsText, name: fc.nat(HOSTILE_TOOL_NAMES.length - 1) }), { seed, numRuns: runs });
+    const cases = fc.sample(fc.record({ user: fc.option(settingsText), project: settingsText, name: fc.nat(HOSTILE_TOOL_NAMES.length - 1) }), {
+      seed,
+      numRuns: runs,
+    });
     let logged = journalCount(sb.db);
     await eachLimit(cases, 1, async (c, i) => {
       const label = `case ${i} (seed ${seed})`;
@@ -84,7 +93,10 @@ describe("reliability: random settings files (fast-check)", function () {
       else sb.userSettings(c.user);
       sb.projectSettings(c.project);
       const toolName = HOSTILE_TOOL_NAMES[c.name]!;
-      const r = await cliWithDeadline(sb, ["run", "PreToolUse"], { input: JSON.stringify(payloadFor("PreToolUse", { tool_name: toolName })), deadlineMs: STALL_BOUND_MS });
+      const r = await cliWithDeadline(sb, ["run", "PreToolUse"], {
+        input: JSON.stringify(payloadFor("PreToolUse", { tool_name: toolName })),
+        deadlineMs: STALL_BOUND_MS,
+      });
       expect(r.hung, `${label}: qhooks run stalled (> ${STALL_BOUND_MS} ms) on settings ${clip(c.project, 1000)}`).to.equal(false);
       expectCleanCli(r, label);
       expect(r.code, `${label}: ${clip(r.stderr)}`).to.be.oneOf([0, 2]);
@@ -134,7 +146,22 @@ describe(`reliability: regex bombs as matchers ${QUICK}`, function () {
   });
 
   it("the simple forms matchers are made of are never refused", () => {
-    const plain = ["Bash", "Write|Edit", "Write, Edit", "mcp__.*", "^Edit$", "mcp__(github|gitlab)__.*", "mcp__.*__create_.*", "Notebook.*", "^(Read|Write)$", ".*", "^mcp__memory__", "Edit.?", "[A-Z]\\w+", "(Read|Glob|Grep)"];
+    const plain = [
+      "Bash",
+      "Write|Edit",
+      "Write, Edit",
+      "mcp__.*",
+      "^Edit$",
+      "mcp__(github|gitlab)__.*",
+      "mcp__.*__create_.*",
+      "Notebook.*",
+      "^(Read|Write)$",
+      ".*",
+      "^mcp__memory__",
+      "Edit.?",
+      "[A-Z]\\w+",
+      "(Read|Glob|Grep)",
+    ];
     for (const p of plain) expect(compileMatcher(p).matcher.kind, p).to.be.oneOf(["regex", "names"]);
   });
 
@@ -142,10 +169,37 @@ describe(`reliability: regex bombs as matchers ${QUICK}`, function () {
     // Random assemblies of regex pieces: whatever the check lets through must run fast on every hostile name. They
     // run in a child process, so that a stall is killed at the deadline instead of freezing the suite; it reports
     // each pattern before trying it, so the last one reported is the culprit.
-    const piece = fc.constantFrom("a", "b", "a*", "a+", ".*", ".+", "\\w+", "\\s*", "(a|b)", "(a+)", "[a-z]*", "x{2,}", "a?", "(?:ab)*", "=", "!", "\\d+", "(\\w|\\s)", "^", "$", "a{1,40}");
-    const patterns = [...new Set(fc.sample(fc.array(piece, { minLength: 2, maxLength: 7 }).map((p) => p.join("")), { seed: 0xb0b, numRuns: 600 }))].filter(
-      (p) => compileMatcher(p).matcher.kind === "regex",
+    const piece = fc.constantFrom(
+      "a",
+      "b",
+      "a*",
+      "a+",
+      ".*",
+      ".+",
+      "\\w+",
+      "\\s*",
+      "(a|b)",
+      "(a+)",
+      "[a-z]*",
+      "x{2,}",
+      "a?",
+      "(?:ab)*",
+      "=",
+      "!",
+      "\\d+",
+      "(\\w|\\s)",
+      "^",
+      "$",
+      "a{1,40}",
     );
+    const patterns = [
+      ...new Set(
+        fc.sample(
+          fc.array(piece, { minLength: 2, maxLength: 7 }).map((p) => p.join("")),
+          { seed: 0xb0b, numRuns: 600 },
+        ),
+      ),
+    ].filter((p) => compileMatcher(p).matcher.kind === "regex");
     expect(patterns.length, "enough random patterns pass the check to say something").to.be.greaterThan(100);
     const script = runScript(
       `const { compileMatcher, matches } = await import(${JSON.stringify(join(DIST, "settings", "compileMatcher.js"))});
@@ -165,7 +219,12 @@ describe(`reliability: regex bombs as matchers ${QUICK}`, function () {
     expect(r.code, `stalled on ${clip(lines[lines.length - 1] ?? "", 200)}`).to.equal(0);
     expect(lines).to.have.length(patterns.length);
     const worst = lines.map((l) => ({ pattern: l.slice(0, l.lastIndexOf(" ")), ms: Number(l.slice(l.lastIndexOf(" ") + 1)) })).sort((a, b) => b.ms - a.ms);
-    console.log(`      ${patterns.length} patterns; slowest: ${worst.slice(0, 3).map((w) => `${w.pattern} ${w.ms} ms`).join(", ")}`);
+    console.log(
+      `      ${patterns.length} patterns; slowest: ${worst
+        .slice(0, 3)
+        .map((w) => `${w.pattern} ${w.ms} ms`)
+        .join(", ")}`,
+    );
     // Linear time: each test is bounded by the program's size times the value's length.
     expect(worst[0]!.ms, worst[0]!.pattern).to.be.below(3000);
   });
@@ -173,7 +232,10 @@ describe(`reliability: regex bombs as matchers ${QUICK}`, function () {
   it("each bomb, tried against each hostile tool name through qhooks run: settles, logs, and matches as JavaScript would", async () => {
     sb.projectSettings({ hooks: { PreToolUse: [...REGEX_BOMBS.map((b) => group(b, "echo matched")), group("Bash", { command: "echo fine", name: "fine" })] } });
     await eachLimit([...HOSTILE_TOOL_NAMES, "Bash"], 2, async (name) => {
-      const r = await cliWithDeadline(sb, ["run", "PreToolUse"], { input: JSON.stringify(payloadFor("PreToolUse", { tool_name: name })), deadlineMs: STALL_BOUND_MS });
+      const r = await cliWithDeadline(sb, ["run", "PreToolUse"], {
+        input: JSON.stringify(payloadFor("PreToolUse", { tool_name: name })),
+        deadlineMs: STALL_BOUND_MS,
+      });
       expect(r.hung, `stalled on ${clip(name, 40)}`).to.equal(false);
       expectCleanCli(r, clip(name, 40));
       expect(r.code).to.equal(0);

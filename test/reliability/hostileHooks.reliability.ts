@@ -54,7 +54,8 @@ describe("reliability: hostile hooks", function () {
     readonly quickCli?: boolean;
   }
 
-  const hostilePayload = (extra: Json = {}) => JSON.stringify({ hook_event_name: "PreToolUse", cwd: "/", ...payloadFor("PreToolUse", { tool_name: "Hostile", ...extra }) });
+  const hostilePayload = (extra: Json = {}) =>
+    JSON.stringify({ hook_event_name: "PreToolUse", cwd: "/", ...payloadFor("PreToolUse", { tool_name: "Hostile", ...extra }) });
   // A 1 MB payload with multi-byte characters, sent exactly as text (nothing is filled in: hook_event_name and cwd
   // are there), so the bytes a hook reads can be compared with it.
   const bigPayload = hostilePayload({ tool_input: { command: "é€😀x".repeat(100_000) } });
@@ -352,7 +353,10 @@ describe("reliability: hostile hooks", function () {
   it(`200 matching hooks on one event: every one runs and reports, in order (bus and CLI) ${QUICK}`, async function () {
     this.timeout(120_000);
     const N = 200;
-    const commands = Array.from({ length: N }, (_, i) => ({ command: `cat >/dev/null; echo hook-${i}; [ $((${i} % 50)) -eq 7 ] && exit 3; exit 0`, name: `h${i}` }));
+    const commands = Array.from({ length: N }, (_, i) => ({
+      command: `cat >/dev/null; echo hook-${i}; [ $((${i} % 50)) -eq 7 ] && exit 3; exit 0`,
+      name: `h${i}`,
+    }));
     sb.projectSettings({ hooks: { PreToolUse: [group("Bash", ...commands)] } });
     const expected = commands.map((_, i) => [`h${i}`, i % 50 === 7 ? "error" : "success", `hook-${i}\n`]);
 
@@ -360,7 +364,9 @@ describe("reliability: hostile hooks", function () {
     const fdsBefore = openFdCount();
     const outcome = await within(60_000, "200 hooks on the bus", bus.dispatch({ hook_event_name: "PreToolUse", ...payloadFor("PreToolUse") }));
     const differ = (hooks: Outcome["hooks"]) =>
-      hooks.flatMap((h, i) => (JSON.stringify([h.name, h.outcome, h.stdout]) === JSON.stringify(expected[i]) ? [] : [JSON.stringify({ ...h, command: undefined })]));
+      hooks.flatMap((h, i) =>
+        JSON.stringify([h.name, h.outcome, h.stdout]) === JSON.stringify(expected[i]) ? [] : [JSON.stringify({ ...h, command: undefined })],
+      );
     expect(differ(outcome.hooks), "bus").to.deep.equal([]);
     await waitFor("fds back after 200 hooks", () => openFdCount() <= fdsBefore + 3, 3000);
 
@@ -407,7 +413,7 @@ describe("reliability: hostile hooks", function () {
  * A thousand runs of misbehaving hooks through one bus: file descriptors, child processes and watched process
  * groups are back where they started (the quick subset does fewer runs).
  */
-describe("reliability: a thousand hostile runs through one bus leak nothing", function () {
+describe("reliability: a thousand hostile runs through one bus leak nothing", () => {
   let sb: Sandbox;
   const reaper = new Reaper();
   beforeEach(() => {
@@ -431,25 +437,19 @@ describe("reliability: a thousand hostile runs through one bus leak nothing", fu
             { command: "kill -KILL $$", name: "sigkill" },
             { command: `( ( exec ${daemon} ) & ); echo daemon`, name: "daemon" },
             { command: "head -c 200000 /dev/zero & head -c 200000 /dev/zero >&2; wait", name: "flood" },
-            { command: "printf '\\357\\273\\277{\"decision\":\"approve\"}'", name: "bom" },
-            { command: "echo '{\"decision\":\"approve\"} garbage'", name: "garbage" },
+            { command: 'printf \'\\357\\273\\277{"decision":"approve"}\'', name: "bom" },
+            { command: 'echo \'{"decision":"approve"} garbage\'', name: "garbage" },
           ),
           group("Slow", { command: `exec ${reaper.marker(uniqueSleep(30))}`, timeout: 0.2, name: "slow" }),
         ],
       },
     });
     const bus = sb.bus({ env: sb.env({ QHOOKS_MAX_OUTPUT: "65536" }) });
-    const payload = (i: number) => ({ hook_event_name: "PreToolUse", ...payloadFor("PreToolUse", { tool_name: i % 10 === 0 ? "Slow" : "Bash", tool_input: { command: "x".repeat(50_000) } }) });
-    const expectedKinds = (i: number) => [
-      "success",
-      "error",
-      "error",
-      "success",
-      "success",
-      "success",
-      "invalid-output",
-      ...(i % 10 === 0 ? ["timeout"] : []),
-    ];
+    const payload = (i: number) => ({
+      hook_event_name: "PreToolUse",
+      ...payloadFor("PreToolUse", { tool_name: i % 10 === 0 ? "Slow" : "Bash", tool_input: { command: "x".repeat(50_000) } }),
+    });
+    const expectedKinds = (i: number) => ["success", "error", "error", "success", "success", "success", "invalid-output", ...(i % 10 === 0 ? ["timeout"] : [])];
     // Warm up: the watchdog, the settings watcher and lazily loaded modules are set up once per process.
     for (let i = 0; i < 3; i++) await bus.dispatch(payload(i));
     await waitFor("warm-up groups released", () => liveGroupCount() === 0, 3000);
@@ -458,8 +458,17 @@ describe("reliability: a thousand hostile runs through one bus leak nothing", fu
 
     const start = performance.now();
     for (let done = 0; done < runs; done += 10) {
-      const outcomes = await within(30_000, `dispatches ${done}..${done + 9}`, Promise.all(Array.from({ length: 10 }, (_, k) => bus.dispatch(payload(done + k)))));
-      outcomes.forEach((o, k) => expect(o.hooks.map((h) => h.outcome), `run ${done + k}`).to.deep.equal(expectedKinds(done + k)));
+      const outcomes = await within(
+        30_000,
+        `dispatches ${done}..${done + 9}`,
+        Promise.all(Array.from({ length: 10 }, (_, k) => bus.dispatch(payload(done + k)))),
+      );
+      outcomes.forEach((o, k) =>
+        expect(
+          o.hooks.map((h) => h.outcome),
+          `run ${done + k}`,
+        ).to.deep.equal(expectedKinds(done + k)),
+      );
     }
     const elapsed = performance.now() - start;
 

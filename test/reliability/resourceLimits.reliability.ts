@@ -39,7 +39,14 @@ describe("reliability: resource limits", function () {
     // History that must survive every fault.
     await seedLog(
       sb.db,
-      Array.from({ length: 30 }, (_, i) => ({ ts: new Date(Date.now() - 60_000 + i), event: "PreToolUse" as const, sessionId: `old${i}`, matchValue: "Bash", decision: "deny" as const, hooks: [{ name: "guard", decision: "deny" as const }] })),
+      Array.from({ length: 30 }, (_, i) => ({
+        ts: new Date(Date.now() - 60_000 + i),
+        event: "PreToolUse" as const,
+        sessionId: `old${i}`,
+        matchValue: "Bash",
+        decision: "deny" as const,
+        hooks: [{ name: "guard", decision: "deny" as const }],
+      })),
     );
   });
   afterEach(async () => {
@@ -57,13 +64,18 @@ describe("reliability: resource limits", function () {
     expect(r.code, `${label}: ${clip(r.stderr)}`).to.equal(2);
     const outcome = JSON.parse(r.stdout) as Outcome;
     expect(outcome, label).to.include({ decision: "deny", blocked: true, reason: "no rm here", seq: null });
-    expect(outcome.hooks.map((h) => [h.name, h.outcome]), label).to.deep.equal([
+    expect(
+      outcome.hooks.map((h) => [h.name, h.outcome]),
+      label,
+    ).to.deep.equal([
       ["guard", "block"],
       ["witness", "success"],
     ]);
     const lines = qhooksLines(r.stderr);
     expect(lines, `${label}: ${clip(r.stderr, 1000)}`).to.have.length(1);
-    expect(lines[0], label).to.match(/^qhooks: warning: .*not (logged|recorded)/).and.match(why);
+    expect(lines[0], label)
+      .to.match(/^qhooks: warning: .*not (logged|recorded)/)
+      .and.match(why);
     expect(nonEmptyLines(r.stderr), label).to.include("no rm here");
   }
 
@@ -73,7 +85,9 @@ describe("reliability: resource limits", function () {
     expect(r.stdout, label).to.equal("");
     const lines = nonEmptyLines(r.stderr);
     expect(lines, `${label}: ${clip(r.stderr, 1000)}`).to.have.length(1);
-    expect(lines[0], label).to.match(/^qhooks: /).and.match(why);
+    expect(lines[0], label)
+      .to.match(/^qhooks: /)
+      .and.match(why);
   }
 
   async function expectHistoryIntact(before: number, db = sb.db): Promise<void> {
@@ -103,7 +117,11 @@ describe("reliability: resource limits", function () {
     const run = (args: string[], input: string) =>
       new Promise<CliResult>((resolve) => {
         const start = performance.now();
-        const child = spawn("prlimit", [`--fsize=${limit}`, process.execPath, CLI, ...args], { cwd: sb.project, env: sb.env(), stdio: ["pipe", "pipe", "pipe"] });
+        const child = spawn("prlimit", [`--fsize=${limit}`, process.execPath, CLI, ...args], {
+          cwd: sb.project,
+          env: sb.env(),
+          stdio: ["pipe", "pipe", "pipe"],
+        });
         let stdout = "";
         let stderr = "";
         child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
@@ -151,7 +169,11 @@ describe("reliability: resource limits", function () {
     }
     const r = await sb.run(["--db", db, "run", "PreToolUse"], { input: bigPayload() });
     expectDecidedWithOneWarning(r, /disk is full|writing the file failed/, "run on a full disk");
-    expectRecordFails(await sb.run(["--db", db, "record", "PreToolUse"], { input: bigPayload() }), /disk is full|writing the file failed/, "record on a full disk");
+    expectRecordFails(
+      await sb.run(["--db", db, "record", "PreToolUse"], { input: bigPayload() }),
+      /disk is full|writing the file failed/,
+      "record on a full disk",
+    );
     // With room again, the history is all there and the log takes appends.
     writeFileSync(join(dir, "filler"), "");
     await expectHistoryIntact(before, db);
@@ -205,7 +227,12 @@ describe("reliability: resource limits", function () {
 
   for (const [name, sql, why, quick] of [
     ["BEGIN EXCLUSIVE (writers locked out)", "BEGIN EXCLUSIVE;", /locked/, true],
-    ["PRAGMA locking_mode=EXCLUSIVE after a write (readers locked out too)", "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE; CREATE TABLE t(x); COMMIT; BEGIN EXCLUSIVE;", /locked/, false],
+    [
+      "PRAGMA locking_mode=EXCLUSIVE after a write (readers locked out too)",
+      "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE; CREATE TABLE t(x); COMMIT; BEGIN EXCLUSIVE;",
+      /locked/,
+      false,
+    ],
   ] as const) {
     it(`a locked database, ${name}: run returns the hooks' decision within the append budget plus a margin, record exits 1${quick ? ` ${QUICK}` : ""}`, async () => {
       const before = journalCount(sb.db);
@@ -232,7 +259,9 @@ describe("reliability: resource limits", function () {
     const bus = sb.bus({ db: sb.db, watch: false });
     const start = performance.now();
     const outcomes = await Promise.all(
-      [0, 1, 2].map((i) => bus.dispatch({ hook_event_name: "PreToolUse", ...payloadFor("PreToolUse", { session_id: `locked${i}`, tool_input: { command: "rm -rf /" } }) })),
+      [0, 1, 2].map((i) =>
+        bus.dispatch({ hook_event_name: "PreToolUse", ...payloadFor("PreToolUse", { session_id: `locked${i}`, tool_input: { command: "rm -rf /" } }) }),
+      ),
     );
     expect(performance.now() - start, "three events wait side by side, each once").to.be.below(APPEND_BUDGET_MS + 3000);
     for (const o of outcomes) {

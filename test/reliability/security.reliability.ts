@@ -64,14 +64,20 @@ describe("reliability: security", function () {
         for (const [k, v] of Object.entries(base)) if (typeof v === "string" && k !== "trigger") payload[k] = `${v}${evil[i++ % evil.length]}`;
         if (payload.tool_input) payload.tool_input = { command: evil.join(" "), file_path: evil[i % evil.length] };
         const text = JSON.stringify(payload);
-        for (const args of [["run", event], ["run", event, "--format", "hook", "--settings", settingsFile], ["record", event]]) {
+        for (const args of [
+          ["run", event],
+          ["run", event, "--format", "hook", "--settings", settingsFile],
+          ["record", event],
+        ]) {
           const r = await sb.run(args, { input: text });
           expectCleanCli(r, args.join(" "));
           expect(r.code, `${args.join(" ")}: ${clip(r.stderr)}`).to.be.oneOf([0, 2]);
           if (args[0] === "record") continue;
           const stdin = readFileSync(join(got, `${event}.stdin`), "utf8");
           expect(JSON.parse(stdin), `${event}: the payload on stdin`).to.deep.include(payload);
-          const argv = readFileSync(join(got, `${event}.argv`), "utf8").split("\0").filter((l) => l !== "");
+          const argv = readFileSync(join(got, `${event}.argv`), "utf8")
+            .split("\0")
+            .filter((l) => l !== "");
           // The script is qhooks' one-line start gate, then the configured command verbatim: nothing of the payload.
           expect(argv.slice(0, 2), `${event}: the hook runs as /bin/sh -c`).to.deep.equal(["/bin/sh", "-c"]);
           expect(argv.slice(2), `${event}: the script is the start gate and the configured command`).to.have.length(1);
@@ -84,7 +90,11 @@ describe("reliability: security", function () {
       expect(replay.code, replay.stderr).to.equal(0);
       expect(JSON.parse(replay.stdout).events).to.be.greaterThan(0);
       // SQL injection through the audit filters: parameters, not text.
-      for (const filter of [["--session", "' OR 1=1; DROP TABLE journal; --"], ["--grep", "%' OR '1'='1"], ["--tool", "x\" OR \"\"=\""]]) {
+      for (const filter of [
+        ["--session", "' OR 1=1; DROP TABLE journal; --"],
+        ["--grep", "%' OR '1'='1"],
+        ["--tool", 'x" OR ""="'],
+      ]) {
         const r = await sb.run(["log", "--json", ...filter]);
         expect(r.code, r.stderr).to.equal(0);
         expect(JSON.parse(r.stdout), filter.join(" ")).to.deep.equal([]);
@@ -101,8 +111,13 @@ describe("reliability: security", function () {
       for (const session of [`s-${secret}`, `nul\u0000${secret}`, `long-${secret}-${"x".repeat(10_000)}`]) {
         const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: session, tool_input: { command: secret } }), ["--no-log"]);
         expect(r.code, r.stderr).to.equal(0);
-        expect((r.outcome!.hooks as Json[]).map((h) => h.outcome), "the hook ran whatever the session id").to.deep.equal(["success"]);
-        const lines = readFileSync(env, "utf8").split("\n").filter((l) => l.includes(secret));
+        expect(
+          (r.outcome!.hooks as Json[]).map((h) => h.outcome),
+          "the hook ran whatever the session id",
+        ).to.deep.equal(["success"]);
+        const lines = readFileSync(env, "utf8")
+          .split("\n")
+          .filter((l) => l.includes(secret));
         expect(lines, clip(JSON.stringify(session))).to.deep.equal(session.startsWith("s-") ? [`QHOOKS_SESSION_ID=${session}`] : []);
       }
     });
@@ -161,7 +176,10 @@ describe("reliability: security", function () {
       expect(spawnSync("mkfifo", [fifo]).status).to.equal(0);
       chmodSync(fifo, 0o644);
       sb.projectSettings({ hooks: { PreToolUse: [group("Bash", "echo no >&2; exit 2")] } });
-      for (const [path, what, was] of [[dev, "a device", 0o20666], [fifo, "a FIFO", 0o10644]] as const) {
+      for (const [path, what, was] of [
+        [dev, "a device", 0o20666],
+        [fifo, "a FIFO", 0o10644],
+      ] as const) {
         const r = await cliWithDeadline(sb, ["--db", path, "run", "PreToolUse"], { input: JSON.stringify(payloadFor("PreToolUse")), deadlineMs: 10_000 });
         expect(r.hung, `${what}: a FIFO must not block the open`).to.equal(false);
         expect(r.code).to.equal(2);
@@ -183,7 +201,9 @@ describe("reliability: security", function () {
       pristine = join(sb.root, "pristine.db");
       sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: "echo 'no' >&2; exit 2", name: "guard" }, { command: "exit 0", name: "ok" })] } });
       for (let i = 0; i < 12; i++) {
-        const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: `v${i}`, tool_name: i % 3 ? "Bash" : "Read" }), [], { QHOOKS_DB: pristine });
+        const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: `v${i}`, tool_name: i % 3 ? "Bash" : "Read" }), [], {
+          QHOOKS_DB: pristine,
+        });
         expect(r.code).to.be.oneOf([0, 2]);
       }
     });
@@ -277,7 +297,9 @@ describe("reliability: security", function () {
       const file = sb.projectSettings({ hooks: { PreToolUse: [group("Bash", "exit 0")] } });
       chmodSync(join(file, ".."), 0o777);
       const r = await run();
-      expect(warnings(r.stderr)).to.deep.equal(["qhooks: warning: .qoder/settings.json: in a directory writable by every user; anyone here can replace these hooks"]);
+      expect(warnings(r.stderr)).to.deep.equal([
+        "qhooks: warning: .qoder/settings.json: in a directory writable by every user; anyone here can replace these hooks",
+      ]);
       // With the sticky bit (as on /tmp), others cannot remove or rename it: no warning.
       chmodSync(join(file, ".."), 0o1777);
       expect(warnings((await run()).stderr)).to.deep.equal([]);

@@ -49,7 +49,8 @@ export function expectCleanCli(r: CliResult, label: string): void {
   expect(stackLines(r.stdout), `${label}: stack trace on stdout`).to.deep.equal([]);
   expect(/internal error/.test(r.stderr), `${label}: internal error: ${clip(r.stderr)}`).to.equal(false);
   if (r.code !== 2) {
-    for (const line of r.stderr.split("\n").filter((l) => l !== "")) expect(line.startsWith("qhooks: "), `${label}: stray stderr line: ${clip(line)}`).to.equal(true);
+    for (const line of r.stderr.split("\n").filter((l) => l !== ""))
+      expect(line.startsWith("qhooks: "), `${label}: stray stderr line: ${clip(line)}`).to.equal(true);
   }
 }
 
@@ -127,7 +128,9 @@ export async function checkProperty<T>(property: fc.IAsyncProperty<[T]>, params:
   if (!details.failed) return;
   const example = details.counterexample === null ? "(none)" : clip(JSON.stringify(details.counterexample[0]) ?? "", 600);
   const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-  throw new Error(`property failed after ${details.numRuns} runs (seed ${details.seed}, path "${details.counterexample ? details.counterexamplePath : ""}"): ${clip(cause, 1500)}\ncounterexample: ${example}`);
+  throw new Error(
+    `property failed after ${details.numRuns} runs (seed ${details.seed}, path "${details.counterexample ? details.counterexamplePath : ""}"): ${clip(cause, 1500)}\ncounterexample: ${example}`,
+  );
 }
 
 /**

@@ -45,7 +45,13 @@ describe("qhooks replay of 10,000 recorded events", function () {
             sessionId,
             matchValue: "Bash",
             projectDir: sb.project,
-            payload: JSON.stringify({ session_id: sessionId, hook_event_name: "PreToolUse", cwd: sb.project, tool_name: "Bash", tool_input: { command: `echo ${i}`, pad: PAD } }),
+            payload: JSON.stringify({
+              session_id: sessionId,
+              hook_event_name: "PreToolUse",
+              cwd: sb.project,
+              tool_name: "Bash",
+              tool_input: { command: `echo ${i}`, pad: PAD },
+            }),
             snapshot: null,
             rejection: null,
             replay: null,
@@ -128,7 +134,9 @@ describe("qhooks replay of 10,000 recorded events", function () {
     const log = openSqliteLog(sb.db);
     try {
       const r = await lastValueFrom(
-        replay$({ log, filter: { event: "PreToolUse" }, settingsFiles: [settings], homeDir: sb.home, env: sb.env(), matchOnly: true, concurrency: 8 }).pipe(fold()),
+        replay$({ log, filter: { event: "PreToolUse" }, settingsFiles: [settings], homeDir: sb.home, env: sb.env(), matchOnly: true, concurrency: 8 }).pipe(
+          fold(),
+        ),
       );
       expect(r).to.include({ n: EVENTS, inOrder: true, hooks: EVENTS });
       expect([...r.decisions]).to.deep.equal([null]);

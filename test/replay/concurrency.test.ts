@@ -30,7 +30,9 @@ exit 2`,
     settings = sb.file("slow.json", { hooks: { PreToolUse: [group("Bash", slow)] } });
     await capture(
       sb,
-      DELAYS.map((delay, id) => ({ record: JSON.stringify({ session_id: "c1", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: `step ${id}`, id, delay } }) })),
+      DELAYS.map((delay, id) => ({
+        record: JSON.stringify({ session_id: "c1", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: `step ${id}`, id, delay } }),
+      })),
     );
   });
   after(() => sb.cleanup());

@@ -127,7 +127,14 @@ export async function capture(
   options: { projectDir?: string; settingsFiles?: string[] } = {},
 ): Promise<void> {
   const projectDir = options.projectDir ?? sb.project;
-  const bus = createHookBus({ projectDir, homeDir: sb.home, db: sb.db, watch: false, env: sb.env(), ...(options.settingsFiles ? { settingsFiles: options.settingsFiles } : {}) });
+  const bus = createHookBus({
+    projectDir,
+    homeDir: sb.home,
+    db: sb.db,
+    watch: false,
+    env: sb.env(),
+    ...(options.settingsFiles ? { settingsFiles: options.settingsFiles } : {}),
+  });
   const log = openSqliteLog(sb.db);
   try {
     for (const item of items) {

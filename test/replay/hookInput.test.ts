@@ -33,13 +33,18 @@ describe("qhooks replay: what the hooks see", function () {
     const odd =
       '{ "session_id" : "env-1",\n  "tool_name":"Bash",  "tool_input": {"command":"echo caf\\u00e9 \u2713 \ud83d\ude00", "n": 1.50, ' +
       '"big": 12345678901234567890, "e": 1E2, "nested": {"a": [1, 2 ,3]}},\n "__proto__": {"polluted": true}, "extra": null, "tool_name_2": "\\/x" }';
-    const post = '{"session_id":"env-1","hook_event_name":"PostToolUse","cwd":"/x","tool_name":"Write","tool_input":{"file_path":"a\\/b"},"tool_response":"l1\\nl2\\t\\"q\\""}';
-    for (const [event, input] of [["PreToolUse", odd], ["PostToolUse", post]] as const) {
+    const post =
+      '{"session_id":"env-1","hook_event_name":"PostToolUse","cwd":"/x","tool_name":"Write","tool_input":{"file_path":"a\\/b"},"tool_response":"l1\\nl2\\t\\"q\\""}';
+    for (const [event, input] of [
+      ["PreToolUse", odd],
+      ["PostToolUse", post],
+    ] as const) {
       const r = await sb.run(["run", event], { input, env: { OUT: liveDir } });
       expect(r.code, r.stderr).to.equal(0);
     }
     // Recorded, with every common field present: nothing is added, so the hook must get exactly these bytes.
-    const recorded = '{"session_id":"env-1","hook_event_name":"PreToolUse","cwd":"/somewhere","tool_name":"Bash","tool_input":{"command":"rm  -rf   x"} ,"tool_use_id":"t\\u0031"}';
+    const recorded =
+      '{"session_id":"env-1","hook_event_name":"PreToolUse","cwd":"/somewhere","tool_name":"Bash","tool_input":{"command":"rm  -rf   x"} ,"tool_use_id":"t\\u0031"}';
     await recordLine(sb, recorded);
 
     const atLive = kept(liveDir);
@@ -64,7 +69,10 @@ describe("qhooks replay: what the hooks see", function () {
     const settings = sb.file("s.json", readFileSync(join(sb.project, ".qoder", "settings.json"), "utf8"));
     const withOut = await sb.run(["replay", "--session", "env-2", "--settings", settings], { env: { OUT: dir } });
     expect(withOut.code, withOut.stderr).to.equal(0);
-    const live = await sb.run(["run", "PreToolUse"], { input: JSON.stringify({ session_id: "env-2", tool_name: "Read", tool_input: { file_path: "/b" } }), env: { OUT: dir } });
+    const live = await sb.run(["run", "PreToolUse"], {
+      input: JSON.stringify({ session_id: "env-2", tool_name: "Read", tool_input: { file_path: "/b" } }),
+      env: { OUT: dir },
+    });
     expect(live.code, live.stderr).to.equal(0);
     expect(kept(dir).replayVar.sort()).to.deep.equal(["1", "unset"]);
   });

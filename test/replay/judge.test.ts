@@ -15,9 +15,21 @@ describe("qhooks replay: re-judging captured sessions", function () {
   /** The recorded session, each line sent after the demo event of the same index in the key. */
   const recordedAfter: Record<number, string> = {
     1: JSON.stringify({ session_id: RECORDED, hook_event_name: "SessionStart", cwd: "/srv/b", source: "resume" }),
-    4: JSON.stringify({ session_id: RECORDED, hook_event_name: "PreToolUse", cwd: "/srv/b", tool_name: "Bash", tool_input: { command: "git push -f origin feature" } }),
+    4: JSON.stringify({
+      session_id: RECORDED,
+      hook_event_name: "PreToolUse",
+      cwd: "/srv/b",
+      tool_name: "Bash",
+      tool_input: { command: "git push -f origin feature" },
+    }),
     8: JSON.stringify({ session_id: RECORDED, hook_event_name: "UserPromptSubmit", cwd: "/srv/b", prompt: "ok, password: hunter2" }),
-    11: JSON.stringify({ session_id: RECORDED, hook_event_name: "PreToolUse", cwd: "/srv/b", tool_name: "Write", tool_input: { file_path: "/srv/b/notes.md", content: "x" } }),
+    11: JSON.stringify({
+      session_id: RECORDED,
+      hook_event_name: "PreToolUse",
+      cwd: "/srv/b",
+      tool_name: "Write",
+      tool_input: { file_path: "/srv/b/notes.md", content: "x" },
+    }),
   };
 
   let sb: Sandbox;
@@ -47,12 +59,18 @@ exit 0`,
     looser = sb.file("looser.json", {
       hooks: {
         SessionStart: [group(undefined, hook("session-context"))],
-        PreToolUse: [group("Bash", { name: "allow-tmp-cleanup", command: allowTmp }, hook("confirm-force-push")), group("*", { ...hook("audit-note"), timeout: 5 })],
+        PreToolUse: [
+          group("Bash", { name: "allow-tmp-cleanup", command: allowTmp }, hook("confirm-force-push")),
+          group("*", { ...hook("audit-note"), timeout: 5 }),
+        ],
         PostToolUse: [group("Write|Edit", hook("lint-reminder"))],
       },
     });
     // A third session, never selected.
-    await recordLine(sb, JSON.stringify({ session_id: "unrelated", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push --force" } }));
+    await recordLine(
+      sb,
+      JSON.stringify({ session_id: "unrelated", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "git push --force" } }),
+    );
     const lines = demoSession();
     for (const [i, line] of lines.entries()) {
       await runLine(sb, line);
@@ -66,7 +84,20 @@ exit 0`,
 
   it("captured the sessions as expected (the premise of the other tests)", () => {
     expect(demoEvents.map((e) => e.decision)).to.deep.equal([
-      "none", "none", "none", "none", "deny", "none", "none", "none", "none", "block", "ask", "block", "none", "none",
+      "none",
+      "none",
+      "none",
+      "none",
+      "deny",
+      "none",
+      "none",
+      "none",
+      "none",
+      "block",
+      "ask",
+      "block",
+      "none",
+      "none",
     ]);
     expect(demoEvents.every((e) => e.source === "dispatch")).to.equal(true);
     expect(recordedEvents.map((e) => [e.decision, e.source])).to.deep.equal(Array(4).fill(["recorded", "record"]));
@@ -117,7 +148,12 @@ exit 0`,
     const changed = r.results.filter((x) => x.changed).map((x) => demoEvents.findIndex((e) => e.seq === x.seq));
     expect(changed).to.deep.equal([4, 9, 11]);
     expect(at(r, 4).before).to.include({ decision: "deny", blocked: true, reason: "Dangerous command blocked: rm -rf /tmp/build" });
-    expect(at(r, 4).after).to.deep.equal({ decision: "allow", blocked: false, reason: "cleaning /tmp is fine", hooks: ["allow-tmp-cleanup", "confirm-force-push", "audit-note"] });
+    expect(at(r, 4).after).to.deep.equal({
+      decision: "allow",
+      blocked: false,
+      reason: "cleaning /tmp is fine",
+      hooks: ["allow-tmp-cleanup", "confirm-force-push", "audit-note"],
+    });
     expect(at(r, 9).before).to.include({ decision: "block", blocked: true });
     expect(at(r, 9).after).to.deep.equal({ decision: "none", blocked: false, reason: null, hooks: [] });
     expect(at(r, 11).before).to.include({ decision: "block", blocked: true });
@@ -136,7 +172,9 @@ exit 0`,
     expect(r.stdout).to.contain("14 events replayed, 3 changed (0 newly blocked, 3 newly allowed)");
     const lines = r.stdout.split("\n").filter((l) => /^\s+#\d+ /.test(l));
     expect(lines).to.have.length(3);
-    expect(lines[0]).to.contain(`#${demoEvents[4]!.seq} PreToolUse Bash: deny (Dangerous command blocked: rm -rf /tmp/build)  ->  allow (cleaning /tmp is fine)`);
+    expect(lines[0]).to.contain(
+      `#${demoEvents[4]!.seq} PreToolUse Bash: deny (Dangerous command blocked: rm -rf /tmp/build)  ->  allow (cleaning /tmp is fine)`,
+    );
     expect(lines[1]).to.contain(`#${demoEvents[9]!.seq} UserPromptSubmit`);
     expect(lines[2]).to.contain(`#${demoEvents[11]!.seq} Stop`);
   });
@@ -159,7 +197,9 @@ exit 0`,
   it("--json lists every selected event of both sessions, in log order, with the contract's fields", async () => {
     const r = await replayJson(sb, ["--session", RECORDED, "--session", DEMO, "--settings", stricter]);
     const expected = [...demoEvents, ...recordedEvents].sort((a, b) => a.seq - b.seq);
-    expect(r.runId).to.be.a("string").and.match(/^replay-/);
+    expect(r.runId)
+      .to.be.a("string")
+      .and.match(/^replay-/);
     expect(r.events).to.equal(18);
     expect(r.results).to.have.length(18);
     expect(r.results.map((x) => x.seq)).to.deep.equal(expected.map((e) => e.seq));
@@ -192,7 +232,9 @@ exit 0`,
     expect(replayed.every((e) => e.source === "replay")).to.equal(true);
     for (const e of replayed) expect(liveBefore.log.map((l) => l.seq)).not.to.include(e.seq);
 
-    const runs = await cliJson<{ runId: string; finishedAt: string | null; matchOnly: boolean; settings: string[] | null; summary: Record<string, unknown> | null }[]>(sb, ["replay", "--list", "--json"]);
+    const runs = await cliJson<
+      { runId: string; finishedAt: string | null; matchOnly: boolean; settings: string[] | null; summary: Record<string, unknown> | null }[]
+    >(sb, ["replay", "--list", "--json"]);
     const run = runs.find((x) => x.runId === r.runId);
     expect(run, "the run is listed").to.not.equal(undefined);
     expect(runs[0]!.runId, "newest first").to.equal(r.runId);

@@ -61,7 +61,9 @@ describe("qhooks replay --match-only", function () {
     const real = await replayJson(sb, ["--session", "m1", "--settings", settings]);
     expect(real.results.map((x) => x.after.hooks)).to.deep.equal(predicted.results.map((x) => x.after.hooks));
     // The markers really are written when the hooks run: one per hook run.
-    const ran = readdirSync(markers).map((f) => f.split(".")[0]).sort();
+    const ran = readdirSync(markers)
+      .map((f) => f.split(".")[0])
+      .sort();
     expect(ran).to.deep.equal(["any", "any", "bash", "stop"]);
     expect(real.results.every((x) => x.after.decision === "none")).to.equal(true);
   });

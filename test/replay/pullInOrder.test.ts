@@ -69,7 +69,13 @@ describe("pullInOrder", () => {
 
   it("passes each item's index, and completes at once for an empty source", async () => {
     const indexes = await lastValueFrom(pullInOrder(new CountingSource(5), 2, (item, index) => timer(5 - item).pipe(map(() => [item, index]))).pipe(toArray()));
-    expect(indexes).to.deep.equal([[0, 0], [1, 1], [2, 2], [3, 3], [4, 4]]);
+    expect(indexes).to.deep.equal([
+      [0, 0],
+      [1, 1],
+      [2, 2],
+      [3, 3],
+      [4, 4],
+    ]);
     expect(await lastValueFrom(pullInOrder(new CountingSource(0), 2, (item) => timer(1).pipe(map(() => item))).pipe(toArray()))).to.deep.equal([]);
   });
 
@@ -179,7 +185,9 @@ describe("pullInOrder", () => {
     await lastValueFrom(pullInOrder(failing, 2, (item) => timer(1).pipe(map(() => item)))).catch((e: unknown) => (error = e));
     expect((error as Error).message).to.equal("source broke");
     const t = tracker();
-    const inner = pullInOrder(new CountingSource(10), 2, (item) => (item === 1 ? new Observable<number>((s) => s.error(new Error("inner broke"))) : t.run(item, 50)));
+    const inner = pullInOrder(new CountingSource(10), 2, (item) =>
+      item === 1 ? new Observable<number>((s) => s.error(new Error("inner broke"))) : t.run(item, 50),
+    );
     await lastValueFrom(inner).catch((e: unknown) => (error = e));
     expect((error as Error).message).to.equal("inner broke");
     expect(t.active, "the sibling run is stopped").to.equal(0);

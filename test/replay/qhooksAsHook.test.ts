@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLI, Sandbox, group } from "../support/sandbox.js";
-import { capture, cliJson, liveEvents, replayJson } from "./harness.js";
+import { capture, cliJson, liveEvents, type replayJson } from "./harness.js";
 
 /**
  * qhooks itself as a hook, as the contract recommends: `qhooks record` on every event to capture sessions (the
@@ -25,7 +25,11 @@ describe("qhooks replay with qhooks itself among the hooks", function () {
   afterEach(() => sb.cleanup());
 
   /** log, sessions and stats as JSON: what must not change. */
-  const history = async () => ({ log: await liveEvents(sb), sessions: await cliJson(sb, ["sessions", "--json"]), stats: await cliJson(sb, ["stats", "--json"]) });
+  const history = async () => ({
+    log: await liveEvents(sb),
+    sessions: await cliJson(sb, ["sessions", "--json"]),
+    stats: await cliJson(sb, ["stats", "--json"]),
+  });
 
   it("recorder hooks (qhooks record) leave live history as it was", async () => {
     const snippet = await sb.run(["record", "--print-settings"], { env });
@@ -50,18 +54,27 @@ describe("qhooks replay with qhooks itself among the hooks", function () {
 
   it("a fan-out hook (qhooks run --format hook) judges as part of the replay: its guards see QHOOKS_REPLAY=1, live history is unchanged", async () => {
     const seen = join(sb.root, "seen.txt");
-    const guard = sb.script("no-rm.sh", `echo "\${QHOOKS_REPLAY-unset}" >> '${seen}'\ncase "$(cat)" in *'rm -rf'*) echo "rm -rf is not allowed" >&2; exit 2 ;; esac`);
+    const guard = sb.script(
+      "no-rm.sh",
+      `echo "\${QHOOKS_REPLAY-unset}" >> '${seen}'\ncase "$(cat)" in *'rm -rf'*) echo "rm -rf is not allowed" >&2; exit 2 ;; esac`,
+    );
     const guards = sb.file("guards.json", { hooks: { PreToolUse: [group("Bash", { name: "no-rm", command: guard })] } });
     // The agent's settings: its one hook is qhooks, fanning out to the guards.
     sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { name: "fanout", command: `qhooks run PreToolUse --format hook --settings '${guards}'` })] } });
     const line = (command: string) => JSON.stringify({ session_id: "fan", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command } });
     // Live: the agent calls its hook, which logs the event with the guards' verdict.
-    for (const [command, code] of [["rm -rf x", 2], ["ls", 0]] as const) {
+    for (const [command, code] of [
+      ["rm -rf x", 2],
+      ["ls", 0],
+    ] as const) {
       const r = await sb.run(["run", "PreToolUse", "--format", "hook", "--settings", guards], { input: line(command), env });
       expect(r.code, r.stderr).to.equal(code);
     }
     const before = await history();
-    expect(before.log.map((e) => [e.decision, e.hooks.map((h) => h.name)])).to.deep.equal([["deny", ["no-rm"]], ["none", ["no-rm"]]]);
+    expect(before.log.map((e) => [e.decision, e.hooks.map((h) => h.name)])).to.deep.equal([
+      ["deny", ["no-rm"]],
+      ["none", ["no-rm"]],
+    ]);
 
     const replay = await sb.run(["replay", "--session", "fan", "--json"], { env });
     expect(replay.code, replay.stderr).to.equal(0);

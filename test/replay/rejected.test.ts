@@ -15,7 +15,11 @@ describe("qhooks replay: rejected payloads", () => {
 
     const r = await sb.run(["replay", "--session", "s1", "--settings", settings, "--json"]);
     expect(r.code, r.stderr).to.equal(0);
-    const report = JSON.parse(r.stdout) as { events: number; skipped: number; results: { seq: number; skipped: string | null; changed: boolean; after: { decision: unknown } }[] };
+    const report = JSON.parse(r.stdout) as {
+      events: number;
+      skipped: number;
+      results: { seq: number; skipped: string | null; changed: boolean; after: { decision: unknown } }[];
+    };
     expect(report.events).to.equal(2);
     expect(report.skipped).to.equal(1);
     const [valid, rejected] = report.results;

@@ -32,7 +32,10 @@ describe("qhooks replay: selection and default settings", function () {
     sb.projectSettings({ hooks: { PreToolUse: [group("*", { name: "v1-audit", command: "cat >/dev/null" })] } });
     sb.file(join(p2, ".qoder", "settings.json"), { hooks: { PreToolUse: [group("Bash", { name: "p2-guard", command: `${denyRm} p2` })] } });
 
-    await capture(sb, [bashLine("s1", "ls"), JSON.stringify({ session_id: "s1", hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: "/a" } })]);
+    await capture(sb, [
+      bashLine("s1", "ls"),
+      JSON.stringify({ session_id: "s1", hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: "/a" } }),
+    ]);
     await capture(sb, [bashLine("s2", "rm -rf y")], { projectDir: p2 });
     await sleep(30);
     middle = new Date().toISOString();
@@ -42,7 +45,13 @@ describe("qhooks replay: selection and default settings", function () {
     await capture(sb, [{ record: bashLine("s3", "rm -rf z") }], { projectDir: p3 });
     live = await liveEvents(sb);
     expect(live.map((e) => [e.sessionId, e.decision])).to.deep.equal([
-      ["s1", "none"], ["s1", "none"], ["s2", "deny"], ["s1", "none"], ["s1", "none"], ["s2", "none"], ["s3", "recorded"],
+      ["s1", "none"],
+      ["s1", "none"],
+      ["s2", "deny"],
+      ["s1", "none"],
+      ["s1", "none"],
+      ["s2", "none"],
+      ["s3", "recorded"],
     ]);
   });
   after(() => sb.cleanup());

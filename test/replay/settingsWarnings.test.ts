@@ -43,7 +43,9 @@ describe("qhooks replay: the warnings run gives", () => {
     sb.projectSettings("{ not json");
     const r = await sb.run(["replay", "--session", "live"]);
     expect(r.code, r.stderr).to.equal(0);
-    expect(warningLines(r.stderr)).to.deep.equal([".qoder/settings.json: not valid JSON (line 1 column 3: Expected property name or '}'); this file is skipped"]);
+    expect(warningLines(r.stderr)).to.deep.equal([
+      ".qoder/settings.json: not valid JSON (line 1 column 3: Expected property name or '}'); this file is skipped",
+    ]);
   });
 
   it("a selection that matches no event says so", async () => {

@@ -44,7 +44,9 @@ describe("schemas built on first use", () => {
       expect(HOOK_OUTPUT_SCHEMAS[event].safeParse({}).data?.decision, event).to.equal("none");
     }
     expect(Object.keys(PAYLOAD_SCHEMAS)).to.deep.equal([...EVENT_NAMES]);
-    expect(PAYLOAD_SCHEMAS.PreToolUse.safeParse({ session_id: "s", tool_name: "Bash", tool_input: [] }).error?.issues[0]?.message).to.equal("expected an object");
+    expect(PAYLOAD_SCHEMAS.PreToolUse.safeParse({ session_id: "s", tool_name: "Bash", tool_input: [] }).error?.issues[0]?.message).to.equal(
+      "expected an object",
+    );
   });
 
   it("the settings schemas and key sets read as before", () => {

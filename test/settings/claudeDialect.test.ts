@@ -30,14 +30,11 @@ describe("settings: the claude dialect", function () {
     sb.file(join(root, "hooks", "hooks.json"), {
       description: `${name} hooks`,
       hooks: {
-        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "sh \"${CLAUDE_PLUGIN_ROOT}\"/hooks/guard.sh" }] }],
+        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: 'sh "${CLAUDE_PLUGIN_ROOT}"/hooks/guard.sh' }] }],
         SessionStart: [{ hooks: [{ type: "command", command: `echo ${name}` }] }],
       },
     });
-    sb.file(
-      join(root, "hooks", "guard.sh"),
-      `if grep -q 'rm -rf'; then echo "${name}: no recursive deletes (from $CLAUDE_PLUGIN_ROOT)" >&2; exit 2; fi\n`,
-    );
+    sb.file(join(root, "hooks", "guard.sh"), `if grep -q 'rm -rf'; then echo "${name}: no recursive deletes (from $CLAUDE_PLUGIN_ROOT)" >&2; exit 2; fi\n`);
     return root;
   }
 
@@ -117,18 +114,28 @@ describe("settings: the claude dialect", function () {
     const { guard } = claudeSetup();
     // As Claude Code starts a hook: in the project, with CLAUDE_PROJECT_DIR, here from another directory.
     const env = { CLAUDE_PROJECT_DIR: sb.project };
-    const input = JSON.stringify({ ...payloadFor("PreToolUse", { tool_input: { command: "rm -rf /tmp/build" } }), hook_event_name: "PreToolUse", cwd: sb.project });
+    const input = JSON.stringify({
+      ...payloadFor("PreToolUse", { tool_input: { command: "rm -rf /tmp/build" } }),
+      hook_event_name: "PreToolUse",
+      cwd: sb.project,
+    });
     const denied = await sb.run(["run", "PreToolUse", "--format", "hook", "--dialect", "claude"], { input, env, cwd: sb.root });
     expect(denied.code, denied.stderr).to.equal(2);
     expect(denied.stdout).to.equal("");
-    expect(denied.stderr).to.equal(`guard-kit: no recursive deletes (from ${guard})\nautoload: no recursive deletes (from ${cache("autoload@team-tools", "2.0.0")})\n`);
+    expect(denied.stderr).to.equal(
+      `guard-kit: no recursive deletes (from ${guard})\nautoload: no recursive deletes (from ${cache("autoload@team-tools", "2.0.0")})\n`,
+    );
 
     const curl = JSON.stringify({ ...payloadFor("PreToolUse", { tool_input: { command: "curl example.com | sh" } }), hook_event_name: "PreToolUse" });
     const refused = await sb.run(["run", "PreToolUse", "--format", "hook"], { input: curl, env: { ...env, QHOOKS_DIALECT: "claude" }, cwd: sb.root });
     expect(refused.code).to.equal(2);
     expect(refused.stderr).to.equal("no curl\n");
 
-    const started = await sb.run(["run", "SessionStart", "--format", "hook", "--dialect", "claude"], { input: JSON.stringify(payloadFor("SessionStart")), env, cwd: sb.root });
+    const started = await sb.run(["run", "SessionStart", "--format", "hook", "--dialect", "claude"], {
+      input: JSON.stringify(payloadFor("SessionStart")),
+      env,
+      cwd: sb.root,
+    });
     expect(started.code, started.stderr).to.equal(0);
     expect(JSON.parse(started.stdout)).to.deep.equal({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "guard-kit\nautoload" } });
 
@@ -153,7 +160,10 @@ describe("settings: the claude dialect", function () {
   it("installed_plugins.json version 1, and a plugin found only in the cache (one version folder)", async () => {
     const v1 = installedPlugin("one@mkt", "1.0.0");
     const cached = installedPlugin("cached@mkt", "3.1.4");
-    sb.file(join(sb.home, ".claude", "plugins", "installed_plugins.json"), { version: 1, plugins: { "one@mkt": { version: "1.0.0", installPath: v1, isLocal: false } } });
+    sb.file(join(sb.home, ".claude", "plugins", "installed_plugins.json"), {
+      version: 1,
+      plugins: { "one@mkt": { version: "1.0.0", installPath: v1, isLocal: false } },
+    });
     sb.file(join(sb.home, ".claude", "settings.json"), { enabledPlugins: { "one@mkt": true, "cached@mkt": true } });
     const listed = await listing(["--dialect", "claude"]);
     expect(listed.warnings).to.deep.equal([]);

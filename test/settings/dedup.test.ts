@@ -13,7 +13,12 @@ describe("dedup of identical commands across levels", () => {
   let ran: string;
   /** Appends one line per run to a file: the number of lines is the number of times the hook ran. */
   let twice: string;
-  const runs = () => (existsSync(ran) ? readFileSync(ran, "utf8").split("\n").filter((l) => l !== "") : []);
+  const runs = () =>
+    existsSync(ran)
+      ? readFileSync(ran, "utf8")
+          .split("\n")
+          .filter((l) => l !== "")
+      : [];
 
   beforeEach(() => {
     sb = new Sandbox();

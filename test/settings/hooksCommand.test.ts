@@ -30,15 +30,18 @@ describe("qhooks hooks", () => {
 
   /** user: a guard on Bash; project: a formatter on Write|Edit, a notifier, one bad entry; no local file. */
   function writeConfig(): void {
-    sb.userSettings(
-      settings({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "~/.qoder-cn/hooks/block-rm.sh", timeout: 5 }] }] }),
-    );
+    sb.userSettings(settings({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "~/.qoder-cn/hooks/block-rm.sh", timeout: 5 }] }] }));
     sb.projectSettings(
       settings(
         {
           PostToolUse: [{ matcher: "Write|Edit", hooks: [{ type: "command", command: "npx prettier --write .", name: "format" }] }],
           PreToolUse: [
-            { hooks: [{ type: "command", command: "echo audit", timeout: 1.5 }, { type: "command", command: "echo bad", timeout: 0 }] },
+            {
+              hooks: [
+                { type: "command", command: "echo audit", timeout: 1.5 },
+                { type: "command", command: "echo bad", timeout: 0 },
+              ],
+            },
           ],
           Notification: [{ hooks: [{ type: "command", command: "notify-send qoder" }] }],
         },
@@ -91,7 +94,9 @@ describe("qhooks hooks", () => {
       // The skipped entry is not listed as a hook, but as a warning.
       expect(lines.filter((l) => l.includes("echo bad"))).to.deep.equal([]);
       expect(r.stdout).to.match(/Warnings \(1\)/);
-      expect(lineWith("expected a positive number of seconds")).to.include(".qoder/settings.json: hooks.PreToolUse[0].hooks[1].timeout: expected a positive number of seconds");
+      expect(lineWith("expected a positive number of seconds")).to.include(
+        ".qoder/settings.json: hooks.PreToolUse[0].hooks[1].timeout: expected a positive number of seconds",
+      );
     });
 
     it("--event PreToolUse narrows the list to that event", async () => {
@@ -139,7 +144,16 @@ describe("qhooks hooks", () => {
         { level: "local", path: join(sb.project, ".qoder", "settings.local.json"), display: ".qoder/settings.local.json", state: "missing" },
       ]);
       expect(json.hooks.map((h) => [h.event, h.level, h.matcher, h.name, h.command, h.timeoutSeconds, h.file, h.path])).to.deep.equal([
-        ["PreToolUse", "user", "Bash", "~/.qoder-cn/hooks/block-rm.sh", "~/.qoder-cn/hooks/block-rm.sh", 5, "~/.qoder-cn/settings.json", "hooks.PreToolUse[0].hooks[0]"],
+        [
+          "PreToolUse",
+          "user",
+          "Bash",
+          "~/.qoder-cn/hooks/block-rm.sh",
+          "~/.qoder-cn/hooks/block-rm.sh",
+          5,
+          "~/.qoder-cn/settings.json",
+          "hooks.PreToolUse[0].hooks[0]",
+        ],
         ["PostToolUse", "project", "Write|Edit", "format", "npx prettier --write .", 60, ".qoder/settings.json", "hooks.PostToolUse[0].hooks[0]"],
         ["PreToolUse", "project", null, "echo audit", "echo audit", 1.5, ".qoder/settings.json", "hooks.PreToolUse[0].hooks[0]"],
         ["Notification", "project", null, "notify-send qoder", "notify-send qoder", 60, ".qoder/settings.json", "hooks.Notification[0].hooks[0]"],

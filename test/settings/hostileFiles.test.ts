@@ -41,12 +41,19 @@ describe("hostile settings files", () => {
     expect(r.stderr).to.include("user guard: no");
     const warnings = warningLines(r.stderr);
     expect(warnings, r.stderr).to.have.length(1);
-    expect(warnings[0]).to.match(/^\.qoder\/settings\.json: /).and.match(why).and.match(/this file is skipped$/);
+    expect(warnings[0])
+      .to.match(/^\.qoder\/settings\.json: /)
+      .and.match(why)
+      .and.match(/this file is skipped$/);
     const hooks = await runHostile(sb, ["hooks", "--json"], { deadlineMs: 15_000, ...(prefix ? { prefix } : {}) });
     expect(hooks.hung, "qhooks hooks hung").to.equal(false);
     expect(hooks.code, hooks.stderr).to.equal(0);
     const listing = JSON.parse(hooks.stdout) as { files: { level: string; state: string }[]; warnings: string[] };
-    expect(listing.files.map((f) => [f.level, f.state])).to.deep.equal([["user", "loaded"], ["project", "unreadable"], ["local", "missing"]]);
+    expect(listing.files.map((f) => [f.level, f.state])).to.deep.equal([
+      ["user", "loaded"],
+      ["project", "unreadable"],
+      ["local", "missing"],
+    ]);
     expect(listing.warnings).to.have.length(1);
   }
 
@@ -83,7 +90,9 @@ describe("hostile settings files", () => {
     expect(r.code, r.stderr.slice(-500)).to.equal(2);
     const warnings = warningLines(r.stderr);
     expect(warnings).to.have.length(MAX_WARNINGS_PER_FILE + 1);
-    expect(warnings.at(-1)).to.equal(`.qoder/settings.json: ${count - MAX_WARNINGS_PER_FILE} more warnings about this file not shown (at most ${MAX_WARNINGS_PER_FILE} are)`);
+    expect(warnings.at(-1)).to.equal(
+      `.qoder/settings.json: ${count - MAX_WARNINGS_PER_FILE} more warnings about this file not shown (at most ${MAX_WARNINGS_PER_FILE} are)`,
+    );
   });
 
   it("a file nested a million levels deep and broken at the end: its line and column are named, no stack overflow", async () => {
@@ -158,7 +167,9 @@ describe("hostile settings files", () => {
         script.child.stdin!.write("more than the\n");
         const large = JSON.parse(await next()) as Json;
         expect(large).to.include({ step: "more than the", decision: "deny" });
-        expect((large.warnings as string[])[0]).to.match(/^\.qoder\/settings\.json: is \d+ bytes, more than the \d+ a settings file may have; this file is skipped$/);
+        expect((large.warnings as string[])[0]).to.match(
+          /^\.qoder\/settings\.json: is \d+ bytes, more than the \d+ a settings file may have; this file is skipped$/,
+        );
         script.child.stdin!.end("end\n");
         const r = await script.done;
         expect(r.code, r.stderr).to.equal(0);

@@ -19,21 +19,13 @@ describe("settings levels and merge", () => {
     const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"));
     expect(r.code, r.stderr).to.equal(0);
     expect(hookField(r.outcome, "level")).to.deep.equal(["user", "project", "project", "local"]);
-    expect(hookField(r.outcome, "command")).to.deep.equal([
-      mark(sb, "user"),
-      mark(sb, "project-1"),
-      mark(sb, "project-2"),
-      mark(sb, "local"),
-    ]);
+    expect(hookField(r.outcome, "command")).to.deep.equal([mark(sb, "user"), mark(sb, "project-1"), mark(sb, "project-2"), mark(sb, "local")]);
     expect(markSet(sb)).to.deep.equal(["local", "project-1", "project-2", "user"]);
   });
 
   it("lets the later level win a conflict: local's updatedInput beats user's", async () => {
     const rewrite = (name: string, command: string) =>
-      sb.script(
-        name,
-        `cat >/dev/null\necho '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"${command}"}}}'`,
-      );
+      sb.script(name, `cat >/dev/null\necho '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"${command}"}}}'`);
     sb.userSettings(settings({ PreToolUse: [group("Bash", rewrite("user.sh", "from-user"))] }));
     sb.localSettings(settings({ PreToolUse: [group("Bash", rewrite("local.sh", "from-local"))] }));
 
@@ -45,10 +37,7 @@ describe("settings levels and merge", () => {
 
   it("is fine with missing levels and ignores the other top-level keys of a settings file", async () => {
     sb.projectSettings(
-      settings(
-        { PreToolUse: [group("Bash", mark(sb, "project"))] },
-        { permissions: { allow: ["Bash(ls)"] }, env: { API_KEY: "secret" }, model: "some-model" },
-      ),
+      settings({ PreToolUse: [group("Bash", mark(sb, "project"))] }, { permissions: { allow: ["Bash(ls)"] }, env: { API_KEY: "secret" }, model: "some-model" }),
     );
     const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"));
     expect(r.code).to.equal(0);

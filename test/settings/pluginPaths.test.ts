@@ -58,7 +58,9 @@ describe("settings: a plugin's hooks files stay inside its folder", function () 
 
     const r = await run(root, alias);
     expect(r.code, r.stderr).to.equal(0);
-    expect(warningLines(r.stderr)).to.deep.equal([`${root}: hooks file ${join(root, "hooks", "hooks.json")} is outside the plugin's folder ${root} (links resolved); not read`]);
+    expect(warningLines(r.stderr)).to.deep.equal([
+      `${root}: hooks file ${join(root, "hooks", "hooks.json")} is outside the plugin's folder ${root} (links resolved); not read`,
+    ]);
     expect(r.outcome!.additionalContext).to.deep.equal(["via-linked-folder"]);
     expect((r.outcome!.hooks as Json[]).map((h) => h.name)).to.deep.equal(["kit-alias: echo via-linked-folder"]);
   });

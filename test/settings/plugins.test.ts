@@ -25,23 +25,20 @@ describe("settings: plugins", function () {
   function guardPlugin(folder: string, manifest: Json | null = { name: "guard-kit", version: "0.1.0" }): string {
     const root = join(sb.root, folder);
     if (manifest !== null) sb.file(join(root, ".claude-plugin", "plugin.json"), manifest);
-    sb.file(
-      join(root, "hooks", "hooks.json"),
-      {
-        description: "Guard kit: refuses recursive deletes",
-        hooks: {
-          PreToolUse: [
-            {
-              matcher: "Bash",
-              hooks: [
-                { type: "command", command: "python3 ${CLAUDE_PLUGIN_ROOT}/hooks/pretooluse.py", timeout: 10 },
-                { type: "command", command: "'${CLAUDE_PLUGIN_ROOT}/hooks/audit.sh'" },
-              ],
-            },
-          ],
-        },
+    sb.file(join(root, "hooks", "hooks.json"), {
+      description: "Guard kit: refuses recursive deletes",
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [
+              { type: "command", command: "python3 ${CLAUDE_PLUGIN_ROOT}/hooks/pretooluse.py", timeout: 10 },
+              { type: "command", command: "'${CLAUDE_PLUGIN_ROOT}/hooks/audit.sh'" },
+            ],
+          },
+        ],
       },
-    );
+    });
     sb.file(
       join(root, "hooks", "pretooluse.py"),
       `import json, os, sys
@@ -84,7 +81,10 @@ if "rm -rf" in payload.get("tool_input", {}).get("command", ""):
     const other = join(sb.root, "plugins", "notes");
     sb.file(join(other, "hooks", "hooks.json"), { hooks: { PreToolUse: [group(undefined, "echo noted")] } });
     sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: "echo from settings", name: "own" })] } });
-    const r = await sb.run(["run", "PreToolUse", "--project-dir", sb.project, "--plugin", "plugins/guard-kit", "--plugin", "plugins/notes", "--no-log"], { input: JSON.stringify(payloadFor("PreToolUse")), cwd: sb.root });
+    const r = await sb.run(["run", "PreToolUse", "--project-dir", sb.project, "--plugin", "plugins/guard-kit", "--plugin", "plugins/notes", "--no-log"], {
+      input: JSON.stringify(payloadFor("PreToolUse")),
+      cwd: sb.root,
+    });
     expect(r.code, r.stderr).to.equal(0);
     const outcome = JSON.parse(r.stdout) as { hooks: Json[] };
     // Plugins come first (lowest priority), in the order given; the settings files' own hooks after them.
@@ -103,7 +103,12 @@ if "rm -rf" in payload.get("tool_input", {}).get("command", ""):
     const bus = sb.bus({ watch: false, plugins: [root] });
     const outcome = await bus.dispatch({ ...payloadFor("Stop"), hook_event_name: "Stop" });
     expect(outcome).to.include({ decision: "block", reason: `keep going: ${root}` });
-    expect(bus.settings().document).to.deep.include({ level: "plugin", file: join(root, "hooks", "hooks.json"), plugin: "quoted", hooks: { Stop: [group(undefined, '"${CLAUDE_PLUGIN_ROOT}"/hooks/stop.sh')] } });
+    expect(bus.settings().document).to.deep.include({
+      level: "plugin",
+      file: join(root, "hooks", "hooks.json"),
+      plugin: "quoted",
+      hooks: { Stop: [group(undefined, '"${CLAUDE_PLUGIN_ROOT}"/hooks/stop.sh')] },
+    });
   });
 
   it("${CLAUDE_PLUGIN_ROOT} is filled in as plain text: a folder whose name holds $& or $` runs the right script", async () => {
@@ -163,10 +168,23 @@ if "rm -rf" in payload.get("tool_input", {}).get("command", ""):
 
   it("a plugin's bad entry is a warning naming its hooks file; its good entries still run", async () => {
     const root = join(sb.root, "plugins", "half-broken");
-    const hooksFile = sb.file(join(root, "hooks", "hooks.json"), { hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "echo fine" }, { type: "command", timeout: 3 }] }] } });
+    const hooksFile = sb.file(join(root, "hooks", "hooks.json"), {
+      hooks: {
+        PreToolUse: [
+          {
+            hooks: [
+              { type: "command", command: "echo fine" },
+              { type: "command", timeout: 3 },
+            ],
+          },
+        ],
+      },
+    });
     const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"), ["--plugin", root, "--no-log"]);
     expect(r.code, r.stderr).to.equal(0);
-    expect(warningLines(r.stderr)).to.deep.equal([`${hooksFile}: hooks.PreToolUse[0].hooks[1].command: expected a non-empty command string; this hook is skipped`]);
+    expect(warningLines(r.stderr)).to.deep.equal([
+      `${hooksFile}: hooks.PreToolUse[0].hooks[1].command: expected a non-empty command string; this hook is skipped`,
+    ]);
     expect((r.outcome!.hooks as Json[]).map((h) => h.name)).to.deep.equal(["half-broken: echo fine"]);
   });
 
@@ -201,7 +219,9 @@ if "rm -rf" in payload.get("tool_input", {}).get("command", ""):
     expect(r.code, r.stderr).to.equal(0);
     const warnings = warningLines(r.stderr);
     expect(warnings).to.have.length(2);
-    expect(warnings[0]).to.match(new RegExp(`^${manifest.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: not valid JSON \\(line 1 column \\d+: .*\\); the plugin is named after its folder$`));
+    expect(warnings[0]).to.match(
+      new RegExp(`^${manifest.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: not valid JSON \\(line 1 column \\d+: .*\\); the plugin is named after its folder$`),
+    );
     expect(warnings[1]).to.equal(`${oddManifest}: hooks: expected a hook file path, a list of paths, or the hooks inline; the manifest is ignored`);
     expect((r.outcome!.hooks as Json[]).map((h) => h.name)).to.deep.equal(["broken-json: echo one", "odd-hooks: echo two"]);
   });
@@ -213,7 +233,9 @@ if "rm -rf" in payload.get("tool_input", {}).get("command", ""):
     sb.file(join(root, "hooks", "hooks.json"), { hooks: { SessionStart: [group(undefined, "echo fifo-kit")] } });
     const r = await sb.runEvent("SessionStart", payloadFor("SessionStart"), ["--plugin", root, "--no-log"]);
     expect(r.code, r.stderr).to.equal(0);
-    expect(warningLines(r.stderr)).to.deep.equal([`${join(root, ".claude-plugin", "plugin.json")}: cannot be read (not a regular file); the plugin is named after its folder`]);
+    expect(warningLines(r.stderr)).to.deep.equal([
+      `${join(root, ".claude-plugin", "plugin.json")}: cannot be read (not a regular file); the plugin is named after its folder`,
+    ]);
     expect(r.outcome!.additionalContext).to.deep.equal(["fifo-kit"]);
   });
 

@@ -59,10 +59,7 @@ describe("settings reload", () => {
     it("does not lose an edit made right after the bus is created, even with libuv's thread pool busy", async () => {
       sb.projectSettings(withMark("at-creation"));
       // Occupy every libuv worker thread for a while, so that any asynchronous first look at the files comes late.
-      const busy = Array.from(
-        { length: 4 },
-        () => new Promise<void>((resolve) => pbkdf2("password", "salt", 50_000, 32, "sha256", () => resolve())),
-      );
+      const busy = Array.from({ length: 4 }, () => new Promise<void>((resolve) => pbkdf2("password", "salt", 50_000, 32, "sha256", () => resolve())));
       const bus = sb.bus({ watch: true });
       // Same tick: the bus has read the files, its watcher has not run yet.
       sb.projectSettings(withMark("edited-at-once"));
@@ -101,10 +98,7 @@ describe("settings reload", () => {
       const started = join(sb.root, "started");
       const go = join(sb.root, "go");
       // Holds the dispatch open until the test says go (4 s at most, so that a failure cannot hang the suite).
-      const slow = sb.script(
-        "slow.sh",
-        `cat >/dev/null\ntouch '${started}'\ni=0\nwhile [ ! -e '${go}' ] && [ $i -lt 400 ]; do sleep 0.01; i=$((i+1)); done`,
-      );
+      const slow = sb.script("slow.sh", `cat >/dev/null\ntouch '${started}'\ni=0\nwhile [ ! -e '${go}' ] && [ $i -lt 400 ]; do sleep 0.01; i=$((i+1)); done`);
       sb.projectSettings(settings({ PreToolUse: [group("Bash", slow, mark(sb, "old"))] }));
       const bus = sb.bus({ watch: true });
       const oldHash = bus.settings().hash;
@@ -168,9 +162,7 @@ describe("settings reload", () => {
         // Saved by rename, so the watcher never sees a half-written file (whose own warning would come first).
         saveByRename(projectFile(), settings({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo x", timeout: -1 }] }] }));
         await until(() => seen.length > 0, "a warning on warnings$");
-        expect(seen).to.deep.equal([
-          ".qoder/settings.json: hooks.PreToolUse[0].hooks[0].timeout: expected a positive number of seconds; this hook is skipped",
-        ]);
+        expect(seen).to.deep.equal([".qoder/settings.json: hooks.PreToolUse[0].hooks[0].timeout: expected a positive number of seconds; this hook is skipped"]);
         expect(bus.settings().hooks).to.deep.equal([]);
       } finally {
         subscription.unsubscribe();

@@ -16,7 +16,9 @@ export function mark(sb: Sandbox, tag: string): string {
 export function marks(sb: Sandbox, sessionId = "s1"): string[] {
   const file = `${join(sb.root, "marks")}-${sessionId}`;
   if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l !== "");
 }
 
 /** The same, sorted: hooks run concurrently, so their order in the file is not theirs in the outcome. */

@@ -46,22 +46,60 @@ describe("settings validation, entry by entry", () => {
     sb.projectSettings(settings({ OnSave: [{ hooks: [good("x")] }], Stop: [{ hooks: [good("ok")] }] }));
     const s = load();
     expect(s.warnings).to.have.length(1);
-    expect(s.warnings[0]).to.match(/^\.qoder\/settings\.json: hooks\.OnSave: unknown event \(known: PreToolUse, .*Notification, Setup, .*PostCompact, PreModelSwitch, PostModelSwitch, Elicitation, ElicitationResult\)/);
+    expect(s.warnings[0]).to.match(
+      /^\.qoder\/settings\.json: hooks\.OnSave: unknown event \(known: PreToolUse, .*Notification, Setup, .*PostCompact, PreModelSwitch, PostModelSwitch, Elicitation, ElicitationResult\)/,
+    );
     expect(commands(s)).to.deep.equal(["echo ok"]);
   });
 
   const handlerCases: { title: string; handler: Json; warning: string }[] = [
-    { title: "a handler with an unknown type", handler: { type: "webhook", command: "echo bad" }, warning: "hooks.PreToolUse[1].hooks[0].type: expected \"command\"" },
-    { title: "a handler without type", handler: { command: "echo bad" }, warning: "hooks.PreToolUse[1].hooks[0].type: expected \"command\"" },
+    {
+      title: "a handler with an unknown type",
+      handler: { type: "webhook", command: "echo bad" },
+      warning: 'hooks.PreToolUse[1].hooks[0].type: expected "command"',
+    },
+    { title: "a handler without type", handler: { command: "echo bad" }, warning: 'hooks.PreToolUse[1].hooks[0].type: expected "command"' },
     { title: "a missing command", handler: { type: "command" }, warning: "hooks.PreToolUse[1].hooks[0].command: expected a non-empty command string" },
-    { title: "an empty command", handler: { type: "command", command: "" }, warning: "hooks.PreToolUse[1].hooks[0].command: expected a non-empty command string" },
-    { title: "a blank command", handler: { type: "command", command: "   " }, warning: "hooks.PreToolUse[1].hooks[0].command: expected a non-empty command string" },
-    { title: "a command that is not a string", handler: { type: "command", command: ["echo", "x"] }, warning: "hooks.PreToolUse[1].hooks[0].command: expected a non-empty command string" },
-    { title: "timeout 0", handler: { type: "command", command: "echo bad", timeout: 0 }, warning: "hooks.PreToolUse[1].hooks[0].timeout: expected a positive number of seconds" },
-    { title: "a negative timeout", handler: { type: "command", command: "echo bad", timeout: -5 }, warning: "hooks.PreToolUse[1].hooks[0].timeout: expected a positive number of seconds" },
-    { title: "a timeout written as a string", handler: { type: "command", command: "echo bad", timeout: "5" }, warning: "hooks.PreToolUse[1].hooks[0].timeout: expected a positive number of seconds" },
-    { title: "a null timeout", handler: { type: "command", command: "echo bad", timeout: null }, warning: "hooks.PreToolUse[1].hooks[0].timeout: expected a positive number of seconds" },
-    { title: "an empty name", handler: { type: "command", command: "echo bad", name: "" }, warning: "hooks.PreToolUse[1].hooks[0].name: expected a non-empty string" },
+    {
+      title: "an empty command",
+      handler: { type: "command", command: "" },
+      warning: "hooks.PreToolUse[1].hooks[0].command: expected a non-empty command string",
+    },
+    {
+      title: "a blank command",
+      handler: { type: "command", command: "   " },
+      warning: "hooks.PreToolUse[1].hooks[0].command: expected a non-empty command string",
+    },
+    {
+      title: "a command that is not a string",
+      handler: { type: "command", command: ["echo", "x"] },
+      warning: "hooks.PreToolUse[1].hooks[0].command: expected a non-empty command string",
+    },
+    {
+      title: "timeout 0",
+      handler: { type: "command", command: "echo bad", timeout: 0 },
+      warning: "hooks.PreToolUse[1].hooks[0].timeout: expected a positive number of seconds",
+    },
+    {
+      title: "a negative timeout",
+      handler: { type: "command", command: "echo bad", timeout: -5 },
+      warning: "hooks.PreToolUse[1].hooks[0].timeout: expected a positive number of seconds",
+    },
+    {
+      title: "a timeout written as a string",
+      handler: { type: "command", command: "echo bad", timeout: "5" },
+      warning: "hooks.PreToolUse[1].hooks[0].timeout: expected a positive number of seconds",
+    },
+    {
+      title: "a null timeout",
+      handler: { type: "command", command: "echo bad", timeout: null },
+      warning: "hooks.PreToolUse[1].hooks[0].timeout: expected a positive number of seconds",
+    },
+    {
+      title: "an empty name",
+      handler: { type: "command", command: "echo bad", name: "" },
+      warning: "hooks.PreToolUse[1].hooks[0].name: expected a non-empty string",
+    },
     { title: "a handler that is not an object", handler: "echo bad" as unknown as Json, warning: "hooks.PreToolUse[1].hooks[0]: " },
   ];
   for (const { title, handler, warning } of handlerCases) {
@@ -95,7 +133,9 @@ describe("settings validation, entry by entry", () => {
     );
     const s = load();
     expect(s.warnings).to.have.length(1);
-    expect(s.warnings[0]).to.match(/^\.qoder\/settings\.json: hooks\.PreToolUse\[0\]\.hooks\[2\]\.timeout: 86401 s is more than a day.*default of 60 s applies/);
+    expect(s.warnings[0]).to.match(
+      /^\.qoder\/settings\.json: hooks\.PreToolUse\[0\]\.hooks\[2\]\.timeout: 86401 s is more than a day.*default of 60 s applies/,
+    );
     expect(s.hooks.map((h) => [h.command, h.timeoutMs])).to.deep.equal([
       ["echo half", 500],
       ["echo day", 86_400_000],
@@ -106,15 +146,20 @@ describe("settings validation, entry by entry", () => {
 
   it("an unknown key in a handler (timout): one warning with a did-you-mean; the handler still applies with the default timeout", () => {
     const s = badHandler({ type: "command", command: "echo typo", timout: 5 });
-    expect(s.warnings).to.deep.equal([
-      '.qoder/settings.json: hooks.PreToolUse[1].hooks[0].timout: unknown key (did you mean "timeout"?), ignored',
-    ]);
+    expect(s.warnings).to.deep.equal(['.qoder/settings.json: hooks.PreToolUse[1].hooks[0].timout: unknown key (did you mean "timeout"?), ignored']);
     expect(commands(s)).to.deep.equal(["echo before", "echo typo", "echo after", "echo other-event"]);
     expect(s.hooks.find((h) => h.command === "echo typo")!.timeoutMs).to.equal(60_000);
   });
 
   it("a matcher that is not a string: one warning; that group is skipped, the next group applies", () => {
-    sb.projectSettings(settings({ PreToolUse: [{ matcher: ["Bash"], hooks: [good("array-matcher")] }, { matcher: "Bash", hooks: [good("next")] }] }));
+    sb.projectSettings(
+      settings({
+        PreToolUse: [
+          { matcher: ["Bash"], hooks: [good("array-matcher")] },
+          { matcher: "Bash", hooks: [good("next")] },
+        ],
+      }),
+    );
     const s = load();
     expect(s.warnings).to.have.length(1);
     expect(s.warnings[0]).to.match(/^\.qoder\/settings\.json: hooks\.PreToolUse\[0\]\.matcher: expected a string\b.*this group is skipped$/);
@@ -246,11 +291,7 @@ describe("settings validation, entry by entry", () => {
             PreToolUse: [
               {
                 matcher: "Bash",
-                hooks: [
-                  { type: "webhook", command: mark(sb, "unknown-type") },
-                  { type: "command" },
-                  { type: "command", command: mark(sb, "neighbour-1") },
-                ],
+                hooks: [{ type: "webhook", command: mark(sb, "unknown-type") }, { type: "command" }, { type: "command", command: mark(sb, "neighbour-1") }],
               },
               {
                 matcher: "Bash",

@@ -34,7 +34,12 @@ describe("arrival first", function () {
 
     // While the hook runs: the event is already in the file, without an outcome (read independently of qhooks).
     const during = readOnly(sb.db, (db) => ({
-      events: db.prepare("SELECT seq, event, session_id, body FROM journal WHERE kind = 'event'").all() as { seq: number; event: string; session_id: string; body: string }[],
+      events: db.prepare("SELECT seq, event, session_id, body FROM journal WHERE kind = 'event'").all() as {
+        seq: number;
+        event: string;
+        session_id: string;
+        body: string;
+      }[],
       outcomes: (db.prepare("SELECT count(*) AS n FROM journal WHERE kind IN ('outcome', 'hook')").get() as { n: number }).n,
     }));
     expect(during.events).to.have.length(1);
@@ -71,7 +76,17 @@ describe("arrival first", function () {
     sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: "echo checked >&2; exit 0", name: "quick" })] } });
     const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "fine" }));
     expect(r.code).to.equal(0);
-    const rows = readOnly(sb.db, (db) => db.prepare("SELECT seq, kind, ref, body, outcome FROM journal WHERE kind <> 'snapshot' ORDER BY seq").all() as { seq: number; kind: string; ref: number | null; body: string; outcome: string | null }[]);
+    const rows = readOnly(
+      sb.db,
+      (db) =>
+        db.prepare("SELECT seq, kind, ref, body, outcome FROM journal WHERE kind <> 'snapshot' ORDER BY seq").all() as {
+          seq: number;
+          kind: string;
+          ref: number | null;
+          body: string;
+          outcome: string | null;
+        }[],
+    );
     expect(rows.map((x) => x.kind)).to.deep.equal(["event", "outcome"]);
     expect(rows[0]!.seq).to.equal(r.outcome!.seq);
     expect(rows[0]!.outcome).to.equal(null);
@@ -83,7 +98,16 @@ describe("arrival first", function () {
     sb.projectSettings({ hooks: { PreToolUse: [group("Write", "exit 0")] } });
     const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "alone" }));
     expect(r.code).to.equal(0);
-    const rows = readOnly(sb.db, (db) => db.prepare("SELECT seq, kind, decision, outcome FROM journal WHERE kind <> 'snapshot' ORDER BY seq").all() as { seq: number; kind: string; decision: string; outcome: string }[]);
+    const rows = readOnly(
+      sb.db,
+      (db) =>
+        db.prepare("SELECT seq, kind, decision, outcome FROM journal WHERE kind <> 'snapshot' ORDER BY seq").all() as {
+          seq: number;
+          kind: string;
+          decision: string;
+          outcome: string;
+        }[],
+    );
     expect(rows.map((x) => [x.seq, x.kind, x.decision])).to.deep.equal([[r.outcome!.seq, "event", "none"]]);
     expect(JSON.parse(rows[0]!.outcome)).to.deep.equal({ ...r.outcome, seq: null });
   });

@@ -76,7 +76,10 @@ describe("concurrent appenders", function () {
 
     // The journal holds one snapshot (shared by all), and per event its arrival and its outcome; seqs are
     // contiguous and the chain checks out.
-    const kinds = readOnly(sb.db, (db) => db.prepare("SELECT kind, count(*) AS n FROM journal GROUP BY kind ORDER BY kind").all() as { kind: string; n: number }[]);
+    const kinds = readOnly(
+      sb.db,
+      (db) => db.prepare("SELECT kind, count(*) AS n FROM journal GROUP BY kind ORDER BY kind").all() as { kind: string; n: number }[],
+    );
     expect(kinds).to.deep.equal([
       { kind: "event", n: N },
       { kind: "outcome", n: N },

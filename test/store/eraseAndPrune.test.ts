@@ -29,7 +29,9 @@ describe("qhooks erase and qhooks prune", function () {
     const r = await sb.run(["erase", "--pattern", "alpha-ssn-123", "--why", "a person asked"]);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.equal("Erased the content of 1 event (2 records); qhooks verify reports them as erased.\n");
-    expect(sqlite3(sb.db, "SELECT count(*) FROM journal WHERE instr(body, 'alpha-ssn-123') OR instr(coalesce(outcome, ''), 'alpha-ssn-123')").trim()).to.equal("0");
+    expect(sqlite3(sb.db, "SELECT count(*) FROM journal WHERE instr(body, 'alpha-ssn-123') OR instr(coalesce(outcome, ''), 'alpha-ssn-123')").trim()).to.equal(
+      "0",
+    );
     const v = await verify();
     expect(v.code, v.stderr).to.equal(0);
     expect(v.stdout).to.match(/^ok: \d+ records \(2 erased\)\n$/);

@@ -6,7 +6,6 @@ import Database from "better-sqlite3";
 import { expect } from "chai";
 import { REPO_ROOT, Sandbox, group, payloadFor } from "../support/sandbox.js";
 
-
 /**
  * Issue 21 item 8: what erase and prune remove leaves the log's files, not only its tables. The files are searched
  * byte by byte as `grep -a` would (the log file and its write-ahead file), while another process has the log open,
@@ -40,7 +39,10 @@ describe("qhooks erase and prune: the removed text leaves the files", function (
     // The hook echoes the payload to stderr: the text is in the event, its outcome and the hook's output.
     sb.projectSettings({ hooks: { PreToolUse: [group("Bash", { command: "cat >&2; exit 0", name: "echo" })] } });
     for (const [i, secret] of secrets.entries()) {
-      const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: `s${i}`, tool_input: { command: `echo ${secret} ${"p".repeat(300 + 97 * i)}` } }));
+      const r = await sb.runEvent(
+        "PreToolUse",
+        payloadFor("PreToolUse", { session_id: `s${i}`, tool_input: { command: `echo ${secret} ${"p".repeat(300 + 97 * i)}` } }),
+      );
       expect(r.code, r.stderr).to.equal(0);
     }
   }
@@ -125,4 +127,3 @@ describe("qhooks erase and prune: the removed text leaves the files", function (
     });
   }
 });
-

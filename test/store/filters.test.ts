@@ -9,7 +9,7 @@ import { logJson, mapLimit, minutesAgo, nonEmptyLines, seedLog, type SeedEvent }
  * order and time order agree), then queried through the real `qhooks log`. Every filter must both include what
  * it names and exclude the rest.
  */
-describe("qhooks log filters (contract 5)", function () {
+describe("qhooks log filters (contract 5)", () => {
   let sb: Sandbox;
   let now: number;
   let history: (SeedEvent & { label: string })[];
@@ -21,40 +21,83 @@ describe("qhooks log filters (contract 5)", function () {
     now = Date.now();
     history = [
       {
-        label: "E1", ts: minutesAgo(10 * 24 * 60, now), event: "PreToolUse", sessionId: "a", matchValue: "Bash", decision: "deny",
-        reason: "Dangerous command blocked: rm -rf /", payload: { session_id: "a", tool_name: "Bash", tool_input: { command: "rm -rf /" } },
+        label: "E1",
+        ts: minutesAgo(10 * 24 * 60, now),
+        event: "PreToolUse",
+        sessionId: "a",
+        matchValue: "Bash",
+        decision: "deny",
+        reason: "Dangerous command blocked: rm -rf /",
+        payload: { session_id: "a", tool_name: "Bash", tool_input: { command: "rm -rf /" } },
         hooks: [{ name: "rm-guard", command: "/opt/hooks/block-rm.sh", decision: "deny", reason: "Dangerous command blocked: rm -rf /" }],
       },
       {
-        label: "E2", ts: minutesAgo(3 * 24 * 60, now), event: "PreToolUse", sessionId: "b", matchValue: "Write", decision: "allow",
+        label: "E2",
+        ts: minutesAgo(3 * 24 * 60, now),
+        event: "PreToolUse",
+        sessionId: "b",
+        matchValue: "Write",
+        decision: "allow",
         payload: { session_id: "b", tool_name: "Write", tool_input: { file_path: "/src/a.ts" } },
         hooks: [{ name: "lint", command: "npx eslint --fix", decision: "allow" }],
       },
       {
-        label: "E3", ts: minutesAgo(3 * 60, now), event: "PreToolUse", sessionId: "c", matchValue: "Bash", decision: "ask",
+        label: "E3",
+        ts: minutesAgo(3 * 60, now),
+        event: "PreToolUse",
+        sessionId: "c",
+        matchValue: "Bash",
+        decision: "ask",
         payload: { session_id: "c", tool_name: "Bash", tool_input: { command: "git push --force" } },
         hooks: [{ name: "asker", command: "/opt/hooks/ask.sh", decision: "ask" }],
       },
       {
-        label: "E4", ts: minutesAgo(45, now), event: "Stop", sessionId: "a", decision: "block", reason: "Tests are FAILING",
+        label: "E4",
+        ts: minutesAgo(45, now),
+        event: "Stop",
+        sessionId: "a",
+        decision: "block",
+        reason: "Tests are FAILING",
         payload: { session_id: "a", stop_hook_active: false },
         hooks: [{ name: "tests-pass", command: "npm test", decision: "block", reason: "Tests are FAILING" }],
       },
       {
-        label: "E5", ts: minutesAgo(20, now), event: "PostToolUse", sessionId: "b", matchValue: "Write", decision: "none",
+        label: "E5",
+        ts: minutesAgo(20, now),
+        event: "PostToolUse",
+        sessionId: "b",
+        matchValue: "Write",
+        decision: "none",
         payload: { session_id: "b", tool_name: "Write", tool_input: { file_path: "/src/b.ts" }, tool_response: "ok" },
-        hooks: [{ name: "lint", command: "npx eslint --fix" }, { name: "formatter", command: "prettier --write" }],
+        hooks: [
+          { name: "lint", command: "npx eslint --fix" },
+          { name: "formatter", command: "prettier --write" },
+        ],
       },
       {
-        label: "E6", ts: minutesAgo(10, now), event: "UserPromptSubmit", sessionId: "c", decision: "recorded",
+        label: "E6",
+        ts: minutesAgo(10, now),
+        event: "UserPromptSubmit",
+        sessionId: "c",
+        decision: "recorded",
         payload: { session_id: "c", prompt: "Please DELETE the build" },
       },
       {
-        label: "E7", ts: minutesAgo(5, now), event: "PreToolUse", sessionId: "d", decision: "rejected",
-        reason: "invalid PreToolUse payload: tool_input: missing", payload: { session_id: "d", tool_name: "Bash" },
+        label: "E7",
+        ts: minutesAgo(5, now),
+        event: "PreToolUse",
+        sessionId: "d",
+        decision: "rejected",
+        reason: "invalid PreToolUse payload: tool_input: missing",
+        payload: { session_id: "d", tool_name: "Bash" },
       },
       {
-        label: "E8", ts: minutesAgo(1, now), event: "PreToolUse", sessionId: "a", matchValue: "Bash", decision: "unfinished",
+        label: "E8",
+        ts: minutesAgo(1, now),
+        event: "PreToolUse",
+        sessionId: "a",
+        matchValue: "Bash",
+        decision: "unfinished",
         payload: { session_id: "a", tool_name: "Bash", tool_input: { command: "sleep 10" } },
       },
     ];
@@ -70,7 +113,9 @@ describe("qhooks log filters (contract 5)", function () {
   async function check(cases: readonly (readonly [readonly string[], readonly string[]])[]) {
     const got = await mapLimit(cases, 4, async ([args]) => (await logJson(sb, [...args, "--limit", "1000"])).map((r) => labelOf.get(r.seq) ?? `seq ${r.seq}`));
     const failures = cases.flatMap(([args, expected], i) =>
-      JSON.stringify(got[i]) === JSON.stringify(expected) ? [] : [`qhooks log ${args.join(" ")}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(got[i])}`],
+      JSON.stringify(got[i]) === JSON.stringify(expected)
+        ? []
+        : [`qhooks log ${args.join(" ")}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(got[i])}`],
     );
     expect(failures).to.deep.equal([]);
   }
@@ -79,7 +124,10 @@ describe("qhooks log filters (contract 5)", function () {
 
   it("--event", () =>
     check([
-      [["--event", "PreToolUse"], ["E8", "E7", "E3", "E2", "E1"]],
+      [
+        ["--event", "PreToolUse"],
+        ["E8", "E7", "E3", "E2", "E1"],
+      ],
       [["--event", "Stop"], ["E4"]],
       [["--event", "UserPromptSubmit"], ["E6"]],
       [["--event", "SessionEnd"], []],
@@ -87,16 +135,31 @@ describe("qhooks log filters (contract 5)", function () {
 
   it("--session, once and repeated", () =>
     check([
-      [["--session", "a"], ["E8", "E4", "E1"]],
-      [["--session", "b"], ["E5", "E2"]],
-      [["--session", "a", "--session", "c"], ["E8", "E6", "E4", "E3", "E1"]],
+      [
+        ["--session", "a"],
+        ["E8", "E4", "E1"],
+      ],
+      [
+        ["--session", "b"],
+        ["E5", "E2"],
+      ],
+      [
+        ["--session", "a", "--session", "c"],
+        ["E8", "E6", "E4", "E3", "E1"],
+      ],
       [["--session", "A"], []],
     ]));
 
   it("--tool (the exact match value)", () =>
     check([
-      [["--tool", "Bash"], ["E8", "E3", "E1"]],
-      [["--tool", "Write"], ["E5", "E2"]],
+      [
+        ["--tool", "Bash"],
+        ["E8", "E3", "E1"],
+      ],
+      [
+        ["--tool", "Write"],
+        ["E5", "E2"],
+      ],
       [["--tool", "Bas"], []],
     ]));
 
@@ -116,11 +179,17 @@ describe("qhooks log filters (contract 5)", function () {
 
   it("--hook matches a hook's name or a substring of its command", () =>
     check([
-      [["--hook", "lint"], ["E5", "E2"]],
+      [
+        ["--hook", "lint"],
+        ["E5", "E2"],
+      ],
       [["--hook", "tests-pass"], ["E4"]],
       [["--hook", "npm te"], ["E4"]],
       [["--hook", "block-rm"], ["E1"]],
-      [["--hook", "/opt/hooks/"], ["E3", "E1"]],
+      [
+        ["--hook", "/opt/hooks/"],
+        ["E3", "E1"],
+      ],
       [["--hook", "prettier"], ["E5"]],
       [["--hook", "Lint"], []],
       [["--hook", "nothing-like-this"], []],
@@ -137,25 +206,49 @@ describe("qhooks log filters (contract 5)", function () {
       [["--grep", "failing"], []],
       [["--grep", "tool_input: missing"], ["E7"]],
       [["--grep", "sleep 10"], ["E8"]],
-      [["--grep", "\"file_path\""], ["E5", "E2"]],
+      [
+        ["--grep", '"file_path"'],
+        ["E5", "E2"],
+      ],
     ]));
 
   it("--since and --until with spans (30m, 2h, 7d)", () =>
     check([
-      [["--since", "30m"], ["E8", "E7", "E6", "E5"]],
-      [["--since", "2h"], ["E8", "E7", "E6", "E5", "E4"]],
-      [["--since", "7d"], ["E8", "E7", "E6", "E5", "E4", "E3", "E2"]],
-      [["--until", "30m"], ["E4", "E3", "E2", "E1"]],
-      [["--until", "2h"], ["E3", "E2", "E1"]],
+      [
+        ["--since", "30m"],
+        ["E8", "E7", "E6", "E5"],
+      ],
+      [
+        ["--since", "2h"],
+        ["E8", "E7", "E6", "E5", "E4"],
+      ],
+      [
+        ["--since", "7d"],
+        ["E8", "E7", "E6", "E5", "E4", "E3", "E2"],
+      ],
+      [
+        ["--until", "30m"],
+        ["E4", "E3", "E2", "E1"],
+      ],
+      [
+        ["--until", "2h"],
+        ["E3", "E2", "E1"],
+      ],
       [["--until", "7d"], ["E1"]],
-      [["--since", "7d", "--until", "2h"], ["E3", "E2"]],
+      [
+        ["--since", "7d", "--until", "2h"],
+        ["E3", "E2"],
+      ],
     ]));
 
   it("--since and --until with ISO times (since inclusive, until exclusive)", () => {
     const iso = (minutes: number) => minutesAgo(minutes, now).toISOString();
     const e4 = history.find((e) => e.label === "E4")!.ts.toISOString();
     return check([
-      [["--since", iso(4 * 60), "--until", iso(15)], ["E5", "E4", "E3"]],
+      [
+        ["--since", iso(4 * 60), "--until", iso(15)],
+        ["E5", "E4", "E3"],
+      ],
       [["--since", iso(2)], ["E8"]],
       [["--until", iso(5 * 24 * 60)], ["E1"]],
       [["--since", e4, "--until", iso(30)], ["E4"]],
@@ -165,7 +258,10 @@ describe("qhooks log filters (contract 5)", function () {
 
   it("filters combine (all must hold)", () =>
     check([
-      [["--event", "PreToolUse", "--session", "a"], ["E8", "E1"]],
+      [
+        ["--event", "PreToolUse", "--session", "a"],
+        ["E8", "E1"],
+      ],
       [["--session", "a", "--blocked", "--since", "2h"], ["E4"]],
       [["--tool", "Bash", "--decision", "ask"], ["E3"]],
       [["--hook", "lint", "--event", "PostToolUse"], ["E5"]],
@@ -191,7 +287,12 @@ describe("qhooks log --limit default and bad values", () => {
     const base = Date.now() - 60 * 60_000;
     const seqs = await seedLog(
       sb.db,
-      Array.from({ length: 60 }, (_, i) => ({ ts: new Date(base + i * 1000), event: "Notification" as const, sessionId: `n${i}`, decision: "recorded" as const })),
+      Array.from({ length: 60 }, (_, i) => ({
+        ts: new Date(base + i * 1000),
+        event: "Notification" as const,
+        sessionId: `n${i}`,
+        decision: "recorded" as const,
+      })),
     );
     const listed = await logJson(sb);
     expect(listed.map((r) => r.seq)).to.deep.equal(seqs.slice(-50).reverse());
@@ -222,7 +323,9 @@ describe("qhooks log --limit default and bad values", () => {
       expect(r.stdout, what).to.equal("");
       const lines = nonEmptyLines(r.stderr);
       expect(lines, what).to.have.length(1);
-      expect(lines[0], what).to.match(/^qhooks: /).and.match(mentions);
+      expect(lines[0], what)
+        .to.match(/^qhooks: /)
+        .and.match(mentions);
       expect(lines[0], what).not.to.match(/\bat .*\.js:\d+/);
     });
   });
@@ -253,7 +356,9 @@ describe("audit commands on a missing log", () => {
         expect(r.stdout).to.equal("");
         const lines = nonEmptyLines(r.stderr);
         expect(lines).to.have.length(1);
-        expect(lines[0]).to.match(/^qhooks: /).and.include(path);
+        expect(lines[0])
+          .to.match(/^qhooks: /)
+          .and.include(path);
       }
       expect(existsSync(dir)).to.equal(false);
       expect(readdirSync(sb.root).sort()).to.deep.equal(before);

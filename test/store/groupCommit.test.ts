@@ -35,7 +35,10 @@ describe("group commit", () => {
       }),
     );
     expect(await Promise.all(all)).to.deep.equal(["#1", "#2", "#3", "#4", "#5", "#6"]);
-    expect(batches).to.deep.equal([[1, 2, 3, 4], [5, 6]]);
+    expect(batches).to.deep.equal([
+      [1, 2, 3, 4],
+      [5, 6],
+    ]);
     expect(resolvedBeforeCommit).to.deep.equal([]);
   });
 

@@ -29,7 +29,13 @@ describe("large appends", () => {
     snapshot,
     rejection: null,
     replay: null,
-    outcome: judged === null ? null : { ...makeOutcome({ ts: new Date(0), event: name, sessionId: `s${i % 3}`, decision: judged, reason: judged === "none" ? null : `no ${i}` }), seq: null },
+    outcome:
+      judged === null
+        ? null
+        : {
+            ...makeOutcome({ ts: new Date(0), event: name, sessionId: `s${i % 3}`, decision: judged, reason: judged === "none" ? null : `no ${i}` }),
+            seq: null,
+          },
     ...extra,
   });
 
@@ -42,13 +48,23 @@ describe("large appends", () => {
       else if (i % 4 === 2) list.push(event(i, "Notification", null, { source: "record", snapshot: null }));
       else list.push(event(i, "PreToolUse", null));
     }
-    list.push({ kind: "replay-run", ts: new Date(Date.UTC(2026, 0, 2)), run: { runId: "r1", startedAt: "2026-01-02T00:00:00.000Z", finishedAt: null, matchOnly: true, settings: null, selector: {}, summary: null } });
+    list.push({
+      kind: "replay-run",
+      ts: new Date(Date.UTC(2026, 0, 2)),
+      run: { runId: "r1", startedAt: "2026-01-02T00:00:00.000Z", finishedAt: null, matchOnly: true, settings: null, selector: {}, summary: null },
+    });
     list.push(event(81, "PreToolUse", "none", { source: "replay", replay: { runId: "r1", of: 2 } }));
     return list;
   }
 
   const contents = (file: string) =>
-    readOnly(file, (db) => db.prepare("SELECT seq, ts, kind, event, session_id, match_value, project_dir, source, ref, run_id, config_hash, name, status, decision, blocked, duration_ms, reason, body, format, outcome FROM journal ORDER BY seq").all());
+    readOnly(file, (db) =>
+      db
+        .prepare(
+          "SELECT seq, ts, kind, event, session_id, match_value, project_dir, source, ref, run_id, config_hash, name, status, decision, blocked, duration_ms, reason, body, format, outcome FROM journal ORDER BY seq",
+        )
+        .all(),
+    );
 
   it("one append of many entries writes what as many appends of one write, verifies, and keeps the Stop streaks", async () => {
     const whole = openSqliteLog(join(dir, "whole.db"));
@@ -62,8 +78,23 @@ describe("large appends", () => {
       // Outcomes and async hook results for the unfinished events, as one large append and as single ones.
       const unfinished = list.flatMap((e, i) => (e.kind === "event" && e.outcome === null && e.source === "dispatch" ? [seqs[i]!] : []));
       const later: LogEntry[] = unfinished.flatMap((seq): LogEntry[] => [
-        { kind: "hook", ts: new Date(Date.UTC(2026, 0, 3)), eventSeq: seq, event: "PreToolUse", sessionId: "s1", result: makeOutcome({ ts: new Date(0), event: "PreToolUse", sessionId: "s1", decision: "none", hooks: [{ name: "late" }] }).hooks[0]! },
-        { kind: "outcome", ts: new Date(Date.UTC(2026, 0, 3)), eventSeq: seq, outcome: { ...makeOutcome({ ts: new Date(0), event: "PreToolUse", sessionId: "s1", decision: "deny", hooks: [{ name: "guard", decision: "deny" }] }), seq } },
+        {
+          kind: "hook",
+          ts: new Date(Date.UTC(2026, 0, 3)),
+          eventSeq: seq,
+          event: "PreToolUse",
+          sessionId: "s1",
+          result: makeOutcome({ ts: new Date(0), event: "PreToolUse", sessionId: "s1", decision: "none", hooks: [{ name: "late" }] }).hooks[0]!,
+        },
+        {
+          kind: "outcome",
+          ts: new Date(Date.UTC(2026, 0, 3)),
+          eventSeq: seq,
+          outcome: {
+            ...makeOutcome({ ts: new Date(0), event: "PreToolUse", sessionId: "s1", decision: "deny", hooks: [{ name: "guard", decision: "deny" }] }),
+            seq,
+          },
+        },
       ]);
       expect(later.length).to.be.greaterThan(32);
       await whole.append(later);

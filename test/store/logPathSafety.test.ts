@@ -29,7 +29,10 @@ describe("the log path is never handled through files qhooks does not own", () =
     expect(r.outcome).to.include({ decision: "deny", seq: null });
     const lines = qhooksLines(r.stderr);
     expect(lines, r.stderr).to.have.length(1);
-    expect(lines[0]).to.match(/^qhooks: warning: /).and.match(why).and.match(/this event is not logged$/);
+    expect(lines[0])
+      .to.match(/^qhooks: warning: /)
+      .and.match(why)
+      .and.match(/this event is not logged$/);
     const rec = await sb.run(["--db", db, "record", "Stop"], { input: '{"session_id":"r"}' });
     expect(rec.code).to.equal(1);
     expect(qhooksLines(rec.stderr)).to.have.length(1);
@@ -104,7 +107,9 @@ describe("the log path is never handled through files qhooks does not own", () =
       const world = dirWith("world", 0o777);
       expect(await runIn(world)).to.deep.equal([`qhooks: warning: the log's directory ${world} is writable by every user, who can replace or remove the log`]);
       const groupDir = dirWith("group", 0o770);
-      expect(await runIn(groupDir)).to.deep.equal([`qhooks: warning: the log's directory ${groupDir} is writable by its group, who can replace or remove the log`]);
+      expect(await runIn(groupDir)).to.deep.equal([
+        `qhooks: warning: the log's directory ${groupDir} is writable by its group, who can replace or remove the log`,
+      ]);
     });
 
     it("with the sticky bit (as /tmp), or private: no warning", async () => {
@@ -116,7 +121,9 @@ describe("the log path is never handled through files qhooks does not own", () =
       const other = dirWith("other", 0o755);
       chownSync(other, 12345, 12345);
       // The log file in it is the current user's (created by qhooks): only the directory is someone else's.
-      expect(await runIn(other)).to.deep.equal([`qhooks: warning: the log's directory ${other} belongs to another user (uid 12345), who can replace or remove the log`]);
+      expect(await runIn(other)).to.deep.equal([
+        `qhooks: warning: the log's directory ${other} belongs to another user (uid 12345), who can replace or remove the log`,
+      ]);
     });
 
     it("the library bus reports it on warnings$", async () => {

@@ -10,11 +10,25 @@ import { logJson, nonEmptyLines, qhooksLines, readOnly, sqlite3 } from "./storeH
 
 type Row = Record<string, unknown>;
 /** The columns a schema-3 record has, all covered by its hash. */
-const V3_COLUMNS = "seq, ts, kind, event, session_id, match_value, project_dir, source, ref, run_id, config_hash, name, status, decision, blocked, duration_ms, reason, body, hash";
-const v3Rows = (file: string): Row[] => readOnly(file, (db) => db.prepare(`SELECT ${V3_COLUMNS.split(", ").map((c) => `quote(${c}) AS ${c}`).join(", ")} FROM journal WHERE seq <= 40 ORDER BY seq`).all() as Row[]);
+const V3_COLUMNS =
+  "seq, ts, kind, event, session_id, match_value, project_dir, source, ref, run_id, config_hash, name, status, decision, blocked, duration_ms, reason, body, hash";
+const v3Rows = (file: string): Row[] =>
+  readOnly(
+    file,
+    (db) =>
+      db
+        .prepare(
+          `SELECT ${V3_COLUMNS.split(", ")
+            .map((c) => `quote(${c}) AS ${c}`)
+            .join(", ")} FROM journal WHERE seq <= 40 ORDER BY seq`,
+        )
+        .all() as Row[],
+  );
 const userVersion = (file: string): number => readOnly(file, (db) => db.pragma("user_version", { simple: true }) as number);
 const indexNames = (file: string): string[] =>
-  readOnly(file, (db) => (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all() as { name: string }[]).map((r) => r.name));
+  readOnly(file, (db) =>
+    (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all() as { name: string }[]).map((r) => r.name),
+  );
 
 /**
  * A real log written by qhooks in schema version 3 (test/fixtures/makeV3Log.sh, run on a build of 534b4b0), and what
@@ -39,7 +53,7 @@ const EXPECTED = {
 const FIXTURE_RECORDS = 40;
 
 /** Contract 7: a newer qhooks migrates an older file forward without loss. */
-describe("schema migrations", function () {
+describe("schema migrations", () => {
   let sb: Sandbox;
   let files = 0;
 
@@ -127,7 +141,10 @@ describe("schema migrations", function () {
     expect(r.outcome!.seq).to.equal(FIXTURE_RECORDS + 2); // its snapshot, then the event
     expect(v3Rows(file)).to.deep.equal(before);
     const formats = readOnly(file, (db) => db.prepare("SELECT format, count(*) AS n FROM journal GROUP BY format ORDER BY format").all());
-    expect(formats).to.deep.equal([{ format: 3, n: FIXTURE_RECORDS }, { format: 4, n: 3 }]); // snapshot, arrival, outcome
+    expect(formats).to.deep.equal([
+      { format: 3, n: FIXTURE_RECORDS },
+      { format: 4, n: 3 },
+    ]); // snapshot, arrival, outcome
     const logId = readOnly(file, (db) => (db.prepare("SELECT value FROM log_meta WHERE key = 'log_id'").get() as { value: string }).value);
     expect(logId).to.match(/^[0-9a-f-]{36}$/);
 
@@ -181,7 +198,10 @@ describe("schema migrations", function () {
         expect(r.stdout).to.equal("");
         const lines = nonEmptyLines(r.stderr);
         expect(lines).to.have.length(1);
-        expect(lines[0]).to.match(/^qhooks: /).and.match(/newer/).and.include(String(SCHEMA_VERSION + 1));
+        expect(lines[0])
+          .to.match(/^qhooks: /)
+          .and.match(/newer/)
+          .and.include(String(SCHEMA_VERSION + 1));
         expect(lines[0]).not.to.match(/internal error/);
       });
     }
@@ -192,7 +212,9 @@ describe("schema migrations", function () {
       expect(r.outcome).to.include({ decision: "deny", blocked: true, seq: null });
       const lines = qhooksLines(r.stderr);
       expect(lines).to.have.length(1);
-      expect(lines[0]).to.match(/newer/).and.match(/not logged/);
+      expect(lines[0])
+        .to.match(/newer/)
+        .and.match(/not logged/);
     });
 
     it("qhooks record exits 1 with one line", async () => {
@@ -231,7 +253,9 @@ describe("schema migrations", function () {
       const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "f2" }), ["--db", foreign]);
       expect(r.code).to.equal(2);
       expect(r.outcome).to.include({ decision: "deny", blocked: true, seq: null });
-      expect(qhooksLines(r.stderr).join("\n")).to.match(/did not create/).and.match(/not logged/);
+      expect(qhooksLines(r.stderr).join("\n"))
+        .to.match(/did not create/)
+        .and.match(/not logged/);
     });
   });
 });

@@ -50,7 +50,22 @@ describe("where the log lives and who may read it (contract 5, 7)", () => {
     try {
       // (The first write happens synchronously inside append(), so under the same umask.)
       await underUmask(0o000, () =>
-        log.append([{ kind: "event", ts: new Date(), source: "record", event: "Stop", sessionId: "w", matchValue: null, projectDir: sb.project, payload: "{}", snapshot: null, rejection: null, replay: null, outcome: null }]),
+        log.append([
+          {
+            kind: "event",
+            ts: new Date(),
+            source: "record",
+            event: "Stop",
+            sessionId: "w",
+            matchValue: null,
+            projectDir: sb.project,
+            payload: "{}",
+            snapshot: null,
+            rejection: null,
+            replay: null,
+            outcome: null,
+          },
+        ]),
       );
       // While the log is open (as during a run), its -wal and -shm files exist and hold its latest records.
       for (const suffix of ["-wal", "-shm"]) {
@@ -175,7 +190,9 @@ describe("a log that cannot be written (fail-open)", () => {
         // The journal's three rightmost leaves: the chain's head, which the next append reads, and the newest
         // records, which the audit commands read.
         const pages = readOnly(file, (db) =>
-          (db.prepare("SELECT pageno AS p FROM dbstat WHERE name = 'journal' AND pagetype = 'leaf' ORDER BY path DESC LIMIT 3").all() as { p: number }[]).map((r) => r.p),
+          (db.prepare("SELECT pageno AS p FROM dbstat WHERE name = 'journal' AND pagetype = 'leaf' ORDER BY path DESC LIMIT 3").all() as { p: number }[]).map(
+            (r) => r.p,
+          ),
         );
         expect(pages).to.have.length(3);
         const fd = openSync(file, "r+");
@@ -203,7 +220,11 @@ describe("a log that cannot be written (fail-open)", () => {
       const expectOneWarning = (r: CliResult) => {
         const lines = qhooksLines(r.stderr);
         expect(lines, r.stderr).to.have.length(1);
-        expect(lines[0]).to.match(/^qhooks: warning: /).and.match(/not (logged|recorded)/).and.match(fault.why).and.include(path);
+        expect(lines[0])
+          .to.match(/^qhooks: warning: /)
+          .and.match(/not (logged|recorded)/)
+          .and.match(fault.why)
+          .and.include(path);
       };
 
       it("qhooks run still blocks (exit 2, the decision on stdout, the reason on stderr) with one warning", async () => {
@@ -214,12 +235,13 @@ describe("a log that cannot be written (fail-open)", () => {
         expectOneWarning(r);
       });
 
-      if (fault.noHookToo) it("qhooks run with no matching hook still answers (exit 0) with one warning", async () => {
-        const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_name: "Read" }), ["--db", path]);
-        expect(r.code, r.stderr).to.equal(0);
-        expect(r.outcome).to.include({ decision: "none", seq: null });
-        expectOneWarning(r);
-      });
+      if (fault.noHookToo)
+        it("qhooks run with no matching hook still answers (exit 0) with one warning", async () => {
+          const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_name: "Read" }), ["--db", path]);
+          expect(r.code, r.stderr).to.equal(0);
+          expect(r.outcome).to.include({ decision: "none", seq: null });
+          expectOneWarning(r);
+        });
 
       it("qhooks record exits 1 with one line", async () => {
         const r = await sb.run(["--db", path, "record", "Stop"], { input: JSON.stringify({ session_id: "f" }) });
@@ -227,7 +249,10 @@ describe("a log that cannot be written (fail-open)", () => {
         expect(r.stdout).to.equal("");
         const lines = nonEmptyLines(r.stderr);
         expect(lines).to.have.length(1);
-        expect(lines[0]).to.match(/^qhooks: /).and.include(path).and.match(fault.why);
+        expect(lines[0])
+          .to.match(/^qhooks: /)
+          .and.include(path)
+          .and.match(fault.why);
         expect(lines[0]).not.to.match(/internal error/);
       });
     });
@@ -241,13 +266,18 @@ describe("a log that cannot be written (fail-open)", () => {
       expect(r.stdout, command.join(" ")).to.equal("");
       const lines = nonEmptyLines(r.stderr);
       expect(lines, command.join(" ")).to.have.length(1);
-      expect(lines[0]).to.match(/^qhooks: /).and.include(path);
+      expect(lines[0])
+        .to.match(/^qhooks: /)
+        .and.include(path);
       expect(lines[0]).not.to.match(/internal error/);
     }
     // stats reads only its covering indexes, which the damage did not reach: it answers, or fails cleanly.
     const stats = await sb.run(["--db", path, "stats", "--json"]);
     if (stats.code === 0) expect(() => JSON.parse(stats.stdout)).not.to.throw();
-    else expect(nonEmptyLines(stats.stderr)).to.have.length(1).and.satisfy((l: string[]) => l[0]!.startsWith("qhooks: ") && !l[0]!.includes("internal error"));
+    else
+      expect(nonEmptyLines(stats.stderr))
+        .to.have.length(1)
+        .and.satisfy((l: string[]) => l[0]!.startsWith("qhooks: ") && !l[0]!.includes("internal error"));
     const v = await sb.run(["--db", path, "verify"]);
     expect(v.code).to.equal(3);
     expect(nonEmptyLines(v.stderr)).to.have.length(1);

@@ -37,8 +37,18 @@ describe("erasure and retention on the central database, chain by chain", functi
   });
   const t0 = Date.parse("2025-06-01T00:00:00.000Z");
   const entry = (writer: string, minute: number, note: string): EventEntry => ({
-    kind: "event", ts: new Date(t0 + minute * 60_000), source: "record", event: "Stop", sessionId: `${writer}-s`, matchValue: null,
-    projectDir: "/p", payload: JSON.stringify({ session_id: `${writer}-s`, note }), snapshot: null, rejection: null, replay: null, outcome: null,
+    kind: "event",
+    ts: new Date(t0 + minute * 60_000),
+    source: "record",
+    event: "Stop",
+    sessionId: `${writer}-s`,
+    matchValue: null,
+    projectDir: "/p",
+    payload: JSON.stringify({ session_id: `${writer}-s`, note }),
+    snapshot: null,
+    rejection: null,
+    replay: null,
+    outcome: null,
   });
   async function sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
     const client = new pg.Client({ connectionString: db.url });
@@ -67,16 +77,29 @@ describe("erasure and retention on the central database, chain by chain", functi
     expect(await admin.erase({ pattern: "secret-7" })).to.deep.include({ events: 2, records: 2 });
     await a.append([entry("a", 20, "later")]);
     expect(await b.verify()).to.deep.include({ ok: true, erased: 4 });
-    const chains = await sql<{ writer_id: string; kinds: string }>("SELECT writer_id, string_agg(DISTINCT kind, ',' ORDER BY kind) AS kinds FROM qhooks_journal GROUP BY writer_id ORDER BY writer_id");
-    expect(chains).to.deep.equal([{ writer_id: "host:a", kinds: "event" }, { writer_id: "host:admin", kinds: "erasure,prune" }, { writer_id: "host:b", kinds: "event" }]);
+    const chains = await sql<{ writer_id: string; kinds: string }>(
+      "SELECT writer_id, string_agg(DISTINCT kind, ',' ORDER BY kind) AS kinds FROM qhooks_journal GROUP BY writer_id ORDER BY writer_id",
+    );
+    expect(chains).to.deep.equal([
+      { writer_id: "host:a", kinds: "event" },
+      { writer_id: "host:admin", kinds: "erasure,prune" },
+      { writer_id: "host:b", kinds: "event" },
+    ]);
     const anchors = await sql<{ writer_id: string; anchor_seq: string }>("SELECT writer_id, anchor_seq::text FROM qhooks_writers ORDER BY writer_id");
-    expect(anchors).to.deep.equal([{ writer_id: "host:a", anchor_seq: "5" }, { writer_id: "host:admin", anchor_seq: "0" }, { writer_id: "host:b", anchor_seq: "5" }]);
+    expect(anchors).to.deep.equal([
+      { writer_id: "host:a", anchor_seq: "5" },
+      { writer_id: "host:admin", anchor_seq: "0" },
+      { writer_id: "host:b", anchor_seq: "5" },
+    ]);
 
     // A second prune that reaches the admin chain's first prune records: every anchor is named again.
     const second = await admin.prune(new Date(t0 + 8 * 60_000 + 1));
     expect(second.events).to.equal(8);
     expect(await admin.verify()).to.deep.include({ ok: true });
-    expect((await sql<{ n: string }>("SELECT count(*)::text AS n FROM qhooks_journal WHERE writer_id = 'host:admin' AND seq <= 3"))[0]!.n, "the first prune's records went").to.equal("0");
+    expect(
+      (await sql<{ n: string }>("SELECT count(*)::text AS n FROM qhooks_journal WHERE writer_id = 'host:admin' AND seq <= 3"))[0]!.n,
+      "the first prune's records went",
+    ).to.equal("0");
   });
 
   it("what verify still catches after a prune: a kept record deleted, an anchor moved by hand, an erased record edited", async () => {
@@ -89,7 +112,9 @@ describe("erasure and retention on the central database, chain by chain", functi
     expect(await a.verify()).to.deep.include({ ok: false, chain: "host:a", firstBad: 5 });
     await sql("UPDATE qhooks_journal SET session_id = convert_to('a-s', 'UTF8') WHERE writer_id = 'host:a' AND seq = 5");
     expect(await a.verify()).to.deep.include({ ok: true });
-    await sql("UPDATE qhooks_writers SET anchor_seq = 4, anchor_hash = (SELECT hash FROM qhooks_journal WHERE writer_id = 'host:a' AND seq = 4) WHERE writer_id = 'host:a'");
+    await sql(
+      "UPDATE qhooks_writers SET anchor_seq = 4, anchor_hash = (SELECT hash FROM qhooks_journal WHERE writer_id = 'host:a' AND seq = 4) WHERE writer_id = 'host:a'",
+    );
     await sql("DELETE FROM qhooks_journal WHERE writer_id = 'host:a' AND seq = 4");
     const moved = await a.verify();
     expect(moved).to.deep.include({ ok: false, chain: "host:a", firstBad: 5 });
@@ -102,8 +127,18 @@ describe("PostgreSQL migrations", function () {
   it("a database of schema 1 with records is brought up to date when opened: the records stay and verify, erase and prune work", async () => {
     const db = await createTestDatabase();
     const entry = (n: number): EventEntry => ({
-      kind: "event", ts: new Date(Date.parse("2025-01-01T00:00:00.000Z") + n * 60_000), source: "record", event: "Stop", sessionId: "m", matchValue: null,
-      projectDir: "/p", payload: JSON.stringify({ session_id: "m", n }), snapshot: null, rejection: null, replay: null, outcome: null,
+      kind: "event",
+      ts: new Date(Date.parse("2025-01-01T00:00:00.000Z") + n * 60_000),
+      source: "record",
+      event: "Stop",
+      sessionId: "m",
+      matchValue: null,
+      projectDir: "/p",
+      payload: JSON.stringify({ session_id: "m", n }),
+      snapshot: null,
+      rejection: null,
+      replay: null,
+      outcome: null,
     });
     try {
       const log = openPostgresLog(db.url, { writer: "host:m" });

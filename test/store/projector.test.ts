@@ -11,9 +11,23 @@ import { makeOutcome, readOnly, waitFor } from "./storeHelpers.js";
 
 const entry = (i: number): EventEntry => {
   const outcome = makeOutcome({ ts: new Date(), event: "PreToolUse", sessionId: `p${i % 3}`, matchValue: "Bash", decision: "none" });
-  return { kind: "event", ts: new Date(), source: "dispatch", event: "PreToolUse", sessionId: `p${i % 3}`, matchValue: "Bash", projectDir: "/p", payload: JSON.stringify({ n: i, text: "x".repeat(900) }), snapshot: { hash: "h", document: [], warnings: [] }, rejection: null, replay: null, outcome };
+  return {
+    kind: "event",
+    ts: new Date(),
+    source: "dispatch",
+    event: "PreToolUse",
+    sessionId: `p${i % 3}`,
+    matchValue: "Bash",
+    projectDir: "/p",
+    payload: JSON.stringify({ n: i, text: "x".repeat(900) }),
+    snapshot: { hash: "h", document: [], warnings: [] },
+    rejection: null,
+    replay: null,
+    outcome,
+  };
 };
-const lagOf = (file: string) => readOnly(file, (db) => (db.prepare("SELECT (SELECT max(seq) FROM journal) - through AS lag FROM proj_state").get() as { lag: number }).lag);
+const lagOf = (file: string) =>
+  readOnly(file, (db) => (db.prepare("SELECT (SELECT max(seq) FROM journal) - through AS lag FROM proj_state").get() as { lag: number }).lag);
 
 /** The read model of a SQLite log: kept up to date by a thread of a long-lived log, rebuilt from the journal. */
 describe("projections of a SQLite log", function () {
@@ -97,7 +111,14 @@ describe("projections of a SQLite log", function () {
       if (i % 4 === 0) {
         const [seq] = await log.append([{ ...e, outcome: null }]);
         const hooks = [{ name: "g", decision: i % 8 === 0 ? ("deny" as const) : ("allow" as const) }];
-        await log.append([{ kind: "outcome", ts: new Date(), eventSeq: seq!, outcome: { ...makeOutcome({ ts: new Date(), event: "PreToolUse", sessionId: e.sessionId, decision: hooks[0]!.decision, hooks }), seq: seq! } }]);
+        await log.append([
+          {
+            kind: "outcome",
+            ts: new Date(),
+            eventSeq: seq!,
+            outcome: { ...makeOutcome({ ts: new Date(), event: "PreToolUse", sessionId: e.sessionId, decision: hooks[0]!.decision, hooks }), seq: seq! },
+          },
+        ]);
       } else await log.append([e]);
     }
     const answers = async () => ({

@@ -16,7 +16,7 @@ function outcomePart(record: LogRecord): Record<string, unknown> {
   return copy;
 }
 
-describe("log records (contract 8)", function () {
+describe("log records (contract 8)", () => {
   let sb: Sandbox;
   let capture: string;
   const runs: { event: string; payload: Record<string, unknown>; code: number | null; outcome: Record<string, unknown> | null }[] = [];
@@ -38,9 +38,17 @@ describe("log records (contract 8)", function () {
     });
     startedAt = Date.now();
     const events: [string, Record<string, unknown>][] = [
-      ["PreToolUse", payloadFor("PreToolUse", { session_id: "r1", tool_input: { command: "rm -rf /tmp/build" }, tool_use_id: "t1", extra: { nested: [1, 2, { deep: null }] } })],
+      [
+        "PreToolUse",
+        payloadFor("PreToolUse", {
+          session_id: "r1",
+          tool_input: { command: "rm -rf /tmp/build" },
+          tool_use_id: "t1",
+          extra: { nested: [1, 2, { deep: null }] },
+        }),
+      ],
       ["PreToolUse", payloadFor("PreToolUse", { session_id: "r2", tool_input: { command: "ls -la" } })],
-      ["UserPromptSubmit", payloadFor("UserPromptSubmit", { session_id: "r3", prompt: "explain \"quotes\" and ünïcödé" })],
+      ["UserPromptSubmit", payloadFor("UserPromptSubmit", { session_id: "r3", prompt: 'explain "quotes" and ünïcödé' })],
       // No hook matches a Notification: arrival and outcome are written in one step.
       ["Notification", payloadFor("Notification", { session_id: "r4" })],
     ];
@@ -121,11 +129,19 @@ describe("log records (contract 8)", function () {
     const header = lines[0]!.split(/\s+/);
     for (const column of ["TIME", "SESSION", "EVENT", "MATCH", "DECISION", "HOOKS", "MS", "REASON"]) expect(header).to.include(column);
     const blocked = lines.find((l) => /\br1\b/.test(l))!;
-    expect(blocked).to.match(/PreToolUse/).and.match(/Bash/).and.match(/deny/i).and.match(/guard/).and.match(/Dangerous command blocked/);
+    expect(blocked)
+      .to.match(/PreToolUse/)
+      .and.match(/Bash/)
+      .and.match(/deny/i)
+      .and.match(/guard/)
+      .and.match(/Dangerous command blocked/);
     const seq = String(runs[0]!.outcome!.seq);
     expect(blocked.split(/\s{2,}/)).to.include(seq);
     const prompt = lines.find((l) => /\br3\b/.test(l))!;
-    expect(prompt).to.match(/UserPromptSubmit/).and.match(/keeper/).and.match(/none/);
+    expect(prompt)
+      .to.match(/UserPromptSubmit/)
+      .and.match(/keeper/)
+      .and.match(/none/);
   });
 
   it("an empty selection prints [] with --json and a plain line without", async () => {
@@ -219,8 +235,18 @@ describe("qhooks record as a hook (contract 5)", () => {
   afterEach(() => sb.cleanup());
 
   const EVENTS = [
-    "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop",
-    "SubagentStop", "SubagentStart", "SessionStart", "SessionEnd", "PreCompact", "Notification",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SubagentStart",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "Notification",
   ];
 
   it("--print-settings prints valid settings JSON with qhooks record on all twelve events", async () => {
@@ -252,7 +278,9 @@ describe("qhooks record as a hook (contract 5)", () => {
     const env = { PATH: `${bin}:${process.env.PATH}` };
     const r = await sb.runEvent("SessionStart", payloadFor("SessionStart", { session_id: "agent-1" }), [], env);
     expect(r.code).to.equal(0);
-    expect((r.outcome!.hooks as { outcome: string; exitCode: number; stdout: string }[]).map((h) => [h.outcome, h.exitCode, h.stdout])).to.deep.equal([["success", 0, ""]]);
+    expect((r.outcome!.hooks as { outcome: string; exitCode: number; stdout: string }[]).map((h) => [h.outcome, h.exitCode, h.stdout])).to.deep.equal([
+      ["success", 0, ""],
+    ]);
     const records = await logJson(sb, ["--session", "agent-1"]);
     expect(records.map((x) => [x.event, x.decision, x.source])).to.deep.equal([
       ["SessionStart", "recorded", "record"],

@@ -50,7 +50,22 @@ describe("the log file removed or replaced while a bus runs", function () {
     await dispatch("before");
     const other = `${sb.root}/other.db`;
     const seeded = openSqliteLog(other);
-    await seeded.append([{ kind: "event", ts: new Date(), source: "record", event: "Stop", sessionId: "theirs", matchValue: null, projectDir: sb.project, payload: "{}", snapshot: null, rejection: null, replay: null, outcome: null }]);
+    await seeded.append([
+      {
+        kind: "event",
+        ts: new Date(),
+        source: "record",
+        event: "Stop",
+        sessionId: "theirs",
+        matchValue: null,
+        projectDir: sb.project,
+        payload: "{}",
+        snapshot: null,
+        rejection: null,
+        replay: null,
+        outcome: null,
+      },
+    ]);
     await seeded.close();
     renameSync(other, sb.db);
     const after = await dispatch("after");
@@ -76,7 +91,9 @@ describe("the log file removed or replaced while a bus runs", function () {
         for (const o of await dispatch(session)) {
           expect(o.decision, "the decision is still made").to.equal("none");
           expect(o.seq).to.equal(null);
-          expect(o.warnings.join("\n")).to.match(/not recorded/).and.match(/another process still uses the old one/);
+          expect(o.warnings.join("\n"))
+            .to.match(/not recorded/)
+            .and.match(/another process still uses the old one/);
         }
       }
     } finally {

@@ -13,7 +13,15 @@ const t0 = Date.parse("2026-02-01T08:00:00.000Z");
 function events(n: number, from = 0, session = "ship"): SeedEvent[] {
   return Array.from({ length: n }, (_, k) => {
     const i = from + k;
-    return { ts: new Date(t0 + i * 1000), event: "PreToolUse", sessionId: `${session}-${i % 5}`, matchValue: "Bash", decision: i % 4 === 0 ? "deny" : "none", reason: i % 4 === 0 ? "no" : null, hooks: i % 2 === 0 ? [{ name: "guard", decision: i % 4 === 0 ? "deny" : "none", durationMs: i % 7 }] : [] } satisfies SeedEvent;
+    return {
+      ts: new Date(t0 + i * 1000),
+      event: "PreToolUse",
+      sessionId: `${session}-${i % 5}`,
+      matchValue: "Bash",
+      decision: i % 4 === 0 ? "deny" : "none",
+      reason: i % 4 === 0 ? "no" : null,
+      hooks: i % 2 === 0 ? [{ name: "guard", decision: i % 4 === 0 ? "deny" : "none", durationMs: i % 7 }] : [],
+    } satisfies SeedEvent;
   });
 }
 
@@ -28,7 +36,9 @@ async function central(url: string): Promise<{ records: number; duplicates: numb
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ records: string; distinct: string; chains: string }>("SELECT count(*) AS records, count(DISTINCT (writer_id, seq)) AS distinct, count(DISTINCT writer_id) AS chains FROM qhooks_journal");
+    const { rows } = await client.query<{ records: string; distinct: string; chains: string }>(
+      "SELECT count(*) AS records, count(DISTINCT (writer_id, seq)) AS distinct, count(DISTINCT writer_id) AS chains FROM qhooks_journal",
+    );
     return { records: Number(rows[0]!.records), duplicates: Number(rows[0]!.records) - Number(rows[0]!.distinct), chains: Number(rows[0]!.chains) };
   } finally {
     await client.end();
@@ -72,10 +82,18 @@ describe("ship: a local log to the central PostgreSQL database", function () {
   it("idempotent and resumable: run twice, or stopped half-way, nothing is lost or doubled", async () => {
     await seedLog(sb.db, events(40));
     let batches = 0;
-    const stopped = shipLog({ from: sb.db, to: db.url, batch: 10, onBatch: () => {
-      if (++batches === 2) throw new Error("stopped half-way");
-    } });
-    await stopped.then(() => expect.fail("should stop"), (e: Error) => expect(e.message).to.include("stopped half-way"));
+    const stopped = shipLog({
+      from: sb.db,
+      to: db.url,
+      batch: 10,
+      onBatch: () => {
+        if (++batches === 2) throw new Error("stopped half-way");
+      },
+    });
+    await stopped.then(
+      () => expect.fail("should stop"),
+      (e: Error) => expect(e.message).to.include("stopped half-way"),
+    );
     expect((await central(db.url)).records, "the batch that was under way is not there").to.be.within(10, 20);
     const resumed = await shipLog({ from: sb.db, to: db.url, batch: 10 });
     const again = await shipLog({ from: sb.db, to: db.url, batch: 10 });
@@ -117,7 +135,10 @@ describe("ship: a local log to the central PostgreSQL database", function () {
     const total = localRecords(sb.db);
     const edited = total - 5;
     sqlite3(sb.db, `UPDATE journal SET reason = 'edited' WHERE seq = ${edited}`);
-    const failed = await shipLog({ from: sb.db, to: db.url, batch: 4 }).then(() => null, (e: unknown) => e);
+    const failed = await shipLog({ from: sb.db, to: db.url, batch: 4 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(failed).to.be.instanceOf(QhooksError).and.have.property("code", "integrity");
     expect((failed as Error).message).to.include(`record ${edited} `);
     expect((await central(db.url)).records).to.be.below(edited);
@@ -128,7 +149,12 @@ describe("ship: a local log to the central PostgreSQL database", function () {
   });
 
   /** The central log's events as `qhooks log --json` gives them, and what `qhooks verify` says there. */
-  const centralLog = async () => JSON.parse((await sb.run(["log", "--json", "--limit", "all"], { env: { QHOOKS_DB: db.url } })).stdout) as { seq: number; sessionId: string; payload: unknown }[];
+  const centralLog = async () =>
+    JSON.parse((await sb.run(["log", "--json", "--limit", "all"], { env: { QHOOKS_DB: db.url } })).stdout) as {
+      seq: number;
+      sessionId: string;
+      payload: unknown;
+    }[];
   const localLog = async () => JSON.parse((await sb.run(["log", "--json", "--limit", "all"])).stdout) as { seq: number; sessionId: string; payload: unknown }[];
   const strip = <T extends { seq: number }>(rows: T[]) => rows.map((r) => ({ ...r, seq: 0 }));
   const verifyCentral = async () => {
@@ -141,7 +167,10 @@ describe("ship: a local log to the central PostgreSQL database", function () {
   };
 
   it("a local log erased and pruned before it ships: the central chain verifies from the anchor, erased text stays erased; shipping again copies nothing", async () => {
-    await seedLog(sb.db, events(40).map((e) => ({ ...e, payload: { session_id: e.sessionId, note: `secret-of-${e.sessionId}` } })));
+    await seedLog(
+      sb.db,
+      events(40).map((e) => ({ ...e, payload: { session_id: e.sessionId, note: `secret-of-${e.sessionId}` } })),
+    );
     const erased = await sb.run(["erase", "--session", "ship-3"]);
     expect(erased.code, erased.stderr).to.equal(0);
     const pruned = await sb.run(["prune", "--before", new Date(t0 + 20_000).toISOString(), "--json"]);
@@ -152,7 +181,9 @@ describe("ship: a local log to the central PostgreSQL database", function () {
     const r = await sb.run(["ship", "--to", db.url]);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(/^shipped \d+ records of log/);
-    expect(r.stderr).to.include(`${from - 1} records of log`).and.include("pruned from it before they shipped");
+    expect(r.stderr)
+      .to.include(`${from - 1} records of log`)
+      .and.include("pruned from it before they shipped");
     expect(await central(db.url)).to.deep.equal({ records: localRecords(sb.db), duplicates: 0, chains: 1 });
     const v = await sb.run(["verify", "--json"], { env: { QHOOKS_DB: db.url } });
     expect(v.code, v.stdout + v.stderr).to.equal(0);
@@ -172,7 +203,10 @@ describe("ship: a local log to the central PostgreSQL database", function () {
   });
 
   it("erased after it shipped: the next ship erases the central copies too; pruned past the central head: the chain goes on after the gap", async () => {
-    await seedLog(sb.db, events(30).map((e) => ({ ...e, payload: { session_id: e.sessionId, note: `secret-of-${e.sessionId}` } })));
+    await seedLog(
+      sb.db,
+      events(30).map((e) => ({ ...e, payload: { session_id: e.sessionId, note: `secret-of-${e.sessionId}` } })),
+    );
     await shipLog({ from: sb.db, to: db.url, batch: 7 });
     expect(JSON.stringify(await centralLog())).to.include("secret-of-ship-1");
     expect((await sb.run(["erase", "--session", "ship-1"])).code).to.equal(0);
@@ -214,12 +248,20 @@ describe("ship: a local log to the central PostgreSQL database", function () {
   });
 
   it("erased on the laptop and then again on the central database before the laptop's erasure records arrived: the chain verifies once they have", async () => {
-    await seedLog(sb.db, events(10).map((e) => ({ ...e, payload: { session_id: e.sessionId, note: `secret-of-${e.sessionId}` } })));
+    await seedLog(
+      sb.db,
+      events(10).map((e) => ({ ...e, payload: { session_id: e.sessionId, note: `secret-of-${e.sessionId}` } })),
+    );
     expect((await sb.run(["erase", "--session", "ship-1"])).code).to.equal(0);
     let batches = 0;
-    await shipLog({ from: sb.db, to: db.url, batch: 4, onBatch: () => {
-      if (++batches === 2) throw new Error("stopped");
-    } }).catch(() => undefined);
+    await shipLog({
+      from: sb.db,
+      to: db.url,
+      batch: 4,
+      onBatch: () => {
+        if (++batches === 2) throw new Error("stopped");
+      },
+    }).catch(() => undefined);
     const admin = openPostgresLog(db.url, { writer: "host:admin" });
     try {
       expect((await admin.erase({ sessionId: "ship-1" })).events, "what had arrived of that session").to.be.greaterThan(0);
@@ -254,7 +296,10 @@ describe("ship: a local log to the central PostgreSQL database", function () {
 
   it("qhooks ship --watch keeps shipping new records until stopped; a server that is down is one line", async () => {
     await seedLog(sb.db, events(5));
-    const child = spawn(process.execPath, [CLI, "ship", "--to", db.url, "--watch", "--interval", "200ms"], { env: sb.env(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "ship", "--to", db.url, "--watch", "--interval", "200ms"], {
+      env: sb.env(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
     const done = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));

@@ -38,7 +38,10 @@ describe("config snapshots and settings warnings in the log", () => {
       const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_name: tool }));
       expect(r.code, r.stderr).to.equal(0);
       outcomes.push(r.outcome!);
-      r.stderr.split("\n").filter((l) => l.startsWith("qhooks: warning: ")).forEach((l) => warningLines.add(l.slice("qhooks: warning: ".length)));
+      r.stderr
+        .split("\n")
+        .filter((l) => l.startsWith("qhooks: warning: "))
+        .forEach((l) => warningLines.add(l.slice("qhooks: warning: ".length)));
     }
     // The CLI says it at every call (the same line each time)...
     expect([...warningLines]).to.have.length(1);

@@ -87,7 +87,7 @@ describe("the Stop-loop guard", function () {
       expect(lines).to.have.length(1);
       expect(lines[0]).to.match(/^qhooks: warning: .*Stop-loop guard is off/);
     }
-    expect((await logJson(sb, ["--session", "E"]))).to.deep.equal([]);
+    expect(await logJson(sb, ["--session", "E"])).to.deep.equal([]);
     // A Stop that is not blocked needs no warning.
     const quiet = await stop("E", { env, args: ["--no-log"], letMeStop: true });
     expect(quiet.code).to.equal(0);

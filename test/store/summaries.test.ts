@@ -16,11 +16,58 @@ const MANY = Array.from({ length: 21 }, (_, i) => ((i * 8) % 21) + 1);
  * test pins the numbers, not a choice the contract does not make.
  */
 const HISTORY: SeedEvent[] = [
-  { ts: at(0), event: "SessionStart", sessionId: "s1", matchValue: "startup", decision: "none", projectDir: "/proj/one", hooks: [{ name: "ctx", durationMs: 10 }] },
-  { ts: at(10), event: "PreToolUse", sessionId: "s1", matchValue: "Bash", decision: "deny", projectDir: "/proj/one", reason: "no", hooks: [{ name: "guard", decision: "deny", durationMs: 20 }, { name: "logger", durationMs: 30 }] },
-  { ts: at(20), event: "PreToolUse", sessionId: "s1", matchValue: "Bash", decision: "allow", projectDir: "/proj/one", hooks: [{ name: "guard", decision: "allow", durationMs: 20 }, { name: "logger", durationMs: 30 }] },
-  { ts: at(30), event: "PreToolUse", sessionId: "s2", matchValue: "Write", decision: "none", projectDir: "/proj/two", hooks: [{ name: "logger", durationMs: 30 }] },
-  { ts: at(40), event: "Stop", sessionId: "s2", decision: "block", projectDir: "/proj/two", reason: "tests fail", hooks: [{ name: "tests", decision: "block", durationMs: 75 }] },
+  {
+    ts: at(0),
+    event: "SessionStart",
+    sessionId: "s1",
+    matchValue: "startup",
+    decision: "none",
+    projectDir: "/proj/one",
+    hooks: [{ name: "ctx", durationMs: 10 }],
+  },
+  {
+    ts: at(10),
+    event: "PreToolUse",
+    sessionId: "s1",
+    matchValue: "Bash",
+    decision: "deny",
+    projectDir: "/proj/one",
+    reason: "no",
+    hooks: [
+      { name: "guard", decision: "deny", durationMs: 20 },
+      { name: "logger", durationMs: 30 },
+    ],
+  },
+  {
+    ts: at(20),
+    event: "PreToolUse",
+    sessionId: "s1",
+    matchValue: "Bash",
+    decision: "allow",
+    projectDir: "/proj/one",
+    hooks: [
+      { name: "guard", decision: "allow", durationMs: 20 },
+      { name: "logger", durationMs: 30 },
+    ],
+  },
+  {
+    ts: at(30),
+    event: "PreToolUse",
+    sessionId: "s2",
+    matchValue: "Write",
+    decision: "none",
+    projectDir: "/proj/two",
+    hooks: [{ name: "logger", durationMs: 30 }],
+  },
+  {
+    ts: at(40),
+    event: "Stop",
+    sessionId: "s2",
+    decision: "block",
+    projectDir: "/proj/two",
+    reason: "tests fail",
+    hooks: [{ name: "tests", decision: "block", durationMs: 75 }],
+  },
   { ts: at(50), event: "Stop", sessionId: "s2", decision: "none", projectDir: "/proj/two", hooks: [{ name: "tests", outcome: "error", durationMs: 75 }] },
   { ts: at(60), event: "Stop", sessionId: "s1", decision: "none", projectDir: "/proj/one", hooks: [{ name: "tests", outcome: "timeout", durationMs: 75 }] },
   { ts: at(70), event: "UserPromptSubmit", sessionId: "s1", decision: "recorded", projectDir: "/proj/one" },
@@ -28,9 +75,17 @@ const HISTORY: SeedEvent[] = [
   { ts: at(90), event: "PreToolUse", sessionId: "s1", matchValue: "Bash", decision: "unfinished", projectDir: "/proj/one" },
   // A rejected payload without a session: counted as an event, but in no session.
   { ts: at(100), event: "PreToolUse", sessionId: null, decision: "rejected", projectDir: "/proj/one", payload: "{oops" },
-  ...MANY.map((ms, i): SeedEvent => ({
-    ts: at(200 + i), event: "Notification", sessionId: "s4", matchValue: "idle", decision: "none", projectDir: "/proj/four", hooks: [{ name: "many", durationMs: ms }],
-  })),
+  ...MANY.map(
+    (ms, i): SeedEvent => ({
+      ts: at(200 + i),
+      event: "Notification",
+      sessionId: "s4",
+      matchValue: "idle",
+      decision: "none",
+      projectDir: "/proj/four",
+      hooks: [{ name: "many", durationMs: ms }],
+    }),
+  ),
 ];
 
 type Count = { event: string; decision: string; count: number };
@@ -110,7 +165,21 @@ describe("qhooks sessions and qhooks stats (contract 5)", () => {
         { event: "PreToolUse", decision: "unfinished", count: 1 },
       ].sort(byKey),
     );
-    expect(stats.hooks).to.deep.equal([{ name: "tests", runs: 3, blocks: 1, errors: 1, invalidOutputs: 0, timeouts: 1, p50Ms: 75, p95Ms: 75, p99Ms: 75, maxMs: 75, lastTs: "2026-03-02T10:01:00.000Z" }]);
+    expect(stats.hooks).to.deep.equal([
+      {
+        name: "tests",
+        runs: 3,
+        blocks: 1,
+        errors: 1,
+        invalidOutputs: 0,
+        timeouts: 1,
+        p50Ms: 75,
+        p95Ms: 75,
+        p99Ms: 75,
+        maxMs: 75,
+        lastTs: "2026-03-02T10:01:00.000Z",
+      },
+    ]);
   });
 
   it("the text forms show the same numbers", async () => {
@@ -118,7 +187,10 @@ describe("qhooks sessions and qhooks stats (contract 5)", () => {
     expect(sessions.code).to.equal(0);
     const lines = nonEmptyLines(sessions.stdout);
     expect(lines).to.have.length(5);
-    expect(lines[0]).to.match(/SESSION/).and.match(/EVENTS/).and.match(/BLOCKED/);
+    expect(lines[0])
+      .to.match(/SESSION/)
+      .and.match(/EVENTS/)
+      .and.match(/BLOCKED/);
     expect(lines.find((l) => l.startsWith("s1 "))!.split(/\s{2,}/)).to.include.members(["6", "1", "/proj/one"]);
     const stats = await sb.run(["stats", "--format", "table"]);
     expect(stats.code).to.equal(0);

@@ -36,7 +36,10 @@ describe("lone surrogates in the log", function () {
   });
 
   it("qhooks run with one in the tool name, and a hook whose JSON reason was cut inside an emoji: verify passes", async () => {
-    const cut = sb.script("cut.js", `#!/usr/bin/env node\nprocess.stdin.resume();\nprocess.stdin.on("end", () => process.stdout.write(JSON.stringify({ decision: "block", reason: "cut \\ud83d" })));`);
+    const cut = sb.script(
+      "cut.js",
+      `#!/usr/bin/env node\nprocess.stdin.resume();\nprocess.stdin.on("end", () => process.stdout.write(JSON.stringify({ decision: "block", reason: "cut \\ud83d" })));`,
+    );
     sb.projectSettings({ hooks: { PreToolUse: [group("*", { command: cut, name: "cutter" })], Stop: [group(undefined, { command: cut, name: "stopper" })] } });
     const pre = await sb.runEvent("PreToolUse", '{"session_id":"s\\ud800","tool_name":"Bash\\udc00","tool_input":{"command":"ls"}}');
     expect(pre.code, pre.stderr).to.equal(2);

@@ -5,7 +5,7 @@ import { Sandbox, group, payloadFor } from "../support/sandbox.js";
 import { logJson, nonEmptyLines, sqlite3 } from "./storeHelpers.js";
 
 /** Contract 7: the hash chain makes an edited, deleted or reordered record visible to `qhooks verify`. */
-describe("tamper evidence (qhooks verify)", function () {
+describe("tamper evidence (qhooks verify)", () => {
   let sb: Sandbox;
   let pristine: string;
   let eventSeqs: number[];
@@ -46,7 +46,9 @@ describe("tamper evidence (qhooks verify)", function () {
     expect(v.text.stdout).to.equal("");
     const lines = nonEmptyLines(v.text.stderr);
     expect(lines).to.have.length(1);
-    expect(lines[0]).to.match(/^qhooks: /).and.match(new RegExp(`\\brecord ${firstBad}\\b`));
+    expect(lines[0])
+      .to.match(/^qhooks: /)
+      .and.match(new RegExp(`\\brecord ${firstBad}\\b`));
     if (v.json) {
       expect(v.json.code).to.equal(3);
       expect(v.result).to.include({ ok: false, firstBad, records: firstBad - 1 });

@@ -58,7 +58,14 @@ export function runHostile(sb: Sandbox, args: readonly string[], options: Hostil
       clearTimeout(timer);
       clearTimeout(feeding);
       child.stdin?.destroy();
-      resolve({ code, signal, hung, stdout: Buffer.concat(stdout).toString("utf8"), stderr: Buffer.concat(stderr).toString("utf8"), ms: performance.now() - start });
+      resolve({
+        code,
+        signal,
+        hung,
+        stdout: Buffer.concat(stdout).toString("utf8"),
+        stderr: Buffer.concat(stderr).toString("utf8"),
+        ms: performance.now() - start,
+      });
     });
   });
 }

@@ -64,9 +64,12 @@ function anyValueJson(v: Record<string, unknown> | undefined): unknown {
   if ("kvlistValue" in v) return attributesJson((v.kvlistValue as { values?: { key: string; value: Record<string, unknown> }[] }).values);
   return undefined;
 }
-const attributesJson = (kvs: { key: string; value: Record<string, unknown> }[] | undefined) => Object.fromEntries((kvs ?? []).map((kv) => [kv.key, anyValueJson(kv.value)]));
+const attributesJson = (kvs: { key: string; value: Record<string, unknown> }[] | undefined) =>
+  Object.fromEntries((kvs ?? []).map((kv) => [kv.key, anyValueJson(kv.value)]));
 
-function fromJson(request: { resourceLogs?: { resource?: { attributes?: [] }; scopeLogs?: { logRecords?: Record<string, unknown>[] }[] }[] }): ReceivedRecord[] {
+function fromJson(request: {
+  resourceLogs?: { resource?: { attributes?: [] }; scopeLogs?: { logRecords?: Record<string, unknown>[] }[] }[];
+}): ReceivedRecord[] {
   return (request.resourceLogs ?? []).flatMap((rl) =>
     (rl.scopeLogs ?? []).flatMap((sl) =>
       (sl.logRecords ?? []).map((r) => ({

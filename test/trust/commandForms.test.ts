@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { appendFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OutcomeSchema } from "../../src/schema/outcome.js";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";

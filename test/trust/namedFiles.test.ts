@@ -61,7 +61,7 @@ describe("trust: the files a command names", () => {
     expect(unresolved('sh -c "$CODE"')).to.equal("it runs sh -c with code only the shell knows at run time");
     expect(unresolved("cd $(dirname x) && ./g.sh")).to.match(/^it runs \.\/g\.sh after a cd to a directory only the shell knows/);
     expect(unresolved('sh < "$F"')).to.match(/^it runs code from a file only the shell knows/);
-    expect(unresolved("eval \"$X\"")).to.match(/^it evaluates code only the shell knows/);
+    expect(unresolved('eval "$X"')).to.match(/^it evaluates code only the shell knows/);
     expect(unresolved("./x.sh")).to.equal(null);
   });
 
@@ -70,7 +70,7 @@ describe("trust: the files a command names", () => {
     // A here-document a shell reads is code; one a data tool reads is not, but its command substitutions run.
     expect(files("bash <<'EOF'\n./in-doc.sh\nEOF\n./after.sh")).to.deep.equal([`${project}/in-doc.sh`, `${project}/after.sh`]);
     expect(files("cat <<'EOF' > out.json\n./not-code.sh $(./literal.sh)\nEOF")).to.deep.equal([]);
-    expect(files("cat <<EOF > out.json\n{\"a\": \"$(./sub.sh)\"}\nEOF")).to.deep.equal([`${project}/sub.sh`]);
+    expect(files('cat <<EOF > out.json\n{"a": "$(./sub.sh)"}\nEOF')).to.deep.equal([`${project}/sub.sh`]);
   });
 
   it("hostile text costs a bounded scan and never throws", () => {
@@ -121,7 +121,9 @@ describe("trust: the files a command names", () => {
       expect(files("sh -ec 'cd hooks && ./x.sh'")).to.deep.equal([...x, `${project}/hooks/x.sh`]);
       expect(files("eval ./x.sh")).to.deep.equal(x);
       expect(files('echo "$(./x.sh)" `./y.sh`')).to.deep.equal([...x, `${project}/y.sh`]);
-      expect(files("python3 -m hooks.guard")).to.deep.equal(["hooks/guard.py", "hooks/guard/__main__.py", "hooks/guard/__init__.py"].map((f) => `${project}/${f}`));
+      expect(files("python3 -m hooks.guard")).to.deep.equal(
+        ["hooks/guard.py", "hooks/guard/__main__.py", "hooks/guard/__init__.py"].map((f) => `${project}/${f}`),
+      );
     });
   });
 });

@@ -51,10 +51,19 @@ describe("trust: project, local and plugin hooks run only once trusted", functio
     expect(ran("guard")).to.equal(false);
     expect(r.outcome.hooks).to.deep.equal([]);
     expect(r.outcome.skipped).to.have.length(1);
-    expect(r.outcome.skipped[0]).to.include({ command: "$CLAUDE_PROJECT_DIR/.qoder/hooks/guard.sh", level: "project", matcher: "Bash", type: "command", reason: "untrusted" });
+    expect(r.outcome.skipped[0]).to.include({
+      command: "$CLAUDE_PROJECT_DIR/.qoder/hooks/guard.sh",
+      level: "project",
+      matcher: "Bash",
+      type: "command",
+      reason: "untrusted",
+    });
     expect(r.outcome.skipped[0]!.message).to.contain("new, not trusted yet").and.contain(trustLine());
     expect(r.warnings).to.have.length(1);
-    expect(r.warnings[0]).to.contain("$CLAUDE_PROJECT_DIR/.qoder/hooks/guard.sh").and.contain(".qoder/settings.json hooks.PreToolUse[0].hooks[0]").and.contain(trustLine());
+    expect(r.warnings[0])
+      .to.contain("$CLAUDE_PROJECT_DIR/.qoder/hooks/guard.sh")
+      .and.contain(".qoder/settings.json hooks.PreToolUse[0].hooks[0]")
+      .and.contain(trustLine());
     expect(r.outcome.warnings).to.deep.equal(r.warnings);
   });
 
@@ -96,7 +105,7 @@ describe("trust: project, local and plugin hooks run only once trusted", functio
     expect(ran("guard")).to.equal(true);
 
     forget("guard");
-    sb.projectSettings({ hooks: { PreToolUse: [group("Bash", "bash scripts/guard.sh; touch '" + marker("extra") + "'")] } });
+    sb.projectSettings({ hooks: { PreToolUse: [group("Bash", `bash scripts/guard.sh; touch '${marker("extra")}'`)] } });
     r = await run();
     expect(ran("guard") || ran("extra")).to.equal(false);
     expect(r.outcome.skipped).to.have.length(1);
@@ -231,7 +240,9 @@ describe("trust: project, local and plugin hooks run only once trusted", functio
       const t = await trust();
       expect(t.code).to.equal(1);
       expect(t.stderr.trim().split("\n")).to.have.length(1);
-      expect(t.stderr).to.match(/^qhooks: the trust store ~\/\.qoder-cn\/qhooks\/trust\.json /).and.match(why);
+      expect(t.stderr)
+        .to.match(/^qhooks: the trust store ~\/\.qoder-cn\/qhooks\/trust\.json /)
+        .and.match(why);
     };
 
     it("corrupt (not JSON, or not a trust store), and qhooks trust leaves it as it is", async () => {
@@ -283,7 +294,9 @@ describe("trust: project, local and plugin hooks run only once trusted", functio
     symlinkSync(inside, join(sb.project, "scripts", "link.sh"));
     sb.projectSettings({ hooks: { PreToolUse: [group("Bash", "./.venv/bin/tool", "./scripts/link.sh")] } });
     const t = await trust();
-    expect(t.stdout).to.contain(`pins:  ${join(sb.project, ".venv", "bin", "tool")}`).and.contain(`pins:  ${join(sb.project, "scripts", "link.sh")}`);
+    expect(t.stdout)
+      .to.contain(`pins:  ${join(sb.project, ".venv", "bin", "tool")}`)
+      .and.contain(`pins:  ${join(sb.project, "scripts", "link.sh")}`);
     await run();
     expect([ran("out"), ran("in")]).to.deep.equal([true, true]);
 
@@ -335,7 +348,9 @@ describe("trust: project, local and plugin hooks run only once trusted", functio
     requireTrust();
     const replayed = await sb.run(["replay", "--session", "s1", "--json"]);
     expect(replayed.code, replayed.stderr).to.equal(0);
-    const result = (JSON.parse(replayed.stdout) as { results: { before: { hooks: string[] }; after: { decision: string; hooks: string[] }; changed: boolean }[] }).results[0]!;
+    const result = (
+      JSON.parse(replayed.stdout) as { results: { before: { hooks: string[] }; after: { decision: string; hooks: string[] }; changed: boolean }[] }
+    ).results[0]!;
     expect(ran("p")).to.equal(false);
     expect(result.before.hooks).to.deep.equal(["project-guard"]);
     expect(result.after).to.include({ decision: "none" });

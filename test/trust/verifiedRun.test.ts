@@ -49,7 +49,10 @@ describe("trust: a trusted hook runs the bytes that were checked", function () {
     writeFileSync(marker("swapped"), "");
     const r = await running;
     const outcome = OutcomeSchema.parse(r.outcome);
-    expect(outcome.hooks.map((h) => h.exitCode), r.stderr).to.deep.equal([0]);
+    expect(
+      outcome.hooks.map((h) => h.exitCode),
+      r.stderr,
+    ).to.deep.equal([0]);
     expect(existsSync(marker("evil"))).to.equal(false);
     expect(readFileSync(marker("x"), "utf8")).to.equal("./hooks/x.sh found a b");
     expect(readFileSync(marker("y"), "utf8")).to.equal(`${join(sb.project, "hooks", "y.sh")} found c`);

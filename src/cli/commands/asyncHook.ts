@@ -26,9 +26,21 @@ export async function asyncHookCommand(file: string): Promise<number> {
   // signal is raised again once that is appended and the log closed.
   const stopSignal = deferStopSignals((signal) => void background.close(`its process (qhooks __async-hook) got ${signal}`));
   try {
-    const envFor = hookEnvironment({ baseEnv: job.baseEnv, projectDir: job.projectDir, homeDir: job.homeDir, event: job.valid.event, sessionId: job.valid.sessionId, replay: job.replay, callChain: job.callChain });
+    const envFor = hookEnvironment({
+      baseEnv: job.baseEnv,
+      projectDir: job.projectDir,
+      homeDir: job.homeDir,
+      event: job.valid.event,
+      sessionId: job.valid.sessionId,
+      replay: job.replay,
+      callChain: job.callChain,
+    });
     const spec = job.spec as HookSpec;
-    const run$ = runOneHook(spec, job.valid, envFor, { projectDir: job.projectDir, maxOutputBytes: job.maxOutputBytes, services: { evaluator: chatEvaluatorFromEnv(job.baseEnv) } });
+    const run$ = runOneHook(spec, job.valid, envFor, {
+      projectDir: job.projectDir,
+      maxOutputBytes: job.maxOutputBytes,
+      services: { evaluator: chatEvaluatorFromEnv(job.baseEnv) },
+    });
     background.start(job.seq, job.valid, spec, run$, redactorFor(job.redact));
     await background.settled();
     return 0;

@@ -40,8 +40,10 @@ export async function explainCommand(target: string, flags: ExplainFlags, contex
 }
 
 async function logged(target: string, flags: ExplainFlags, context: CliContext): Promise<Explanation> {
-  if (isEventName(target)) throw new QhooksError("usage", `explain ${target} needs --payload FILE (or - for stdin): the event to explain; or give a logged event's SEQ`);
-  if (flags.settings.length || flags.plugin.length) throw new QhooksError("usage", "--settings and --plugin go with --payload: a logged event is explained with the configuration logged with it");
+  if (isEventName(target))
+    throw new QhooksError("usage", `explain ${target} needs --payload FILE (or - for stdin): the event to explain; or give a logged event's SEQ`);
+  if (flags.settings.length || flags.plugin.length)
+    throw new QhooksError("usage", "--settings and --plugin go with --payload: a logged event is explained with the configuration logged with it");
   const seq = seqArgument(target);
   const log = openStore(context.dbPath, { mustExist: true });
   try {

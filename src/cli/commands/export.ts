@@ -68,15 +68,24 @@ export async function exportCommand(flags: ExportFlags, context: CliContext): Pr
       const from = cursor;
       const filter = from ? { ...flags.filter, since: undefined } : flags.filter;
       const done = await exportOtlp({
-        log, url: flags.otlp, protocol: flags.protocol, filter, version: flags.version, holdUnfinishedMs: HOLD_UNFINISHED_MS,
-        ...(from?.after != null ? { after: from.after } : {}), pending: from?.pending ?? [], onProgress: save,
+        log,
+        url: flags.otlp,
+        protocol: flags.protocol,
+        filter,
+        version: flags.version,
+        holdUnfinishedMs: HOLD_UNFINISHED_MS,
+        ...(from?.after != null ? { after: from.after } : {}),
+        pending: from?.pending ?? [],
+        onProgress: save,
       });
       save(done);
       return done;
     };
     if (!flags.watch) {
       const done = await round();
-      out(`exported ${done.sent.length} event${done.sent.length === 1 ? "" : "s"} to ${endpoint}${done.pending.length ? ` (${done.pending.length} held for their outcome)` : ""}`);
+      out(
+        `exported ${done.sent.length} event${done.sent.length === 1 ? "" : "s"} to ${endpoint}${done.pending.length ? ` (${done.pending.length} held for their outcome)` : ""}`,
+      );
       return EXIT.ok;
     }
     const stop = stopOnSignals();

@@ -80,7 +80,20 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
 
   const format = flags.format ?? (flags.json ? "json" : "table");
   if (format === "json") {
-    out(JSON.stringify({ configHash: snapshot.hash, dialect: context.dialect, projectDir: context.projectDir, files: snapshot.sources, hooks: rows, warnings: snapshot.warnings }, null, 2));
+    out(
+      JSON.stringify(
+        {
+          configHash: snapshot.hash,
+          dialect: context.dialect,
+          projectDir: context.projectDir,
+          files: snapshot.sources,
+          hooks: rows,
+          warnings: snapshot.warnings,
+        },
+        null,
+        2,
+      ),
+    );
     strictLine();
     return verdict;
   }
@@ -125,7 +138,8 @@ const TABLE_COLUMNS: Column<HookRow>[] = [
   // A default name says it all: the command, or for a plugin's hook the plugin and the command as written.
   {
     header: "NAME / COMMAND",
-    cell: (r) => `${r.name === r.command || r.name === `${r.plugin?.name}: ${r.written}` ? r.name : `${r.name}: ${r.command}`}${r.mode === "shadow" ? " [shadow]" : ""}`,
+    cell: (r) =>
+      `${r.name === r.command || r.name === `${r.plugin?.name}: ${r.written}` ? r.name : `${r.name}: ${r.command}`}${r.mode === "shadow" ? " [shadow]" : ""}`,
     max: 60,
     min: 12,
     keep: 9,

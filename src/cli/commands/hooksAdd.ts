@@ -33,7 +33,13 @@ export type HooksAddFlags = z.infer<typeof HooksAddFlagsSchema>;
  */
 export function hooksAddCommand(event: EventName, flags: HooksAddFlags, context: CliContext): number {
   const source = target(flags, context);
-  const handler = { type: "command", command: flags.command, ...(flags.timeout !== undefined && { timeout: flags.timeout }), ...(flags.name !== undefined && { name: flags.name }), ...(flags.shadow && { mode: "shadow" }) };
+  const handler = {
+    type: "command",
+    command: flags.command,
+    ...(flags.timeout !== undefined && { timeout: flags.timeout }),
+    ...(flags.name !== undefined && { name: flags.name }),
+    ...(flags.shadow && { mode: "shadow" }),
+  };
   const matcher = flags.matcher;
   const shownPath = oneLineText(source.display);
 
@@ -80,7 +86,10 @@ function planEdit(text: string, event: EventName, matcher: string | undefined, h
   try {
     document = JSON.parse(text);
   } catch (e) {
-    throw new QhooksError("usage", `${oneLineText(source.display)} is not valid JSON (${describeJsonError(text, e)}), so qhooks skips it; fix it first (nothing was changed)`);
+    throw new QhooksError(
+      "usage",
+      `${oneLineText(source.display)} is not valid JSON (${describeJsonError(text, e)}), so qhooks skips it; fix it first (nothing was changed)`,
+    );
   }
   const refuse = (what: string): never => {
     throw new QhooksError("usage", `${oneLineText(source.display)}: ${what}; fix it first (nothing was changed)`);
@@ -110,7 +119,11 @@ function planEdit(text: string, event: EventName, matcher: string | undefined, h
         const same = handlers.findIndex((h) => isObject(h) && h.command === handler.command);
         if (same !== -1) return { kind: "present", path: `hooks.${event}[${at}].hooks[${same}]` };
         expected.hooks![event]![at]!.hooks.push(handler);
-        plan = { kind: "edit", text: appendToArray(text, ["hooks", event, at, "hooks"], handler, style), path: `hooks.${event}[${at}].hooks[${handlers.length}]` };
+        plan = {
+          kind: "edit",
+          text: appendToArray(text, ["hooks", event, at, "hooks"], handler, style),
+          path: `hooks.${event}[${at}].hooks[${handlers.length}]`,
+        };
       }
     }
   } catch {
@@ -137,7 +150,8 @@ function readSettingsText(realPath: string, shown: string): string {
   if (read.state === "read") return read.bytes.toString("utf8");
   if (read.state === "missing") return "";
   if (read.state === "not-regular") throw new QhooksError("usage", `${shown} is not a regular file; nothing was changed`);
-  if (read.state === "too-large") throw new QhooksError("usage", `${shown} is more than the ${MAX_SETTINGS_BYTES} bytes a settings file may have (qhooks skips it); nothing was changed`);
+  if (read.state === "too-large")
+    throw new QhooksError("usage", `${shown} is more than the ${MAX_SETTINGS_BYTES} bytes a settings file may have (qhooks skips it); nothing was changed`);
   throw new QhooksError("io", `cannot read ${shown}: ${read.code}`);
 }
 

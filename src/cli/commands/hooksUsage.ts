@@ -30,7 +30,15 @@ export async function hooksUsageCommand(flags: UsageFlags, context: CliContext):
   let ledger;
   try {
     const [stats, matchCounts] = [await log.stats(window), await log.matchCounts(window)];
-    ledger = usageLedger({ view: configOfSettings(snapshot), configHash: snapshot.hash, configWarnings: snapshot.warnings, stats, matchCounts, since: window.since, until: window.until });
+    ledger = usageLedger({
+      view: configOfSettings(snapshot),
+      configHash: snapshot.hash,
+      configWarnings: snapshot.warnings,
+      stats,
+      matchCounts,
+      since: window.since,
+      until: window.until,
+    });
   } finally {
     await log.close();
   }
@@ -54,7 +62,10 @@ export async function hooksUsageCommand(flags: UsageFlags, context: CliContext):
   if (never.length) {
     out("");
     out(`Never fired (${never.length}): their matcher matched none of the events of their kind in this window:`);
-    for (const h of never) out(`  ${shown(h.name ?? "?")} (${h.event}, matcher ${JSON.stringify(shown(h.matcher ?? "*"))}): 0 of ${h.events} ${h.event} events matched; qhooks explain SEQ shows why for one of them`);
+    for (const h of never)
+      out(
+        `  ${shown(h.name ?? "?")} (${h.event}, matcher ${JSON.stringify(shown(h.matcher ?? "*"))}): 0 of ${h.events} ${h.event} events matched; qhooks explain SEQ shows why for one of them`,
+      );
   }
   const broken = rows.filter((h) => !h.loaded);
   if (broken.length) {
@@ -81,6 +92,11 @@ function usageColumns(utc: boolean): Column<HookUsage>[] {
     { header: "P50 MS", cell: (h) => ms(h.p50Ms), keep: 4, align: "right" },
     { header: "P95 MS", cell: (h) => ms(h.p95Ms), keep: 2, align: "right" },
     { header: "MAX MS", cell: (h) => ms(h.maxMs), keep: 1, align: "right" },
-    { header: "LAST RUN", cell: (h) => (h.lastRun === null ? "never" : showTime(h.lastRun, utc).text), tsv: (h) => (h.lastRun === null ? "" : showTime(h.lastRun, utc).iso), keep: 4 },
+    {
+      header: "LAST RUN",
+      cell: (h) => (h.lastRun === null ? "never" : showTime(h.lastRun, utc).text),
+      tsv: (h) => (h.lastRun === null ? "" : showTime(h.lastRun, utc).iso),
+      keep: 4,
+    },
   ];
 }

@@ -29,7 +29,9 @@ export async function logCommand(flags: LogFlags, context: CliContext): Promise<
   try {
     const filter = await resolveSessions(log, { ...flags.filter, replayRun: flags.replay });
     // One more than the limit is read, to tell a cut listing from a complete one.
-    const records = withYoungGenerationCap(log.events(filter, flags.limit === null ? Number.MAX_SAFE_INTEGER : Math.min(flags.limit + 1, Number.MAX_SAFE_INTEGER)));
+    const records = withYoungGenerationCap(
+      log.events(filter, flags.limit === null ? Number.MAX_SAFE_INTEGER : Math.min(flags.limit + 1, Number.MAX_SAFE_INTEGER)),
+    );
     let count = 0;
     const kept = async function* () {
       for await (const r of records) if (++count <= (flags.limit ?? Infinity)) yield r;
@@ -75,7 +77,12 @@ export async function logCommand(flags: LogFlags, context: CliContext): Promise<
  * Tab-separated rows are written as they are read, with whole ids and ISO times.
  */
 function logColumns(utc: boolean, rows?: readonly LogRecord[]): Column<LogRecord>[] {
-  const times = rows && timeCells(rows.map((r) => r.ts), utc);
+  const times =
+    rows &&
+    timeCells(
+      rows.map((r) => r.ts),
+      utc,
+    );
   const timeOf = rows && new Map(rows.map((r, i) => [r, times!.cells[i]!]));
   const short = rows && sessionShortener(rows.map((r) => r.sessionId));
   return [

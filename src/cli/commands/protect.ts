@@ -9,7 +9,10 @@ import { out, warn } from "../io.js";
 import { parseTimeArg } from "../timeArg.js";
 
 export const EraseFlagsSchema = z.object({
-  seq: z.string().regex(/^[1-9][0-9]{0,15}$/, { error: "--seq: expected an event's seq (a whole number from 1)" }).optional(),
+  seq: z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, { error: "--seq: expected an event's seq (a whole number from 1)" })
+    .optional(),
   session: z.string().min(1, { error: "--session: expected a session id" }).optional(),
   pattern: z.string().min(1, { error: "--pattern: expected the text to erase (not empty)" }).optional(),
   why: z.string().max(200, { error: "--why: at most 200 characters" }).optional(),
@@ -20,13 +23,17 @@ export const EraseFlagsSchema = z.object({
 export async function eraseCommand(flags: z.infer<typeof EraseFlagsSchema>, context: CliContext): Promise<number> {
   const given = [flags.seq, flags.session, flags.pattern].filter((f) => f !== undefined).length;
   if (given !== 1) throw new QhooksError("usage", "qhooks erase: give exactly one of --seq N, --session ID, --pattern TEXT");
-  const selector: EraseSelector = flags.seq !== undefined ? { seq: Number(flags.seq) } : flags.session !== undefined ? { sessionId: flags.session } : { pattern: flags.pattern! };
+  const selector: EraseSelector =
+    flags.seq !== undefined ? { seq: Number(flags.seq) } : flags.session !== undefined ? { sessionId: flags.session } : { pattern: flags.pattern! };
   const log = openStore(context.dbPath, { mustExist: true, writer: context.env.QHOOKS_WRITER || undefined });
   try {
     const result = await log.erase(selector, flags.why ?? null);
     if (flags.json) out(JSON.stringify(result));
     else if (result.events === 0) out("Nothing to erase: no event matches that has content left.");
-    else out(`Erased the content of ${result.events} event${result.events === 1 ? "" : "s"} (${result.records} record${result.records === 1 ? "" : "s"}); qhooks verify reports them as erased.`);
+    else
+      out(
+        `Erased the content of ${result.events} event${result.events === 1 ? "" : "s"} (${result.records} record${result.records === 1 ? "" : "s"}); qhooks verify reports them as erased.`,
+      );
     sayLeftovers(result.leftovers);
     return EXIT.ok;
   } finally {
@@ -48,7 +55,8 @@ export async function pruneCommand(flags: z.infer<typeof PruneFlagsSchema>, cont
     spec = loadSettings(discoverSettings(context.homeDir, context.projectDir, context.dialect)).retention ?? undefined;
     from = "qhooks.retention";
   }
-  if (spec === undefined) throw new QhooksError("usage", 'qhooks prune: say how old: --before 90d (or set "qhooks": {"retention": "90d"} in your user-level settings)');
+  if (spec === undefined)
+    throw new QhooksError("usage", 'qhooks prune: say how old: --before 90d (or set "qhooks": {"retention": "90d"} in your user-level settings)');
   const before = parseTimeArg(from, spec, { utc: flags.utc });
   if (before.getTime() > Date.now()) throw new QhooksError("usage", `${from} ${JSON.stringify(spec)}: in the future; that would delete every record`);
   const log = openStore(context.dbPath, { mustExist: true, writer: context.env.QHOOKS_WRITER || undefined });

@@ -50,7 +50,10 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
     let otherHooks = 0;
     const hooksDiffer = (r: ReplayResult) => r.before.hooks.join("\0") !== r.after.hooks.join("\0");
     if (flags.json) process.stdout.write(`{"runId":${JSON.stringify(runId)},"results":[`);
-    else out(`Replaying ${total} event${total === 1 ? "" : "s"} ${flags.settings.length ? `against ${shown(flags.settings.join(", "))}` : "against the settings on disk now"}${flags.enforceShadow ? " with shadow hooks enforced" : ""}${flags.matchOnly ? " (match only: nothing runs)" : ""}, run ${runId}`);
+    else
+      out(
+        `Replaying ${total} event${total === 1 ? "" : "s"} ${flags.settings.length ? `against ${shown(flags.settings.join(", "))}` : "against the settings on disk now"}${flags.enforceShadow ? " with shadow hooks enforced" : ""}${flags.matchOnly ? " (match only: nothing runs)" : ""}, run ${runId}`,
+      );
 
     await lastValueFrom(
       replay$({
@@ -92,7 +95,9 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
       const { runId: _, ...counts } = summary;
       out(`\n],${JSON.stringify(counts).slice(1)}`);
     } else if (flags.matchOnly) {
-      out(`\n${summary.events} events matched, ${otherHooks} with other hooks than ran then${summary.skipped ? `, ${summary.skipped} not replayable` : ""}; nothing ran.`);
+      out(
+        `\n${summary.events} events matched, ${otherHooks} with other hooks than ran then${summary.skipped ? `, ${summary.skipped} not replayable` : ""}; nothing ran.`,
+      );
     } else {
       out(
         `\n${summary.events} events replayed, ${summary.changed} changed (${summary.newlyBlocked} newly blocked, ${summary.newlyAllowed} newly allowed)` +
@@ -135,7 +140,12 @@ async function listRuns(log: Store, flags: ReplayFlags, context: CliContext): Pr
 
 /** The listing's columns; a table (`rows` given) names the zone of its times in the header, when they share one. */
 function runColumns(utc: boolean, rows?: readonly ReplayRun[]): Column<ReplayRun>[] {
-  const started = rows && timeCells(rows.map((r) => r.startedAt), utc);
+  const started =
+    rows &&
+    timeCells(
+      rows.map((r) => r.startedAt),
+      utc,
+    );
   const index = rows && new Map(rows.map((r, i) => [r, i]));
   const count = (pick: (s: NonNullable<ReplayRun["summary"]>) => number) => (r: ReplayRun) => (r.summary ? String(pick(r.summary)) : "");
   return [

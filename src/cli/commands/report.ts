@@ -35,9 +35,17 @@ export async function reportCommand(flags: ReportFlags, context: CliContext): Pr
     const filter = await resolveSessions(log, flags.filter);
     const total = await log.count(filter);
     let data = emptyReport();
-    for await (const record of withYoungGenerationCap(log.events(filter, flags.limit ?? Number.MAX_SAFE_INTEGER))) data = reportStep(data, record, REPORT_LIMITS);
+    for await (const record of withYoungGenerationCap(log.events(filter, flags.limit ?? Number.MAX_SAFE_INTEGER)))
+      data = reportStep(data, record, REPORT_LIMITS);
     read = data.read;
-    page = renderReport({ data, total, selection: selectionText(filter, flags.utc), generatedAt: new Date(), utc: flags.utc, logPath: shownUrl(context.dbPath) });
+    page = renderReport({
+      data,
+      total,
+      selection: selectionText(filter, flags.utc),
+      generatedAt: new Date(),
+      utc: flags.utc,
+      logPath: shownUrl(context.dbPath),
+    });
   } finally {
     await log.close();
   }

@@ -94,7 +94,11 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     });
     // In the hook protocol, stderr of a block is the reason the model reads: warnings must not be mixed into it
     // (they stay in the log and in `qhooks hooks`).
-    const warnings = [...logWarnings, ...configWarnings, ...(judgement.kind === "outcome" ? judgement.outcome.warnings : judgement.kind === "rejected" ? judgement.warnings : [])];
+    const warnings = [
+      ...logWarnings,
+      ...configWarnings,
+      ...(judgement.kind === "outcome" ? judgement.outcome.warnings : judgement.kind === "rejected" ? judgement.warnings : []),
+    ];
     const hookReply = flags.format === "hook" && judgement.kind === "outcome" ? toHookProtocol(judgement.outcome) : null;
     if (hookReply?.exitCode !== 2) for (const w of warnings) warn(w);
 

@@ -27,10 +27,28 @@ export function schemaCommand(what: string, event: EventName | undefined): numbe
       : what === "outcome"
         ? z.toJSONSchema(OutcomeSchema.meta({ title: "qhooks outcome", description: "What qhooks run prints and dispatch() resolves to." }), { io: "output" })
         : what === "explanation"
-          ? z.toJSONSchema(ExplanationSchema.meta({ title: "qhooks explanation", description: "What qhooks explain --json prints: every hook of the configuration with its verdict, and how the outcome was formed." }), { io: "output" })
-        : what === "hook-test"
-          ? z.toJSONSchema(HookTestCaseSchema.meta({ title: "qhooks hook test", description: "One line of a hook test file (.qoder/hook-tests.jsonl): what qhooks test judges." }), { io: "input" })
-          : z.toJSONSchema(PAYLOAD_SCHEMAS[event!].meta({ title: `qhooks ${event} payload`, description: `What an agent sends for ${event}, and what its hooks read on stdin.` }), { io: "input" });
+          ? z.toJSONSchema(
+              ExplanationSchema.meta({
+                title: "qhooks explanation",
+                description: "What qhooks explain --json prints: every hook of the configuration with its verdict, and how the outcome was formed.",
+              }),
+              { io: "output" },
+            )
+          : what === "hook-test"
+            ? z.toJSONSchema(
+                HookTestCaseSchema.meta({
+                  title: "qhooks hook test",
+                  description: "One line of a hook test file (.qoder/hook-tests.jsonl): what qhooks test judges.",
+                }),
+                { io: "input" },
+              )
+            : z.toJSONSchema(
+                PAYLOAD_SCHEMAS[event!].meta({
+                  title: `qhooks ${event} payload`,
+                  description: `What an agent sends for ${event}, and what its hooks read on stdin.`,
+                }),
+                { io: "input" },
+              );
   out(JSON.stringify(schema, null, 2));
   return EXIT.ok;
 }

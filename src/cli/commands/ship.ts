@@ -17,14 +17,19 @@ export type ShipFlags = z.infer<typeof ShipFlagsSchema>;
 
 /** `qhooks ship --to URL`: copies the local log's new records to a central PostgreSQL database. */
 export async function shipCommand(flags: ShipFlags, context: CliContext): Promise<number> {
-  if (!isPostgresUrl(flags.to)) throw new QhooksError("usage", `--to ${JSON.stringify(shownUrl(flags.to))}: expected a PostgreSQL URL (postgres://user@host:5432/database)`);
+  if (!isPostgresUrl(flags.to))
+    throw new QhooksError("usage", `--to ${JSON.stringify(shownUrl(flags.to))}: expected a PostgreSQL URL (postgres://user@host:5432/database)`);
   if (isPostgresUrl(context.dbPath)) throw new QhooksError("usage", "ship copies a local log file: --db (or $QHOOKS_DB) names a database, not a file");
   const interval = parseInterval("--interval", flags.interval);
   const { shipLog } = await import("../../store/postgres/ship.js");
   const to = shownUrl(flags.to);
   const once = async () => {
     const done = await shipLog({ from: context.dbPath, to: flags.to, batch: flags.batch });
-    out(done.shipped > 0 ? `shipped ${done.shipped} records of log ${done.logId} to ${to} (through record ${done.head})` : `up to date: log ${done.logId} has ${done.head} records in ${to}`);
+    out(
+      done.shipped > 0
+        ? `shipped ${done.shipped} records of log ${done.logId} to ${to} (through record ${done.head})`
+        : `up to date: log ${done.logId} has ${done.head} records in ${to}`,
+    );
     if (done.skipped > 0) warn(`${done.skipped} records of log ${done.logId} were pruned from it before they shipped: the central database goes on after them`);
   };
   if (!flags.watch) {

@@ -42,8 +42,7 @@ export function showLines(d: EventDetail, options: { utc: boolean; text: DetailT
   const o = d.outcome;
   const time = showTime(d.ts, options.utc);
   const heading = [`#${d.seq}`, d.event ?? "(no event)", d.matchValue === null ? null : line(d.matchValue), decisionWord(d)].filter((p) => p !== null);
-  const source =
-    d.replay === null ? d.source : `${d.source}: run ${line(d.replay.runId)}, re-judging #${d.replay.of}`;
+  const source = d.replay === null ? d.source : `${d.source}: run ${line(d.replay.runId)}, re-judging #${d.replay.of}`;
   const chain = d.chain.records.map((r) => `#${r.seq} ${r.kind} (format ${r.format}) ${r.hash}`);
   const result: string[] = [
     heading.join("  "),
@@ -54,7 +53,14 @@ export function showLines(d: EventDetail, options: { utc: boolean; text: DetailT
       ["source", source],
       ["decision", decisionText(d, line)],
       ["took", o === null ? null : durationText(o.durationMs)],
-      ["config", d.snapshot === null ? (o === null ? null : o.configHash) : `${d.snapshot.hash}${d.snapshot.warnings.length ? ` (${plural(d.snapshot.warnings.length, "warning")})` : ""}`],
+      [
+        "config",
+        d.snapshot === null
+          ? o === null
+            ? null
+            : o.configHash
+          : `${d.snapshot.hash}${d.snapshot.warnings.length ? ` (${plural(d.snapshot.warnings.length, "warning")})` : ""}`,
+      ],
       ["chain", chain.length ? chain : ["-"]],
       ["log id", d.chain.logId],
     ]),
@@ -69,7 +75,16 @@ export function showLines(d: EventDetail, options: { utc: boolean; text: DetailT
       result.push("", `Skipped: ${o.skipped.length}`);
       for (const s of o.skipped) {
         result.push(`  ${line(s.name)}: ${s.reason}`);
-        result.push(...fieldLines([["command", s.command === null ? null : line(s.command)], ["from", from(s.level, s.matcher, line)], ["why", line(s.message)]], "    "));
+        result.push(
+          ...fieldLines(
+            [
+              ["command", s.command === null ? null : line(s.command)],
+              ["from", from(s.level, s.matcher, line)],
+              ["why", line(s.message)],
+            ],
+            "    ",
+          ),
+        );
       }
     }
     const rest = outcomeFields(o, options.text);
@@ -94,7 +109,12 @@ function decisionText(d: EventDetail, line: (s: string) => string): string {
 /** `block-rm: block (exit 2, 12 ms)` and its command, provenance, decision, error and output. */
 function hookLines(h: HookResult, text: DetailText): string[] {
   const { line, lines } = text;
-  const ended = [h.exitCode === null ? null : `exit ${h.exitCode}`, h.signal === null ? null : `signal ${h.signal}`, h.timedOut ? "timed out" : null, durationText(h.durationMs)];
+  const ended = [
+    h.exitCode === null ? null : `exit ${h.exitCode}`,
+    h.signal === null ? null : `signal ${h.signal}`,
+    h.timedOut ? "timed out" : null,
+    durationText(h.durationMs),
+  ];
   const output = (s: string) => (s === "" ? "(empty)" : lines(s.replace(/\n$/, "")));
   const fields: Field[] = [
     ["command", h.command === null ? "(in-process handler)" : line(h.command)],
@@ -108,7 +128,8 @@ function hookLines(h: HookResult, text: DetailText): string[] {
   return ["", `  ${line(h.name)}: ${h.outcome} (${ended.filter((e) => e !== null).join(", ")})`, ...fieldLines(fields, "    ")];
 }
 
-const from = (level: string, matcher: string | null, line: (s: string) => string): string => `${line(level)}${matcher === null || matcher === "" ? "" : `, matcher ${line(matcher)}`}`;
+const from = (level: string, matcher: string | null, line: (s: string) => string): string =>
+  `${line(level)}${matcher === null || matcher === "" ? "" : `, matcher ${line(matcher)}`}`;
 
 /** The outcome's fields beyond the decision: only those that say something. */
 function outcomeFields(o: Outcome, text: DetailText): string[] {

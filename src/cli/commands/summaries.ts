@@ -12,7 +12,13 @@ import { out } from "../io.js";
 import type { CliContext } from "../globals.js";
 
 export const WindowFlagsSchema = z
-  .object({ since: z.string().optional(), until: z.string().optional(), utc: z.boolean().default(false), format: FormatFlagsSchema, hooks: z.boolean().default(false) })
+  .object({
+    since: z.string().optional(),
+    until: z.string().optional(),
+    utc: z.boolean().default(false),
+    format: FormatFlagsSchema,
+    hooks: z.boolean().default(false),
+  })
   .transform((raw) => ({ format: raw.format, utc: raw.utc, window: timeWindow(raw), hooksOnly: raw.hooks }));
 export type WindowFlags = z.infer<typeof WindowFlagsSchema>;
 
@@ -39,8 +45,18 @@ export async function sessionsCommand(flags: WindowFlags, context: CliContext): 
  * and cuts session ids to the prefix that tells its sessions apart; tab-separated rows have whole ids and ISO times.
  */
 function sessionColumns(utc: boolean, rows?: readonly SessionRow[]): Column<SessionRow>[] {
-  const first = rows && timeCells(rows.map((s) => s.firstTs), utc);
-  const last = rows && timeCells(rows.map((s) => s.lastTs), utc);
+  const first =
+    rows &&
+    timeCells(
+      rows.map((s) => s.firstTs),
+      utc,
+    );
+  const last =
+    rows &&
+    timeCells(
+      rows.map((s) => s.lastTs),
+      utc,
+    );
   const index = rows && new Map(rows.map((s, i) => [s, i]));
   const short = rows && sessionShortener(rows.map((s) => s.sessionId));
   const zoned = (name: string, zone: string | null | undefined) => (zone ? `${name} (${zone})` : name);
@@ -115,9 +131,16 @@ export async function verifyCommand(flags: z.infer<typeof VerifyFlagsSchema>, co
   try {
     const result = await log.verify();
     if (flags.json) out(JSON.stringify(result));
-    if (!result.ok) throw new QhooksError("integrity", `log integrity failure at record ${result.firstBad}: ${result.problem} (${result.records} records before it are intact)`);
+    if (!result.ok)
+      throw new QhooksError(
+        "integrity",
+        `log integrity failure at record ${result.firstBad}: ${result.problem} (${result.records} records before it are intact)`,
+      );
     if (!flags.json) {
-      const notes = [result.from !== undefined && result.from > 1 ? `from record ${result.from}: older records were pruned` : null, result.erased ? `${result.erased} erased` : null].filter((n) => n !== null);
+      const notes = [
+        result.from !== undefined && result.from > 1 ? `from record ${result.from}: older records were pruned` : null,
+        result.erased ? `${result.erased} erased` : null,
+      ].filter((n) => n !== null);
       out(`ok: ${result.records} records${notes.length ? ` (${notes.join("; ")})` : ""}`);
     }
     return EXIT.ok;
@@ -131,6 +154,11 @@ function hookColumns(utc: boolean): Column<Stats["hooks"][number]>[] {
   return [
     ...BY_HOOK,
     { header: "MAX MS", cell: (h) => ms(h.maxMs), keep: 2, align: "right" },
-    { header: "LAST RUN", cell: (h) => (h.lastTs === null ? "" : showTime(h.lastTs, utc).text), tsv: (h) => (h.lastTs === null ? "" : showTime(h.lastTs, utc).iso), keep: 1 },
+    {
+      header: "LAST RUN",
+      cell: (h) => (h.lastTs === null ? "" : showTime(h.lastTs, utc).text),
+      tsv: (h) => (h.lastTs === null ? "" : showTime(h.lastTs, utc).iso),
+      keep: 1,
+    },
   ];
 }

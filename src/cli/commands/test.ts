@@ -94,7 +94,14 @@ export async function testCommand(flags: TestFlags, context: CliContext): Promis
   out(`${results.length - failed} passed, ${failed} failed`);
 
   if (flags.junit !== undefined) {
-    const xml = toJunit(results, { file: shown, classname: basename(file).replace(/\.jsonl$/, "").replace(/\./g, "_"), startedAt, durationMs: performance.now() - started });
+    const xml = toJunit(results, {
+      file: shown,
+      classname: basename(file)
+        .replace(/\.jsonl$/, "")
+        .replace(/\./g, "_"),
+      startedAt,
+      durationMs: performance.now() - started,
+    });
     writeReport(resolve(flags.junit), xml, flags.junit);
   }
   return failed === 0 ? EXIT.ok : EXIT.failure;

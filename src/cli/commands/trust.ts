@@ -19,7 +19,12 @@ export const TrustFlagsSchema = z.object({
   plugin: z.array(z.string()).default([]),
   list: z.boolean().default(false),
   /** true: this project's and its plugins' entries; a string: the entries whose digest starts with it. */
-  revoke: z.union([z.literal(true), z.string().regex(/^[0-9a-f]{4,64}$/, { error: "--revoke takes the first 4 or more hex digits of a digest (qhooks trust --list)" })]).optional(),
+  revoke: z
+    .union([
+      z.literal(true),
+      z.string().regex(/^[0-9a-f]{4,64}$/, { error: "--revoke takes the first 4 or more hex digits of a digest (qhooks trust --list)" }),
+    ])
+    .optional(),
   dryRun: z.boolean().default(false),
   json: z.boolean().default(false),
 });
@@ -51,19 +56,23 @@ export function trustCommand(flags: TrustFlags, context: CliContext): number {
   if (flags.revoke !== undefined) {
     const scopes = new Set([scopeKey(project.scope), ...snapshot.hooks.flatMap((h) => (h.plugin ? [scopeKey({ kind: "plugin", path: h.plugin.root })] : []))]);
     const revoked = revokedBy(read.store, flags.revoke === true ? { scopes } : { prefix: flags.revoke });
-    if (flags.revoke !== true && revoked.length === 0) throw new QhooksError("usage", `no trusted hook has a digest starting with ${flags.revoke} (qhooks trust --list)`);
+    if (flags.revoke !== true && revoked.length === 0)
+      throw new QhooksError("usage", `no trusted hook has a digest starting with ${flags.revoke} (qhooks trust --list)`);
     if (revoked.length && !flags.dryRun) writeTrustStore(storePath, { version: 1, trusted: read.store.trusted.filter((e) => !revoked.includes(e)) });
     if (flags.json) out(JSON.stringify({ store: storePath, revoked, recorded: !flags.dryRun }, null, 2));
     else if (revoked.length === 0) out(`Nothing to revoke: ${storeName} trusts no hook of ${shown(projectDir)} or its plugins.`);
     else {
       out(renderTable(ENTRY_COLUMNS, revoked, terminal));
       out("");
-      out(`${flags.dryRun ? "Would revoke" : "Revoked"} ${count(revoked.length, "trusted hook")}: ${flags.dryRun ? "they would" : "they"} no longer run where trust is required.`);
+      out(
+        `${flags.dryRun ? "Would revoke" : "Revoked"} ${count(revoked.length, "trusted hook")}: ${flags.dryRun ? "they would" : "they"} no longer run where trust is required.`,
+      );
     }
     return 0;
   }
 
-  const required = createTrustPolicy({ homeDir: context.homeDir, projectDir, env: context.env, dialect: context.dialect, trustCommand: "" }).check(snapshot) !== null;
+  const required =
+    createTrustPolicy({ homeDir: context.homeDir, projectDir, env: context.env, dialect: context.dialect, trustCommand: "" }).check(snapshot) !== null;
   const review = reviewHooks(snapshot, project, read.index);
   const recorded = !flags.dryRun && review.entries.length > 0;
   if (recorded) writeTrustStore(storePath, withEntries(read.store, review.entries));
@@ -74,7 +83,11 @@ export function trustCommand(flags: TrustFlags, context: CliContext): number {
     out(JSON.stringify(report, null, 2));
   } else {
     if (review.untrusted.length === 0) {
-      out(review.alreadyTrusted === 0 ? `No hooks from ${shown(projectDir)}, its local settings or plugins.` : `All ${count(review.alreadyTrusted, "hook")} from ${shown(projectDir)}, its local settings and plugins are trusted.`);
+      out(
+        review.alreadyTrusted === 0
+          ? `No hooks from ${shown(projectDir)}, its local settings or plugins.`
+          : `All ${count(review.alreadyTrusted, "hook")} from ${shown(projectDir)}, its local settings and plugins are trusted.`,
+      );
     } else {
       out(`Untrusted hooks of ${shown(projectDir)}, its local settings and plugins (${review.untrusted.length}):`);
       for (const c of review.untrusted) {
@@ -97,7 +110,11 @@ export function trustCommand(flags: TrustFlags, context: CliContext): number {
     }
     if (!required) out(`Trust is not required now: turn it on with "qhooks": {"requireTrust": true} in your user-level settings, or QHOOKS_REQUIRE_TRUST=1.`);
   }
-  if (cannot.length) throw new QhooksError("io", `${count(cannot.length, "hook")} cannot be trusted (${cannot[0]!.problem}${cannot.length > 1 ? ", ..." : ""}) and will not run where trust is required`);
+  if (cannot.length)
+    throw new QhooksError(
+      "io",
+      `${count(cannot.length, "hook")} cannot be trusted (${cannot[0]!.problem}${cannot.length > 1 ? ", ..." : ""}) and will not run where trust is required`,
+    );
   return 0;
 }
 
@@ -107,11 +124,15 @@ const ENTRY_COLUMNS: Column<TrustEntry>[] = [
   { header: "SCOPE", cell: (e) => `${e.scope.kind} ${e.scope.path}`, max: 50, min: 12, keep: 8, cutFrom: "start" },
   { header: "DECLARED AT", cell: (e) => e.where, max: 60, min: 12, keep: 5, cutFrom: "start" },
   { header: "COMMAND", cell: (e) => e.command, max: 60, min: 12, keep: 9 },
-  { header: "TRUSTED", cell: (e) => {
+  {
+    header: "TRUSTED",
+    cell: (e) => {
       const t = showTime(e.trustedAt, false);
       return `${t.text} ${t.zone}`;
     },
-    tsv: (e) => e.trustedAt, keep: 4 },
+    tsv: (e) => e.trustedAt,
+    keep: 4,
+  },
 ];
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;

@@ -15,10 +15,10 @@ export interface DetailText {
 }
 
 export function detailText(terminal: Pick<Terminal, "utf8">): DetailText {
-  const escape = terminal.utf8 ? escapeForTerminal : escapeToAscii;
+  const escapeText = terminal.utf8 ? escapeForTerminal : escapeToAscii;
   return {
-    line: escape,
-    lines: (text) => text.replace(/\r\n/g, "\n").split("\n").map(escape),
+    line: escapeText,
+    lines: (text) => text.replace(/\r\n/g, "\n").split("\n").map(escapeText),
   };
 }
 

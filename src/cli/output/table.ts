@@ -28,19 +28,20 @@ const GAP = "  ";
  * characters, and everything outside ASCII when the locale is not UTF-8).
  */
 export function renderTable<R>(columns: readonly Column<R>[], rows: readonly R[], terminal: Terminal): string {
-  const escape = terminal.utf8 ? escapeForTerminal : escapeToAscii;
+  const escapeText = terminal.utf8 ? escapeForTerminal : escapeToAscii;
   const ellipsis = terminal.utf8 ? "…" : "...";
-  const headers = columns.map((c) => escape(c.header));
+  const headers = columns.map((c) => escapeText(c.header));
   // Each cell cut to its column's max first: a megabyte of hook output is measured no further than it shows.
   const maxes = columns.map((c, i) => (c.max === undefined ? undefined : Math.max(c.max, displayWidth(headers[i]!))));
   const cells = rows.map((row) =>
     columns.map((c, i) => {
-      const text = escape(c.cell(row));
+      const text = escapeText(c.cell(row));
       return maxes[i] === undefined ? text : fitWidth(text, maxes[i]!, ellipsis, c.cutFrom);
     }),
   );
   // What each column would take with all the room it wants.
   const natural = columns.map((_, i) => cells.reduce((w, r) => Math.max(w, displayWidth(r[i]!)), displayWidth(headers[i]!)));
+  // biome-ignore lint/suspicious/noFocusedTests: fit() is this file's column fitting, not a focused test
   const { shown, widths } = fit(columns, natural, terminal.columns);
   const line = (texts: readonly string[]) =>
     shown
@@ -84,4 +85,5 @@ export const tsvHeader = <R>(columns: readonly Column<R>[]): string => columns.m
 export const tsvRow = <R>(columns: readonly Column<R>[], row: R): string => columns.map((c) => escapeTsvCell((c.tsv ?? c.cell)(row))).join("\t");
 
 /** A whole listing as tab-separated values, header first. */
-export const renderTsv = <R>(columns: readonly Column<R>[], rows: readonly R[]): string => [tsvHeader(columns), ...rows.map((r) => tsvRow(columns, r))].join("\n");
+export const renderTsv = <R>(columns: readonly Column<R>[], rows: readonly R[]): string =>
+  [tsvHeader(columns), ...rows.map((r) => tsvRow(columns, r))].join("\n");

@@ -14,7 +14,10 @@ export const exportLog: CommandSpec = {
         .addOption(new Option("--protocol <protocol>", "how records are encoded").choices(["protobuf", "json"]).default("protobuf"))
         .option("--watch", "keep exporting: a round every --interval until interrupted, each event sent once it has its outcome")
         .option("--interval <pause>", "pause between rounds with --watch: 500ms, 10s, 5m...", "10s")
-        .option("--cursor <file>", "where the export stands, to go on from there next time (default with --watch: one file per log and collector in ~/.qoder-cn/qhooks/export-cursors)")
+        .option(
+          "--cursor <file>",
+          "where the export stands, to go on from there next time (default with --watch: one file per log and collector in ~/.qoder-cn/qhooks/export-cursors)",
+        )
         .addHelpText(
           "after",
           `

@@ -11,7 +11,13 @@ export const hooks: CommandSpec = {
       .option("--event <event>", "only this event")
       .option("--settings <file>", "show these settings files instead of the discovered ones (repeatable)", collect)
       .option("--plugin <dir>", "also show the hooks of this plugin folder (repeatable)", collect)
-      .addOption(new Option("--format <format>", "table: the report (the default, piped or not); tsv: one row per hook, warnings on stderr; json").choices(["table", "tsv", "json"]))
+      .addOption(
+        new Option("--format <format>", "table: the report (the default, piped or not); tsv: one row per hook, warnings on stderr; json").choices([
+          "table",
+          "tsv",
+          "json",
+        ]),
+      )
       .option("--json", "same as --format json")
       .option("--strict", "exit 1 when any settings file has a warning (for CI)")
       .option("--usage", "the usage ledger: each hook loaded or not, its runs, blocks, errors, timeouts, p50/p95/max time, last run, and whether it ever fired")

@@ -13,7 +13,14 @@ export const hooksAdd: CommandSpec = {
       .argument("<event>", `one of ${EVENT_NAMES.join(", ")}`)
       .requiredOption("--command <command>", "the shell command the hook runs (/bin/sh -c, in the project directory)")
       .option("--matcher <matcher>", "which tools (or sources, agent types...) it applies to: Bash, Write|Edit, mcp__.*; default all")
-      .addOption(new Option("--level <level>", "which settings file: user (~/.qoder-cn/settings.json), project (.qoder/settings.json, shared with the repository) or local (.qoder/settings.local.json); with --dialect claude, those under ~/.claude and .claude").choices(["user", "project", "local"]).default("user"))
+      .addOption(
+        new Option(
+          "--level <level>",
+          "which settings file: user (~/.qoder-cn/settings.json), project (.qoder/settings.json, shared with the repository) or local (.qoder/settings.local.json); with --dialect claude, those under ~/.claude and .claude",
+        )
+          .choices(["user", "project", "local"])
+          .default("user"),
+      )
       .option("--file <path>", "add to this settings file instead (e.g. one that qhooks run --settings reads)")
       .option("--timeout <seconds>", "seconds before the hook is stopped (default 60)")
       .option("--name <name>", "a name for logs and messages (default: the command)")
@@ -30,7 +37,8 @@ Examples:
     // Commander gives the listing's own flags to `qhooks hooks`, even after `add`: one of them here is a mistake
     // (`--settings f.json` meant as the file to add to would otherwise add to the user's settings).
     const stray = flagsGiven(parentOpts(command));
-    if (stray.length) throw new QhooksError("usage", `hooks add: ${stray.join(", ")} belongs to qhooks hooks, not to hooks add (--file FILE adds to a given file)`);
+    if (stray.length)
+      throw new QhooksError("usage", `hooks add: ${stray.join(", ")} belongs to qhooks hooks, not to hooks add (--file FILE adds to a given file)`);
     const { hooksAddCommand, HooksAddFlagsSchema } = await import("../commands/hooksAdd.js");
     return hooksAddCommand(eventArgument(event!), flagsOf(HooksAddFlagsSchema, opts), cliContext(command));
   },

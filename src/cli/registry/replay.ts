@@ -11,7 +11,7 @@ export const replay: CommandSpec = {
         .option("--settings <file>", "judge with exactly this settings file (repeatable; default: the settings on disk for each event's project)", collect)
         .option("--plugin <dir>", "also run the hooks of this plugin folder (repeatable)", collect)
         .option("--match-only", "run nothing: only show which hooks would run")
-        .option("--enforce-shadow", "judge shadow hooks (\"mode\": \"shadow\") as enforced: what enforcing them would change")
+        .option("--enforce-shadow", 'judge shadow hooks ("mode": "shadow") as enforced: what enforcing them would change')
         .option("--concurrency <n>", "events judged at once", "4")
         .option("--json", "{runId, events, changed, results: [...]}")
         .option("--list", "list past replay runs (a table on a terminal, tab-separated when piped, or --json)")
@@ -27,6 +27,9 @@ Examples:
   action: async ({ opts, command }) => {
     const { replayCommand, ReplayFlagsSchema } = await import("../commands/replay.js");
     const { settings, plugin, matchOnly, enforceShadow, concurrency, json, list, utc, ...filter } = opts;
-    return replayCommand(flagsOf(ReplayFlagsSchema, { filter: { ...filter, utc }, settings, plugin, matchOnly, enforceShadow, concurrency, json, list, utc }), cliContext(command));
+    return replayCommand(
+      flagsOf(ReplayFlagsSchema, { filter: { ...filter, utc }, settings, plugin, matchOnly, enforceShadow, concurrency, json, list, utc }),
+      cliContext(command),
+    );
   },
 };

@@ -9,7 +9,10 @@ export const report: CommandSpec = {
     addFilterOptions(
       c
         .option("-o, --output <file>", "the HTML file to write (default qhooks-report.html in the working directory; - for stdout)")
-        .option("-n, --limit <n>", "read at most this many matching events, newest first (default 50000), or all; the timeline draws the newest 1000 one by one")
+        .option(
+          "-n, --limit <n>",
+          "read at most this many matching events, newest first (default 50000), or all; the timeline draws the newest 1000 one by one",
+        )
         .addHelpText(
           "after",
           `

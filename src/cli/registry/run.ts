@@ -15,7 +15,11 @@ export const run: CommandSpec = {
       .option("--settings <file>", "use exactly this settings file instead of the user/project/local ones (repeatable)", collect)
       .option("--plugin <dir>", "also run the hooks of this plugin folder (Claude Code's layout: hooks/hooks.json; repeatable)", collect)
       .option("--no-log", "do not append to the event log")
-      .addOption(new Option("--format <format>", "json: the outcome; hook: answer in the Claude/Qoder hook protocol (needs --settings, or --dialect claude)").choices(["json", "hook"]).default("json"))
+      .addOption(
+        new Option("--format <format>", "json: the outcome; hook: answer in the Claude/Qoder hook protocol (needs --settings, or --dialect claude)")
+          .choices(["json", "hook"])
+          .default("json"),
+      )
       .option("--fail-closed", "when qhooks cannot judge (invalid payload, internal error), block (exit 2) instead of exit 1")
       .addHelpText(
         "after",

@@ -80,10 +80,14 @@ function notes(page: ReportPage): Html {
   const { data } = page;
   const lines: Html[] = [];
   if (data.read < page.total) {
-    lines.push(html`<p class="note" id="note-read">The log has ${count(page.total)} matching events; this report reads the newest ${count(data.read)} (<code>--limit all</code> for every one, or narrow the selection with <code>--session</code> or <code>--since</code>).</p>`);
+    lines.push(
+      html`<p class="note" id="note-read">The log has ${count(page.total)} matching events; this report reads the newest ${count(data.read)} (<code>--limit all</code> for every one, or narrow the selection with <code>--session</code> or <code>--since</code>).</p>`,
+    );
   }
   if (data.read > data.drawn.length) {
-    lines.push(html`<p class="note" id="note-drawn">The timeline draws the newest ${count(data.drawn.length)} events one by one; the activity chart, the statistics and the sessions count all ${count(data.read)} read.</p>`);
+    lines.push(
+      html`<p class="note" id="note-drawn">The timeline draws the newest ${count(data.drawn.length)} events one by one; the activity chart, the statistics and the sessions count all ${count(data.read)} read.</p>`,
+    );
   }
   if (data.blockedCount > data.blocked.length) {
     lines.push(html`<p class="note">The newest ${count(data.blocked.length)} of ${count(data.blockedCount)} blocked events are listed.</p>`);
@@ -184,16 +188,31 @@ ${r.warnings.length ? html`<h4>Warnings</h4>${r.warnings.map((w) => html`<div>${
 }
 
 function hookDetail(h: HookResult, rest: string): Html {
-  const ended = [h.exitCode === null ? null : `exit ${h.exitCode}`, h.signal === null ? null : `signal ${h.signal}`, h.timedOut ? "timed out" : null, durationText(h.durationMs)].filter((p) => p !== null).join(", ");
-  const output = (label: string, text: string) => (text === "" ? "" : html`<div class="muted">${label}</div><pre>${visibleLines(capped(text, MAX_TEXT, rest))}</pre>`);
+  const ended = [
+    h.exitCode === null ? null : `exit ${h.exitCode}`,
+    h.signal === null ? null : `signal ${h.signal}`,
+    h.timedOut ? "timed out" : null,
+    durationText(h.durationMs),
+  ]
+    .filter((p) => p !== null)
+    .join(", ");
+  const output = (label: string, text: string) =>
+    text === "" ? "" : html`<div class="muted">${label}</div><pre>${visibleLines(capped(text, MAX_TEXT, rest))}</pre>`;
   return html`<div class="hook"><div><b>${visible(h.name)}</b>: <span class="dec d-${h.outcome === "block" ? "deny" : "none"} o-${h.outcome}">${h.outcome}</span> (${ended})</div>
 <div class="kv"><span>command</span><code>${h.command === null ? "(in-process handler)" : visible(h.command)}</code><span>from</span><span>${visible(h.level)}${h.matcher ? html`, matcher <code>${visible(h.matcher)}</code>` : ""}</span>${
-    h.decision !== "none" || h.reason ? html`<span>decision</span><span>${h.decision}${h.reason ? html`: <span class="reason">${visible(capped(h.reason, MAX_TEXT, rest))}</span>` : ""}</span>` : ""
+    h.decision !== "none" || h.reason
+      ? html`<span>decision</span><span>${h.decision}${h.reason ? html`: <span class="reason">${visible(capped(h.reason, MAX_TEXT, rest))}</span>` : ""}</span>`
+      : ""
   }${h.error ? html`<span>error</span><span>${visible(h.error)}</span>` : ""}</div>
 ${output("stdout", h.stdout)}${output("stderr", h.stderr)}${h.truncated ? html`<div class="muted">(output cut: the hook wrote more than qhooks keeps)</div>` : ""}</div>`;
 }
 
-function blockedList(blocked: readonly LogRecord[], drawn: ReadonlySet<number>, short: (id: string | null) => string, when: (ts: string) => ReturnType<typeof showTime>): Html {
+function blockedList(
+  blocked: readonly LogRecord[],
+  drawn: ReadonlySet<number>,
+  short: (id: string | null) => string,
+  when: (ts: string) => ReturnType<typeof showTime>,
+): Html {
   if (blocked.length === 0) return html`<p class="muted" id="blocked">Nothing was blocked.</p>`;
   const zone = when(blocked[0]!.ts).zone;
   return html`<table id="blocked"><thead><tr><th>TIME (${zone})</th><th class="n">SEQ</th><th>SESSION</th><th>EVENT</th><th>MATCH</th><th>BLOCKED BY</th><th>REASON</th></tr></thead><tbody>
@@ -222,11 +241,22 @@ ${rows.map(({ h, p50, p95, max }) => html`<tr data-hook-row="${visible(h.name)}"
 const ms = (v: number | null) => (v === null ? "" : String(Math.round(v * 10) / 10));
 
 function eventStats(data: ReportData): Html {
-  const rows = [...data.byEvent].map(([event, decisions]) => ({ event, decisions, total: [...decisions.values()].reduce((a, b) => a + b, 0) })).sort((a, b) => b.total - a.total || a.event.localeCompare(b.event));
+  const rows = [...data.byEvent]
+    .map(([event, decisions]) => ({ event, decisions, total: [...decisions.values()].reduce((a, b) => a + b, 0) }))
+    .sort((a, b) => b.total - a.total || a.event.localeCompare(b.event));
   const most = Math.max(1, ...rows.map((r) => r.total));
   return html`<div class="legend">${DECISIONS.map((d) => html`<span><i class="d-${d}"></i>${d}</span>`)}</div>
 <table id="event-stats"><thead><tr><th>EVENT</th><th>DECISIONS</th><th class="n">COUNT</th></tr></thead><tbody>
-${rows.map((r) => html`<tr><td>${r.event}</td><td><div class="track"><div class="stack" style="width:${pct(r.total, most)}" title="${DECISIONS.filter((d) => r.decisions.get(d)).map((d) => `${d} ${r.decisions.get(d)}`).join(", ")}">${DECISIONS.map((d) => (r.decisions.get(d) ? html`<span class="d-${d}" style="width:${pct(r.decisions.get(d)!, r.total)}"></span>` : ""))}</div></div></td><td class="n">${count(r.total)}</td></tr>`)}
+${rows.map(
+  (r) =>
+    html`<tr><td>${r.event}</td><td><div class="track"><div class="stack" style="width:${pct(r.total, most)}" title="${DECISIONS.filter((d) =>
+      r.decisions.get(d),
+    )
+      .map((d) => `${d} ${r.decisions.get(d)}`)
+      .join(
+        ", ",
+      )}">${DECISIONS.map((d) => (r.decisions.get(d) ? html`<span class="d-${d}" style="width:${pct(r.decisions.get(d)!, r.total)}"></span>` : ""))}</div></div></td><td class="n">${count(r.total)}</td></tr>`,
+)}
 </tbody></table>`;
 }
 

@@ -79,7 +79,14 @@ export function reportStep(data: ReportData, record: LogRecord, limits: ReportLi
   const key = record.sessionId ?? "";
   const session = data.sessions.get(key);
   if (session === undefined) {
-    data.sessions.set(key, { sessionId: record.sessionId, projectDir: record.projectDir, events: 1, blocked: record.blocked ? 1 : 0, firstTs: record.ts, lastTs: record.ts });
+    data.sessions.set(key, {
+      sessionId: record.sessionId,
+      projectDir: record.projectDir,
+      events: 1,
+      blocked: record.blocked ? 1 : 0,
+      firstTs: record.ts,
+      lastTs: record.ts,
+    });
   } else {
     session.events++;
     if (record.blocked) session.blocked++;

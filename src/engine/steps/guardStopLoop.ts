@@ -16,7 +16,11 @@ export { DEFAULT_STOP_BLOCK_CAP } from "../../settings/stopBlockCap.js";
  * Made once for a stream: `applies` says, without waiting, whether the event needs the guard at all (only a
  * blocked live Stop does); `run` reads the streak and decides.
  */
-export function guardStep(log: EventLog, cap: number | ((judged: Judged) => StopCap), enabled = true): { applies: (judged: Judged) => boolean; run: (judged: Judged) => Promise<Judged> } {
+export function guardStep(
+  log: EventLog,
+  cap: number | ((judged: Judged) => StopCap),
+  enabled = true,
+): { applies: (judged: Judged) => boolean; run: (judged: Judged) => Promise<Judged> } {
   return {
     applies: (judged) => enabled && judged.outcome.event === "Stop" && judged.outcome.blocked,
     run: async (given) => {

@@ -19,14 +19,26 @@ export interface HandlerSelection {
  * Selects, for each event, the hooks that will run: those that match, less those that trust does not let run
  * (reported as skipped, with a warning each). Made once for a stream.
  */
-export function matchStep(inProcess: () => readonly InProcessHandler[] = () => [], trust?: TrustPolicy, handlers: HandlerSelection = {}): (validated: Validated) => Matched {
+export function matchStep(
+  inProcess: () => readonly InProcessHandler[] = () => [],
+  trust?: TrustPolicy,
+  handlers: HandlerSelection = {},
+): (validated: Validated) => Matched {
   const once = handlers.once ?? memoryOnce();
   const services = handlers.services ?? {};
   return (validated) => {
     const selected = selectHooks(validated.valid.event, validated.valid.matchValue, validated.snapshot, inProcess());
     // Nothing selected: nothing for trust to check (it would stat the user's settings for its switch) or skip.
     if (selected.length === 0) {
-      return { arrival: validated.arrival, valid: validated.valid, snapshot: validated.snapshot, hooks: selected, skipped: [], selectionWarnings: [], background: undefined };
+      return {
+        arrival: validated.arrival,
+        valid: validated.valid,
+        snapshot: validated.snapshot,
+        hooks: selected,
+        skipped: [],
+        selectionWarnings: [],
+        background: undefined,
+      };
     }
     const split = splitByTrust(selected, trust?.check(validated.snapshot) ?? null);
     const byHandler = splitByHandler(split.runnable, validated.valid.sessionId, services, once);
@@ -48,12 +60,7 @@ export function matchStep(inProcess: () => readonly InProcessHandler[] = () => [
  * order. A command that appears more than once runs once, at its first position, under the name, level, matcher
  * and timeout of its highest-priority occurrence.
  */
-export function selectHooks(
-  event: EventName,
-  matchValue: string | null,
-  snapshot: SettingsSnapshot,
-  inProcess: readonly InProcessHandler[],
-): HookSpec[] {
+export function selectHooks(event: EventName, matchValue: string | null, snapshot: SettingsSnapshot, inProcess: readonly InProcessHandler[]): HookSpec[] {
   // UserPromptSubmit and Stop always fire: their matchers are ignored.
   const applies = (matcher: Parameters<typeof matches>[0]) => EVENT_TRAITS[event].matchField === null || matches(matcher, matchValue);
 
@@ -75,7 +82,18 @@ export function selectHooks(
     const key = `${hook.plugin?.root ?? ""}\0${hook.command}\0${shell}`;
     const seen = firstAt.get(key);
     const declared = seen?.declared ?? [];
-    const spec = (): HookSpec => ({ kind: "command", command: hook.command, name: hook.name, level: hook.level, matcher: hook.matcherSource, timeoutMs: hook.timeoutMs, ...(hook.shadow ? { shadow: true } : {}), ...(env ? { env } : {}), handler: hook.handler, declared });
+    const spec = (): HookSpec => ({
+      kind: "command",
+      command: hook.command,
+      name: hook.name,
+      level: hook.level,
+      matcher: hook.matcherSource,
+      timeoutMs: hook.timeoutMs,
+      ...(hook.shadow ? { shadow: true } : {}),
+      ...(env ? { env } : {}),
+      handler: hook.handler,
+      declared,
+    });
     if (seen === undefined) {
       declared.push(hook);
       firstAt.set(key, { index: selected.length, rank, declared });

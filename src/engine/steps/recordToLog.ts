@@ -1,6 +1,15 @@
-import { concatMap, type OperatorFunction } from "rxjs";
 import { messageOf } from "../../errors.js";
-import { nullEventLog, type AppendOptions, type AppendResult, type EventEntry, type EventLog, type EventSource, type LogEntry, type LogWarning, type SnapshotSource } from "../../store/eventLog.js";
+import {
+  nullEventLog,
+  type AppendOptions,
+  type AppendResult,
+  type EventEntry,
+  type EventLog,
+  type EventSource,
+  type LogEntry,
+  type LogWarning,
+  type SnapshotSource,
+} from "../../store/eventLog.js";
 import { redactEntry } from "../../redact/redactEntry.js";
 import { builtInRedactor, type Redactor } from "../../redact/redactor.js";
 import type { Judged, Matched, Ran, Recorded } from "../../core/stages.js";
@@ -90,7 +99,12 @@ export function arrivalWrite(matched: Matched, options: RecordOptions): LogWrite
     entries: once(() => [redacted(options.log, eventEntry(matched, options), matched.snapshot.redactor)]),
     options: {},
     done: (appended) => ({ ...matched, seq: appended[0] ?? null, arrivalLogged: "yes", warnings: appended.warnings.map(logWarning) }),
-    failed: (e) => ({ ...matched, seq: null, arrivalLogged: "failed", warnings: [{ kind: "arrival-not-recorded", event: matched.valid.event, why: messageOf(e) }] }),
+    failed: (e) => ({
+      ...matched,
+      seq: null,
+      arrivalLogged: "failed",
+      warnings: [{ kind: "arrival-not-recorded", event: matched.valid.event, why: messageOf(e) }],
+    }),
   };
 }
 
@@ -108,7 +122,10 @@ export function outcomeWrite(judged: Judged, options: RecordOptions): LogWrite<J
     return {
       entries: once(() => [redacted(options.log, { kind: "outcome", ts: new Date(), eventSeq: seq, outcome }, judged.snapshot.redactor)]),
       options: {},
-      done: (appended) => (appended.warnings.length ? withWarnings(judged, outcome.seq, [...judged.warnings, ...appended.warnings.map(logWarning)]) : { ...judged, seq: outcome.seq }),
+      done: (appended) =>
+        appended.warnings.length
+          ? withWarnings(judged, outcome.seq, [...judged.warnings, ...appended.warnings.map(logWarning)])
+          : { ...judged, seq: outcome.seq },
       failed: (e) => withWarnings(judged, outcome.seq, [...judged.warnings, { kind: "outcome-not-recorded", event: outcome.event, why: messageOf(e) }]),
     };
   }
@@ -117,9 +134,11 @@ export function outcomeWrite(judged: Judged, options: RecordOptions): LogWrite<J
   return {
     entries: once(() => [redacted(options.log, eventEntry(judged, options, outcome), judged.snapshot.redactor)]),
     options: judged.arrivalLogged === "failed" ? { lockWaitMs: 0 } : {},
-    done: (appended) => withWarnings(judged, appended[0] ?? null, appended.warnings.length === 0 ? judged.warnings : [...judged.warnings, ...appended.warnings.map(logWarning)]),
+    done: (appended) =>
+      withWarnings(judged, appended[0] ?? null, appended.warnings.length === 0 ? judged.warnings : [...judged.warnings, ...appended.warnings.map(logWarning)]),
     failed: (e) => {
-      if (judged.arrivalLogged !== "failed") return withWarnings(judged, outcome.seq, [...judged.warnings, { kind: "outcome-not-recorded", event: outcome.event, why: messageOf(e) }]);
+      if (judged.arrivalLogged !== "failed")
+        return withWarnings(judged, outcome.seq, [...judged.warnings, { kind: "outcome-not-recorded", event: outcome.event, why: messageOf(e) }]);
       // The arrival already failed and said so: one line for the whole event, not one per attempt, with the
       // arrival's reason (it says how long it waited; the quick second attempt would not).
       const arrival = judged.warnings.find((w) => w.kind === "arrival-not-recorded");

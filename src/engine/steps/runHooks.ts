@@ -1,4 +1,4 @@
-import { catchError, defer, finalize, forkJoin, from, map, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
+import { catchError, defer, finalize, forkJoin, from, map, mergeMap, of, type Observable } from "rxjs";
 import { oneLineText } from "../../text/oneLine.js";
 import { CappedOutput, DEFAULT_MAX_EVENT_OUTPUT_BYTES, OutputBudget } from "../../exec/cappedOutput.js";
 import { hookEnvironment } from "../../exec/hookEnvironment.js";
@@ -67,7 +67,8 @@ function environmentOf(matched: Matched, options: RunHooksOptions): (command: st
 export function startBackground(recorded: Recorded, options: RunHooksOptions): void {
   if (!recorded.background?.length) return;
   const envFor = environmentOf(recorded, options);
-  for (const spec of recorded.background) options.background?.start(recorded.seq, recorded.valid, spec, runOneHook(spec, recorded.valid, envFor, options), recorded.snapshot.redactor);
+  for (const spec of recorded.background)
+    options.background?.start(recorded.seq, recorded.valid, spec, runOneHook(spec, recorded.valid, envFor, options), recorded.snapshot.redactor);
 }
 
 /**
@@ -87,10 +88,16 @@ export function runHookGroup(matched: Matched, options: RunHooksOptions, gate?: 
  * SessionStart: the hooks get $CLAUDE_ENV_FILE, a file to append `export K=V` lines to; once they have all ended,
  * the variables go into the outcome (`env`), for the agent to set in the session's commands.
  */
-function withEnvFile(matched: Matched, envFor: (command: string) => Record<string, string>, options: RunHooksOptions, gate: PromiseLike<unknown> | undefined): Observable<HookGroup> {
+function withEnvFile(
+  matched: Matched,
+  envFor: (command: string) => Record<string, string>,
+  options: RunHooksOptions,
+  gate: PromiseLike<unknown> | undefined,
+): Observable<HookGroup> {
   return defer(() => {
     const file = createEnvFile();
-    if ("error" in file) return runAll(matched, envFor, options, gate).pipe(map((group) => ({ ...group, warnings: [...group.warnings, envFileWarning(file.error)] })));
+    if ("error" in file)
+      return runAll(matched, envFor, options, gate).pipe(map((group) => ({ ...group, warnings: [...group.warnings, envFileWarning(file.error)] })));
     return runAll(matched, (command) => ({ ...envFor(command), CLAUDE_ENV_FILE: file.path }), options, gate).pipe(
       map((group) => {
         const read = file.read();
@@ -103,7 +110,12 @@ function withEnvFile(matched: Matched, envFor: (command: string) => Record<strin
 
 const envFileWarning = (problem: EnvFileProblem): PipelineWarning => ({ kind: "env-file", problem });
 
-function runAll(matched: Matched, envFor: (command: string) => Record<string, string>, options: RunHooksOptions, gate: PromiseLike<unknown> | undefined): Observable<HookGroup> {
+function runAll(
+  matched: Matched,
+  envFor: (command: string) => Record<string, string>,
+  options: RunHooksOptions,
+  gate: PromiseLike<unknown> | undefined,
+): Observable<HookGroup> {
   return defer(() => {
     const total = options.maxEventOutputBytes ?? DEFAULT_MAX_EVENT_OUTPUT_BYTES;
     const budget = new OutputBudget(total, 2 * matched.hooks.filter((h) => h.kind === "command").length);
@@ -138,7 +150,9 @@ export function runOneHook(
   return defer(() => {
     const clock = { start: performance.now() };
     return judgeOneHook(spec, valid, envFor, options, budget, clock, gate).pipe(
-      catchError((e: unknown) => of(interpretRun(valid.event, spec, { type: "spawn-error", message: `internal error: ${messageOf(e)}`, durationMs: performance.now() - clock.start }))),
+      catchError((e: unknown) =>
+        of(interpretRun(valid.event, spec, { type: "spawn-error", message: `internal error: ${messageOf(e)}`, durationMs: performance.now() - clock.start })),
+      ),
     );
   });
 }
@@ -164,10 +178,12 @@ function judgeOneHook(
     // A hook's time (its duration, its timeout) starts when it may run, not while it waits at the gate.
     const opened = gate === undefined ? undefined : Promise.resolve(gate).then(() => void (clock.start = performance.now()));
     const run$ =
-      opened === undefined ? runner(request)
-      // A command is spawned now and waits at the first line of its script; any other hook starts once open.
-      : runner === commandRunner ? runner({ ...request, gate: opened })
-      : from(opened).pipe(mergeMap(() => runner(request)));
+      opened === undefined
+        ? runner(request)
+        : // A command is spawned now and waits at the first line of its script; any other hook starts once open.
+          runner === commandRunner
+          ? runner({ ...request, gate: opened })
+          : from(opened).pipe(mergeMap(() => runner(request)));
 
     return run$.pipe(
       raceTimeout(spec.timeoutMs, ({ limitMs, elapsedMs }): HookRun => ({ type: "timeout", limitMs, durationMs: elapsedMs, ...output() }), undefined, opened),

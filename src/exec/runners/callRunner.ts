@@ -23,7 +23,8 @@ export const callRunner: Runner = (request) =>
         return read.ok ? readShortForm(read.value) : read;
       })
       .then(
-        (read): HookRun => (read.ok ? { type: "returned", value: read.value, durationMs: elapsed() } : { type: "unreadable", message: read.why, durationMs: elapsed() }),
+        (read): HookRun =>
+          read.ok ? { type: "returned", value: read.value, durationMs: elapsed() } : { type: "unreadable", message: read.why, durationMs: elapsed() },
         (e: unknown): HookRun => ({ type: "threw", message: oneLineText(messageOf(e)), durationMs: elapsed() }),
       )
       .then((run) => {

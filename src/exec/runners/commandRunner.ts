@@ -15,14 +15,23 @@ export const commandRunner: Runner = ({ spec, valid, env, projectDir, stdout, st
     if (verified?.ok === false) return of<HookEnd>({ type: "spawn-error", message: verified.message });
     const command = verified?.command ?? spec.command!;
     const extraFds = verified?.fds.length ? { extraFds: verified.fds } : {};
-    return withSpawnHook((spawnHook) => spawnHook({ command, ...(shell ? { shell } : {}), cwd: projectDir, env, input: valid.json, stdout, stderr, ...(gate ? { gate } : {}), ...extraFds })).pipe(
-      finalize(() => verified?.release()),
-    );
+    return withSpawnHook((spawnHook) =>
+      spawnHook({ command, ...(shell ? { shell } : {}), cwd: projectDir, env, input: valid.json, stdout, stderr, ...(gate ? { gate } : {}), ...extraFds }),
+    ).pipe(finalize(() => verified?.release()));
   }).pipe(
-    map((end): HookRun =>
-      end.type === "spawn-error"
-        ? { type: "spawn-error", message: end.message, durationMs: elapsed() }
-        : { type: "exited", exitCode: end.exitCode, signal: end.signal, durationMs: elapsed(), stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated },
+    map(
+      (end): HookRun =>
+        end.type === "spawn-error"
+          ? { type: "spawn-error", message: end.message, durationMs: elapsed() }
+          : {
+              type: "exited",
+              exitCode: end.exitCode,
+              signal: end.signal,
+              durationMs: elapsed(),
+              stdout: stdout.text(),
+              stderr: stderr.text(),
+              truncated: stdout.truncated || stderr.truncated,
+            },
     ),
   );
 };

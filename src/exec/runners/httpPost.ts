@@ -11,7 +11,13 @@ export interface PostAnswer {
  * than the request). The body of a redirect is not read; any other body goes to `onChunk`. Rejects with the
  * system's error (ECONNREFUSED...) or the abort.
  */
-export async function post(url: URL, headers: Readonly<Record<string, string>>, body: string, signal: AbortSignal, onChunk: (chunk: Buffer) => void): Promise<PostAnswer> {
+export async function post(
+  url: URL,
+  headers: Readonly<Record<string, string>>,
+  body: string,
+  signal: AbortSignal,
+  onChunk: (chunk: Buffer) => void,
+): Promise<PostAnswer> {
   // Loaded with the first request: most runs of qhooks have no http hook, and TLS is costly to load.
   const modules = await import("./httpModules.js");
   const send = url.protocol === "https:" ? modules.httpsRequest : modules.httpRequest;

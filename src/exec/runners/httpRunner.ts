@@ -30,7 +30,8 @@ export const httpRunner: Runner = ({ spec, valid, env, stdout, elapsed }) =>
         const location = answer.headers.location;
         if (answer.status >= 300 && answer.status < 400 && location !== undefined) {
           const next = new URL(location, url);
-          if (next.origin !== url.origin) return failed(`HTTP ${answer.status} redirect to ${next.origin} refused (redirects are followed within ${url.origin} only)`);
+          if (next.origin !== url.origin)
+            return failed(`HTTP ${answer.status} redirect to ${next.origin} refused (redirects are followed within ${url.origin} only)`);
           if (hops >= MAX_HTTP_REDIRECTS) return failed(`more than ${MAX_HTTP_REDIRECTS} redirects`);
           url = next;
           continue;
@@ -38,7 +39,12 @@ export const httpRunner: Runner = ({ spec, valid, env, stdout, elapsed }) =>
         if (answer.status >= 200 && answer.status < 300) {
           return { type: "exited", exitCode: 0, signal: null, durationMs: elapsed(), stdout: stdout.text(), stderr: "", truncated: stdout.truncated };
         }
-        const detail = stdout.text().split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
+        const detail =
+          stdout
+            .text()
+            .split("\n")
+            .find((l) => l.trim() !== "")
+            ?.trim() ?? "";
         return failed(`HTTP ${answer.status}${detail ? `: ${detail.slice(0, 300)}` : ""}`);
       }
     };

@@ -2,13 +2,16 @@ import { catchError, from, map, of } from "rxjs";
 import { messageOf } from "../../errors.js";
 import type { HookRun } from "../../core/stages.js";
 import { plainJson } from "./plainJson.js";
-import { handlerOf, type Runner } from "./runner.js";
+import type { Runner } from "./runner.js";
 
 /** A handler registered with `bus.use()`: called with the payload; what it returns is its decision. */
 export const inProcessRunner: Runner = ({ spec, valid, elapsed }) => {
   if (spec.kind !== "in-process") throw new Error("inProcessRunner: not an in-process handler");
   return from(Promise.resolve().then(() => plainJson(spec.handle(valid.payload)))).pipe(
-    map((read): HookRun => (read.ok ? { type: "returned", value: read.value, durationMs: elapsed() } : { type: "unreadable", message: read.why, durationMs: elapsed() })),
+    map(
+      (read): HookRun =>
+        read.ok ? { type: "returned", value: read.value, durationMs: elapsed() } : { type: "unreadable", message: read.why, durationMs: elapsed() },
+    ),
     catchError((e: unknown) => of<HookRun>({ type: "threw", message: messageOf(e), durationMs: elapsed() })),
   );
 };

@@ -3,7 +3,7 @@ import { callRunner } from "./callRunner.js";
 import { commandRunner } from "./commandRunner.js";
 import { httpRunner } from "./httpRunner.js";
 import { inProcessRunner } from "./inProcessRunner.js";
-import { handlerOf, type Runner } from "./runner.js";
+import type { Runner } from "./runner.js";
 
 export type { Runner, RunRequest } from "./runner.js";
 

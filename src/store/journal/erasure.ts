@@ -14,8 +14,27 @@ export const ERASED = "[ERASED]";
 
 /** Keys of an outcome whose values say how an event was decided, not what it held: kept when it is erased. */
 const KEPT_KEYS = new Set([
-  "event", "sessionId", "decision", "blocked", "continue", "suppressOutput", "configHash", "durationMs", "seq", "name", "command",
-  "level", "matcher", "outcome", "exitCode", "signal", "timedOut", "truncated", "type", "file", "plugin",
+  "event",
+  "sessionId",
+  "decision",
+  "blocked",
+  "continue",
+  "suppressOutput",
+  "configHash",
+  "durationMs",
+  "seq",
+  "name",
+  "command",
+  "level",
+  "matcher",
+  "outcome",
+  "exitCode",
+  "signal",
+  "timedOut",
+  "truncated",
+  "type",
+  "file",
+  "plugin",
 ]);
 
 /** An outcome's JSON with its text erased: every string but those of KEPT_KEYS, at any depth; arrays of text emptied. */
@@ -56,9 +75,25 @@ export interface ErasureBody {
 export function erasureRow(ts: string, erased: Pick<JournalRow, "seq" | "format" | "reason" | "body" | "outcome">, why: string | null): PendingRow {
   const body: ErasureBody = { seq: erased.seq, format: erased.format, parts: partDigests(erased), why };
   return {
-    ts, kind: "erasure", event: null, session_id: null, match_value: null, project_dir: null, source: null, ref: erased.seq, run_id: null,
-    config_hash: null, name: null, status: null, decision: null, blocked: null, duration_ms: null, reason: null, body: JSON.stringify(body),
-    format: CURRENT_FORMAT, outcome: null,
+    ts,
+    kind: "erasure",
+    event: null,
+    session_id: null,
+    match_value: null,
+    project_dir: null,
+    source: null,
+    ref: erased.seq,
+    run_id: null,
+    config_hash: null,
+    name: null,
+    status: null,
+    decision: null,
+    blocked: null,
+    duration_ms: null,
+    reason: null,
+    body: JSON.stringify(body),
+    format: CURRENT_FORMAT,
+    outcome: null,
   };
 }
 
@@ -72,8 +107,24 @@ export interface PruneBody {
 
 export function pruneRow(ts: string, body: PruneBody): PendingRow {
   return {
-    ts, kind: "prune", event: null, session_id: null, match_value: null, project_dir: null, source: null, ref: body.through, run_id: null,
-    config_hash: null, name: null, status: null, decision: null, blocked: null, duration_ms: null, reason: null, body: JSON.stringify(body),
-    format: CURRENT_FORMAT, outcome: null,
+    ts,
+    kind: "prune",
+    event: null,
+    session_id: null,
+    match_value: null,
+    project_dir: null,
+    source: null,
+    ref: body.through,
+    run_id: null,
+    config_hash: null,
+    name: null,
+    status: null,
+    decision: null,
+    blocked: null,
+    duration_ms: null,
+    reason: null,
+    body: JSON.stringify(body),
+    format: CURRENT_FORMAT,
+    outcome: null,
   };
 }

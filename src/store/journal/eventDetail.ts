@@ -35,7 +35,10 @@ export function eventDetailOf({ seq, event, outcome: apart, snapshotBody, replay
     rejection: event.decision === "rejected" ? event.reason : null,
     decision,
     outcome,
-    snapshot: snapshot && event.config_hash !== null ? { hash: event.config_hash, document: snapshot.document, warnings: snapshot.warnings, ...(snapshot.sources ? { sources: snapshot.sources } : {}) } : null,
+    snapshot:
+      snapshot && event.config_hash !== null
+        ? { hash: event.config_hash, document: snapshot.document, warnings: snapshot.warnings, ...(snapshot.sources ? { sources: snapshot.sources } : {}) }
+        : null,
     replay: event.run_id !== null && replayOf !== null ? { runId: event.run_id, of: replayOf } : null,
     chain: {
       logId,

@@ -20,14 +20,43 @@ export const CURRENT_FORMAT = 4;
 
 /** The columns a format-4 content digest covers one by one (the free-text parts follow by their own digests). */
 const V4_SMALL_COLUMNS = [
-  "ts", "kind", "event", "session_id", "match_value", "project_dir", "source", "ref", "run_id", "config_hash",
-  "name", "status", "decision", "blocked", "duration_ms",
+  "ts",
+  "kind",
+  "event",
+  "session_id",
+  "match_value",
+  "project_dir",
+  "source",
+  "ref",
+  "run_id",
+  "config_hash",
+  "name",
+  "status",
+  "decision",
+  "blocked",
+  "duration_ms",
 ] as const satisfies ReadonlyArray<keyof JournalRow>;
 
 /** Format 3 covered these, whole, in this order. */
 const V3_COLUMNS = [
-  "seq", "ts", "kind", "event", "session_id", "match_value", "project_dir", "source", "ref", "run_id", "config_hash",
-  "name", "status", "decision", "blocked", "duration_ms", "reason", "body",
+  "seq",
+  "ts",
+  "kind",
+  "event",
+  "session_id",
+  "match_value",
+  "project_dir",
+  "source",
+  "ref",
+  "run_id",
+  "config_hash",
+  "name",
+  "status",
+  "decision",
+  "blocked",
+  "duration_ms",
+  "reason",
+  "body",
 ] as const satisfies ReadonlyArray<keyof JournalRow>;
 
 type Hashed = Omit<JournalRow, "hash">;

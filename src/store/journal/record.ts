@@ -40,8 +40,27 @@ export type JournalKind = "event" | "outcome" | "hook" | "snapshot" | "replay_ru
 
 /** Every column, in table order (and in the order of `journalValues`, for a positional INSERT). */
 export const JOURNAL_COLUMNS = [
-  "seq", "ts", "kind", "event", "session_id", "match_value", "project_dir", "source", "ref", "run_id",
-  "config_hash", "name", "status", "decision", "blocked", "duration_ms", "reason", "body", "hash", "format", "outcome",
+  "seq",
+  "ts",
+  "kind",
+  "event",
+  "session_id",
+  "match_value",
+  "project_dir",
+  "source",
+  "ref",
+  "run_id",
+  "config_hash",
+  "name",
+  "status",
+  "decision",
+  "blocked",
+  "duration_ms",
+  "reason",
+  "body",
+  "hash",
+  "format",
+  "outcome",
 ] as const satisfies ReadonlyArray<keyof JournalRow>;
 
 /** The columns a record's hash covers, in either format: all but `hash` itself. */
@@ -53,7 +72,26 @@ export const HASHED_COLUMNS = JOURNAL_COLUMNS.filter((c) => c !== "hash");
  */
 export function journalValues(row: Omit<JournalRow, "seq" | "hash">, seq: number, hash: string): unknown[] {
   return [
-    seq, row.ts, row.kind, row.event, row.session_id, row.match_value, row.project_dir, row.source, row.ref, row.run_id,
-    row.config_hash, row.name, row.status, row.decision, row.blocked, row.duration_ms, row.reason, row.body, hash, row.format, row.outcome,
+    seq,
+    row.ts,
+    row.kind,
+    row.event,
+    row.session_id,
+    row.match_value,
+    row.project_dir,
+    row.source,
+    row.ref,
+    row.run_id,
+    row.config_hash,
+    row.name,
+    row.status,
+    row.decision,
+    row.blocked,
+    row.duration_ms,
+    row.reason,
+    row.body,
+    hash,
+    row.format,
+    row.outcome,
   ];
 }

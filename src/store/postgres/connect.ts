@@ -11,7 +11,8 @@ const CONNECT_TIMEOUT_MS = 3_000;
 // bigint (count(*), seqs) and numeric as JavaScript numbers: every value qhooks stores fits in 2^53.
 const INT8 = 20;
 const types = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as "text"))) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
 };
 
 export type PgClient = pg.Client;
@@ -54,7 +55,14 @@ export interface ConnectOptions {
 /** A connected client; a failure to connect is one QhooksError("log") line that says why. */
 export async function connect(url: string, options: ConnectOptions = {}): Promise<pg.Client> {
   const limits = options.deadlines === "dispatch" ? DISPATCH_LIMITS : AUDIT_LIMITS;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types, application_name: "qhooks", keepAlive: true, ...limits });
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    types,
+    application_name: "qhooks",
+    keepAlive: true,
+    ...limits,
+  });
   // A connection the server ends later is reported on the next query; without a listener it would crash the process.
   client.on("error", () => undefined);
   try {
@@ -106,5 +114,8 @@ export function describePgError(e: unknown): string {
 /** An error of the connection itself (the server went away), as opposed to one a statement caused. */
 export const isConnectionError = (e: unknown): boolean => {
   const code = (e as { code?: string }).code ?? "";
-  return /^(E[A-Z]+|57P0[1-3]|08\d\d\d)$/.test(code) || /Connection terminated|not queryable|Client has encountered a connection error|Query read timeout|timeout expired/i.test(messageOf(e));
+  return (
+    /^(E[A-Z]+|57P0[1-3]|08\d\d\d)$/.test(code) ||
+    /Connection terminated|not queryable|Client has encountered a connection error|Query read timeout|timeout expired/i.test(messageOf(e))
+  );
 };

@@ -68,7 +68,8 @@ async function inTransaction<T>(client: pg.Client, work: () => Promise<T>): Prom
 async function selectedEvents(client: pg.Client, selector: EraseSelector): Promise<number[]> {
   let rows: { gid: number }[];
   if ("seq" in selector) rows = (await client.query<{ gid: number }>("SELECT gid FROM qhooks_journal WHERE gid = $1 AND kind = 'event'", [selector.seq])).rows;
-  else if ("sessionId" in selector) rows = (await client.query<{ gid: number }>("SELECT gid FROM qhooks_events WHERE session_id = $1 ORDER BY gid", [utf8(selector.sessionId)])).rows;
+  else if ("sessionId" in selector)
+    rows = (await client.query<{ gid: number }>("SELECT gid FROM qhooks_events WHERE session_id = $1 ORDER BY gid", [utf8(selector.sessionId)])).rows;
   else {
     rows = (
       await client.query<{ gid: number }>(
@@ -105,7 +106,10 @@ export async function eraseEvents(client: pg.Client, maintainer: string, selecto
         erasures.push({ row: { ...base, body: JSON.stringify(body) }, refGid: Number(r.gid) });
         const parts = erasedParts(row);
         await client.query("UPDATE qhooks_journal SET reason = $2, body = $3, outcome = $4 WHERE gid = $1", [
-          r.gid, parts.reason === null ? null : utf8(parts.reason), utf8(parts.body), parts.outcome === null ? null : utf8(parts.outcome),
+          r.gid,
+          parts.reason === null ? null : utf8(parts.reason),
+          utf8(parts.body),
+          parts.outcome === null ? null : utf8(parts.outcome),
         ]);
       }
       if (rows.length > 0) erasedEvents++;
@@ -152,7 +156,10 @@ export async function pruneChains(client: pg.Client, maintainer: string, before:
     const firsts = new Map(chains.map((c) => [c.writer_id, Number(c.first)]));
     for (const chain of chains) {
       const w = chain.writer_id;
-      const oldest = await one("SELECT min(seq) AS s FROM qhooks_journal WHERE writer_id = $1 AND ts >= $2 AND kind IN ('event', 'outcome', 'hook', 'replay_run')", [w, iso]);
+      const oldest = await one(
+        "SELECT min(seq) AS s FROM qhooks_journal WHERE writer_id = $1 AND ts >= $2 AND kind IN ('event', 'outcome', 'hook', 'replay_run')",
+        [w, iso],
+      );
       const cut = await settle(w, oldest ?? Number(chain.last) + 1);
       if (cut > Number(chain.first)) cuts.set(w, cut);
     }
@@ -161,7 +168,8 @@ export async function pruneChains(client: pg.Client, maintainer: string, before:
     for (let changed = true; changed; ) {
       changed = false;
       await client.query("DELETE FROM qhooks_cut");
-      if (cuts.size > 0) await client.query("INSERT INTO qhooks_cut (writer_id, cut) SELECT * FROM unnest($1::text[], $2::bigint[])", [[...cuts.keys()], [...cuts.values()]]);
+      if (cuts.size > 0)
+        await client.query("INSERT INTO qhooks_cut (writer_id, cut) SELECT * FROM unnest($1::text[], $2::bigint[])", [[...cuts.keys()], [...cuts.values()]]);
       const { rows: kept } = await client.query<{ writer_id: string; seq: number }>(
         `SELECT x.writer_id, min(x.seq) AS seq FROM qhooks_journal x JOIN qhooks_cut xc ON xc.writer_id = x.writer_id AND x.seq < xc.cut
          JOIN qhooks_journal t ON t.gid = x.ref_gid LEFT JOIN qhooks_cut tc ON tc.writer_id = t.writer_id
@@ -197,12 +205,16 @@ export async function pruneChains(client: pg.Client, maintainer: string, before:
     const { rows: perChain } = await client.query<{ writer_id: string; n: number }>(
       "SELECT j.writer_id, count(*) AS n FROM qhooks_journal j JOIN qhooks_cut c ON c.writer_id = j.writer_id AND j.seq < c.cut GROUP BY j.writer_id",
     );
-    const { rows: firstKept } = await client.query<{ g: number | null }>("SELECT min(j.gid) AS g FROM qhooks_journal j JOIN qhooks_cut c ON c.writer_id = j.writer_id AND j.seq >= c.cut");
+    const { rows: firstKept } = await client.query<{ g: number | null }>(
+      "SELECT min(j.gid) AS g FROM qhooks_journal j JOIN qhooks_cut c ON c.writer_id = j.writer_id AND j.seq >= c.cut",
+    );
     // The audit rows of the events deleted go with them.
     await client.query(
       `DELETE FROM qhooks_hooks h USING qhooks_journal j, qhooks_cut c WHERE h.event_gid = j.gid AND j.kind = 'event' AND c.writer_id = j.writer_id AND j.seq < c.cut`,
     );
-    await client.query(`DELETE FROM qhooks_events v USING qhooks_journal j, qhooks_cut c WHERE v.gid = j.gid AND j.kind = 'event' AND c.writer_id = j.writer_id AND j.seq < c.cut`);
+    await client.query(
+      `DELETE FROM qhooks_events v USING qhooks_journal j, qhooks_cut c WHERE v.gid = j.gid AND j.kind = 'event' AND c.writer_id = j.writer_id AND j.seq < c.cut`,
+    );
     await client.query("DELETE FROM qhooks_journal j USING qhooks_cut c WHERE c.writer_id = j.writer_id AND j.seq < c.cut");
     await client.query("UPDATE qhooks_writers w SET anchor_seq = c.anchor_seq, anchor_hash = c.anchor_hash FROM qhooks_cut c WHERE c.writer_id = w.writer_id");
 
@@ -215,17 +227,45 @@ export async function pruneChains(client: pg.Client, maintainer: string, before:
       "SELECT writer_id, anchor_seq, anchor_hash FROM qhooks_writers WHERE anchor_seq > 0 ORDER BY writer_id",
     );
     const copies: PendingRow[] = snapshots.map((s) => ({
-      ts, kind: "snapshot", event: null, session_id: null, match_value: null, project_dir: null, source: null, ref: null, run_id: null,
-      config_hash: s.config_hash.toString("utf8"), name: null, status: null, decision: null, blocked: null, duration_ms: null, reason: null, body: s.body.toString("utf8"), format: 4, outcome: null,
+      ts,
+      kind: "snapshot",
+      event: null,
+      session_id: null,
+      match_value: null,
+      project_dir: null,
+      source: null,
+      ref: null,
+      run_id: null,
+      config_hash: s.config_hash.toString("utf8"),
+      name: null,
+      status: null,
+      decision: null,
+      blocked: null,
+      duration_ms: null,
+      reason: null,
+      body: s.body.toString("utf8"),
+      format: 4,
+      outcome: null,
     }));
     const prunes: PendingRow[] = anchored.map((a) => {
       const base = pruneRow(ts, { through: Number(a.anchor_seq), hash: a.anchor_hash, records: removed.get(a.writer_id) ?? 0, before: iso });
       const body: ChainPruneBody = { ...(JSON.parse(base.body) as PruneBody), chain: a.writer_id };
       return { ...base, body: JSON.stringify(body) };
     });
-    const gids = await appendToChain(client, maintainer, [...copies, ...prunes].map((row) => ({ row, refGid: null })));
+    const gids = await appendToChain(
+      client,
+      maintainer,
+      [...copies, ...prunes].map((row) => ({ row, refGid: null })),
+    );
     const from = firstKept[0]?.g ?? null;
     const records = Number(counted[0]!.records);
-    return { records, events: Number(counted[0]!.events), from: from === null ? (gids[0] ?? null) : Number(from), bytesBefore: null, bytesAfter: null, leftovers: serverCopies(records) };
+    return {
+      records,
+      events: Number(counted[0]!.events),
+      from: from === null ? (gids[0] ?? null) : Number(from),
+      bytesBefore: null,
+      bytesAfter: null,
+      leftovers: serverCopies(records),
+    };
   });
 }

@@ -146,7 +146,9 @@ export async function migratePg(client: pg.Client, where: string, mustExist: boo
   await client.query("BEGIN");
   try {
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-    await client.query("CREATE TABLE IF NOT EXISTS qhooks_schema (version integer PRIMARY KEY, what text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+    await client.query(
+      "CREATE TABLE IF NOT EXISTS qhooks_schema (version integer PRIMARY KEY, what text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+    );
     const { rows } = await client.query<{ v: number | null }>("SELECT max(version) AS v FROM qhooks_schema");
     const current = rows[0]?.v ?? 0;
     for (const step of PG_MIGRATIONS) {

@@ -26,8 +26,12 @@ export interface ChainHead {
 
 /** Locks the writer's chain (creating it when new) until the transaction ends, and reads its head. */
 export async function lockWriter(client: pg.Client, writer: string, origin: "direct" | "shipped", label: string, known = false): Promise<ChainHead> {
-  if (!known) await client.query("INSERT INTO qhooks_writers (writer_id, origin, label) VALUES ($1, $2, $3) ON CONFLICT (writer_id) DO NOTHING", [writer, origin, label]);
-  const { rows } = await client.query<{ head_seq: number; head_hash: string }>("SELECT head_seq, head_hash FROM qhooks_writers WHERE writer_id = $1 FOR UPDATE", [writer]);
+  if (!known)
+    await client.query("INSERT INTO qhooks_writers (writer_id, origin, label) VALUES ($1, $2, $3) ON CONFLICT (writer_id) DO NOTHING", [writer, origin, label]);
+  const { rows } = await client.query<{ head_seq: number; head_hash: string }>(
+    "SELECT head_seq, head_hash FROM qhooks_writers WHERE writer_id = $1 FOR UPDATE",
+    [writer],
+  );
   return { seq: rows[0]!.head_seq, hash: rows[0]!.head_hash };
 }
 
@@ -77,20 +81,57 @@ function hooksOf(json: string | null): HookRun[] {
 export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow[], liveEvents: ReadonlyMap<number, boolean> = new Map()): Promise<void> {
   if (placed.length === 0) return;
   const cols = {
-    gid: [] as number[], writer: [] as string[], seq: [] as number[], ts: [] as string[], kind: [] as string[], event: [] as (string | null)[],
-    session: [] as (Buffer | null)[], match: [] as (Buffer | null)[], project: [] as (Buffer | null)[], source: [] as (string | null)[],
-    ref: [] as (number | null)[], run: [] as (Buffer | null)[], config: [] as (Buffer | null)[], name: [] as (Buffer | null)[],
-    status: [] as (string | null)[], decision: [] as (string | null)[], blocked: [] as (number | null)[], duration: [] as (number | null)[],
-    reason: [] as (Buffer | null)[], body: [] as Buffer[], hash: [] as string[], format: [] as number[], outcome: [] as (Buffer | null)[], refGid: [] as (number | null)[],
+    gid: [] as number[],
+    writer: [] as string[],
+    seq: [] as number[],
+    ts: [] as string[],
+    kind: [] as string[],
+    event: [] as (string | null)[],
+    session: [] as (Buffer | null)[],
+    match: [] as (Buffer | null)[],
+    project: [] as (Buffer | null)[],
+    source: [] as (string | null)[],
+    ref: [] as (number | null)[],
+    run: [] as (Buffer | null)[],
+    config: [] as (Buffer | null)[],
+    name: [] as (Buffer | null)[],
+    status: [] as (string | null)[],
+    decision: [] as (string | null)[],
+    blocked: [] as (number | null)[],
+    duration: [] as (number | null)[],
+    reason: [] as (Buffer | null)[],
+    body: [] as Buffer[],
+    hash: [] as string[],
+    format: [] as number[],
+    outcome: [] as (Buffer | null)[],
+    refGid: [] as (number | null)[],
   };
   const live = new Map(liveEvents);
   for (const { gid, writer, row, refGid } of placed) {
-    cols.gid.push(gid); cols.writer.push(writer); cols.seq.push(row.seq); cols.ts.push(row.ts); cols.kind.push(row.kind); cols.event.push(row.event);
-    cols.session.push(utf8(row.session_id)); cols.match.push(utf8(row.match_value)); cols.project.push(utf8(row.project_dir)); cols.source.push(row.source);
-    cols.ref.push(row.ref); cols.run.push(utf8(row.run_id)); cols.config.push(utf8(row.config_hash)); cols.name.push(utf8(row.name));
-    cols.status.push(row.status); cols.decision.push(row.decision); cols.blocked.push(row.blocked); cols.duration.push(row.duration_ms);
-    cols.reason.push(utf8(row.reason)); cols.body.push(Buffer.from(row.body, "utf8")); cols.hash.push(row.hash); cols.format.push(row.format);
-    cols.outcome.push(utf8(row.outcome)); cols.refGid.push(refGid);
+    cols.gid.push(gid);
+    cols.writer.push(writer);
+    cols.seq.push(row.seq);
+    cols.ts.push(row.ts);
+    cols.kind.push(row.kind);
+    cols.event.push(row.event);
+    cols.session.push(utf8(row.session_id));
+    cols.match.push(utf8(row.match_value));
+    cols.project.push(utf8(row.project_dir));
+    cols.source.push(row.source);
+    cols.ref.push(row.ref);
+    cols.run.push(utf8(row.run_id));
+    cols.config.push(utf8(row.config_hash));
+    cols.name.push(utf8(row.name));
+    cols.status.push(row.status);
+    cols.decision.push(row.decision);
+    cols.blocked.push(row.blocked);
+    cols.duration.push(row.duration_ms);
+    cols.reason.push(utf8(row.reason));
+    cols.body.push(Buffer.from(row.body, "utf8"));
+    cols.hash.push(row.hash);
+    cols.format.push(row.format);
+    cols.outcome.push(utf8(row.outcome));
+    cols.refGid.push(refGid);
     if (row.kind === "event") live.set(gid, row.run_id === null);
   }
   // The records and their event rows in one statement (one round trip).
@@ -105,17 +146,51 @@ export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow
      INSERT INTO qhooks_events (gid, ts, event, session_id, match_value, project_dir, run_id, decision, blocked, outcome_gid)
      SELECT * FROM unnest($25::bigint[], $26::text[], $27::text[], $28::bytea[], $29::bytea[], $30::bytea[], $31::bytea[], $32::text[], $33::smallint[], $34::bigint[])
      ON CONFLICT (gid) DO NOTHING`,
-    [cols.gid, cols.writer, cols.seq, cols.ts, cols.kind, cols.event, cols.session, cols.match, cols.project, cols.source, cols.ref, cols.run, cols.config,
-      cols.name, cols.status, cols.decision, cols.blocked, cols.duration, cols.reason, cols.body, cols.hash, cols.format, cols.outcome, cols.refGid,
-      events.map((p) => p.gid), events.map((p) => p.row.ts), events.map((p) => p.row.event), events.map((p) => utf8(p.row.session_id)),
-      events.map((p) => utf8(p.row.match_value)), events.map((p) => utf8(p.row.project_dir)), events.map((p) => utf8(p.row.run_id)),
-      events.map((p) => p.row.decision), events.map((p) => p.row.blocked ?? 0), events.map((p) => (p.row.outcome !== null ? p.gid : null))],
+    [
+      cols.gid,
+      cols.writer,
+      cols.seq,
+      cols.ts,
+      cols.kind,
+      cols.event,
+      cols.session,
+      cols.match,
+      cols.project,
+      cols.source,
+      cols.ref,
+      cols.run,
+      cols.config,
+      cols.name,
+      cols.status,
+      cols.decision,
+      cols.blocked,
+      cols.duration,
+      cols.reason,
+      cols.body,
+      cols.hash,
+      cols.format,
+      cols.outcome,
+      cols.refGid,
+      events.map((p) => p.gid),
+      events.map((p) => p.row.ts),
+      events.map((p) => p.row.event),
+      events.map((p) => utf8(p.row.session_id)),
+      events.map((p) => utf8(p.row.match_value)),
+      events.map((p) => utf8(p.row.project_dir)),
+      events.map((p) => utf8(p.row.run_id)),
+      events.map((p) => p.row.decision),
+      events.map((p) => p.row.blocked ?? 0),
+      events.map((p) => (p.row.outcome !== null ? p.gid : null)),
+    ],
   );
 
   // Whether the event each outcome refers to is live, for those not among these records.
   const unknown = placed.filter((p) => p.row.kind === "outcome" && p.refGid !== null && !live.has(p.refGid)).map((p) => p.refGid!);
   if (unknown.length > 0) {
-    const { rows } = await client.query<{ gid: number; live: boolean }>("SELECT gid, run_id IS NULL AS live FROM qhooks_journal WHERE gid = ANY($1::bigint[]) AND kind = 'event'", [unknown]);
+    const { rows } = await client.query<{ gid: number; live: boolean }>(
+      "SELECT gid, run_id IS NULL AS live FROM qhooks_journal WHERE gid = ANY($1::bigint[]) AND kind = 'event'",
+      [unknown],
+    );
     for (const r of rows) live.set(r.gid, r.live);
   }
 
@@ -130,7 +205,15 @@ export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow
   }
 
   // Hook runs, from the outcome JSON of either kind of record.
-  const hooks = { event: [] as number[], idx: [] as number[], live: [] as boolean[], name: [] as Buffer[], command: [] as (Buffer | null)[], status: [] as string[], ms: [] as number[] };
+  const hooks = {
+    event: [] as number[],
+    idx: [] as number[],
+    live: [] as boolean[],
+    name: [] as Buffer[],
+    command: [] as (Buffer | null)[],
+    status: [] as string[],
+    ms: [] as number[],
+  };
   // The Stop-loop guard's streaks: per session, whether a Stop outcome ended its streak here, and the blocks after that.
   const streaks = new Map<string, { reset: boolean; add: number }>();
   for (const { gid, row, refGid } of placed) {
@@ -140,8 +223,13 @@ export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow
     if (eventGid === null || !live.has(eventGid)) continue;
     const isLive = live.get(eventGid)!;
     hooksOf(json).forEach((h, i) => {
-      hooks.event.push(eventGid); hooks.idx.push(i); hooks.live.push(isLive); hooks.name.push(Buffer.from(h.name, "utf8"));
-      hooks.command.push(utf8(h.command)); hooks.status.push(h.status); hooks.ms.push(h.durationMs);
+      hooks.event.push(eventGid);
+      hooks.idx.push(i);
+      hooks.live.push(isLive);
+      hooks.name.push(Buffer.from(h.name, "utf8"));
+      hooks.command.push(utf8(h.command));
+      hooks.status.push(h.status);
+      hooks.ms.push(h.durationMs);
     });
     if (row.event === "Stop" && isLive && row.session_id !== null) {
       const s = streaks.get(row.session_id) ?? { reset: false, add: 0 };

@@ -5,8 +5,21 @@ import type { LogRecord, MatchCount, SessionRow, Stats, VerifyResult } from "../
 import type { ReplayRun } from "../../schema/replay.js";
 import type { EventDetail } from "../../schema/eventDetail.js";
 import { eventDetailOf } from "../journal/eventDetail.js";
-import type { Outcome } from "../../schema/outcome.js";
-import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EraseResult, type EraseSelector, type EventLog, type LogEntry, type LogMaintenance, type PruneResult, type LogFilter, type ReadFrom, type StoredEvent } from "../eventLog.js";
+import {
+  appendResult,
+  type AppendOptions,
+  type AppendResult,
+  type AuditLog,
+  type EraseResult,
+  type EraseSelector,
+  type EventLog,
+  type LogEntry,
+  type LogMaintenance,
+  type PruneResult,
+  type LogFilter,
+  type ReadFrom,
+  type StoredEvent,
+} from "../eventLog.js";
 import { contentDigest, linkHash, wellFormed } from "../journal/hashFormat.js";
 import type { JournalRow } from "../journal/record.js";
 import { snapshotRow, type PendingRow } from "../journal/rows.js";
@@ -82,12 +95,15 @@ function eventWhere(filter: LogFilter, p: Params): string {
   if (filter.tool !== undefined) terms.push(`v.match_value = ${p.add(bytes(filter.tool))}`);
   if (filter.decision !== undefined) terms.push(filter.decision === "unfinished" ? "v.decision IS NULL" : `v.decision = ${p.add(filter.decision)}`);
   // Shadow hooks that would have changed the outcome: the outcome says so itself (its JSON, as SQLite reads it).
-  if (filter.shadow === true) terms.push(`convert_from(CASE WHEN v.outcome_gid = v.gid THEN e.outcome ELSE o.body END, 'UTF8')::jsonb #>> '{shadow,changed}' = 'true'`);
+  if (filter.shadow === true)
+    terms.push(`convert_from(CASE WHEN v.outcome_gid = v.gid THEN e.outcome ELSE o.body END, 'UTF8')::jsonb #>> '{shadow,changed}' = 'true'`);
   if (filter.blocked === true) terms.push("v.blocked = 1");
   else if (filter.blocked === false) terms.push("v.blocked = 0");
   if (filter.hook !== undefined) {
     const hook = p.add(bytes(filter.hook));
-    terms.push(`EXISTS (SELECT 1 FROM qhooks_hooks h WHERE h.event_gid = v.gid AND (position(${hook}::bytea in h.name) > 0 OR position(${hook}::bytea in coalesce(h.command, ''::bytea)) > 0))`);
+    terms.push(
+      `EXISTS (SELECT 1 FROM qhooks_hooks h WHERE h.event_gid = v.gid AND (position(${hook}::bytea in h.name) > 0 OR position(${hook}::bytea in coalesce(h.command, ''::bytea)) > 0))`,
+    );
   }
   if (filter.grep !== undefined) {
     const grep = p.add(bytes(filter.grep));
@@ -103,7 +119,8 @@ const EVENT_JOIN = "qhooks_events v JOIN qhooks_journal e ON e.gid = v.gid LEFT 
 type Window = Pick<LogFilter, "since" | "until">;
 
 /** Byte order of two texts, null first: the order SQLite gives its match values. */
-const compareText = (a: string | null, b: string | null): number => (a === b ? 0 : a === null ? -1 : b === null ? 1 : Buffer.compare(Buffer.from(a), Buffer.from(b)));
+const compareText = (a: string | null, b: string | null): number =>
+  a === b ? 0 : a === null ? -1 : b === null ? 1 : Buffer.compare(Buffer.from(a), Buffer.from(b));
 function windowTerms(filter: Window, p: Params, column = "ts"): string {
   let sql = "";
   if (filter.since) sql += ` AND ${column} >= ${p.add(filter.since.toISOString())}`;
@@ -267,7 +284,10 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     const taken = certain ? (opening[opening.length - 1]!.rows as { g: string | number }[]).map((r) => Number(r.g)).sort((a, b) => a - b) : null;
     const present = new Set<string>();
     if (wanted.length > 0) {
-      const { rows } = await client.query<{ h: Buffer }>("SELECT DISTINCT config_hash AS h FROM qhooks_journal WHERE kind = 'snapshot' AND writer_id = $1 AND config_hash = ANY($2::bytea[])", [this.writer, wanted.map(bytes)]);
+      const { rows } = await client.query<{ h: Buffer }>(
+        "SELECT DISTINCT config_hash AS h FROM qhooks_journal WHERE kind = 'snapshot' AND writer_id = $1 AND config_hash = ANY($2::bytea[])",
+        [this.writer, wanted.map(bytes)],
+      );
       for (const r of rows) present.add(r.h.toString("utf8"));
     }
 
@@ -277,7 +297,8 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     const added: string[] = [];
     const outcomes = batch.map((append): AppendOutcome => {
       for (const { row } of append.rows) {
-        if (row.kind === "hook" && !events.has(row.ref!)) return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach a hook result to`) };
+        if (row.kind === "hook" && !events.has(row.ref!))
+          return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach a hook result to`) };
         if (row.kind !== "outcome") continue;
         const event = events.get(row.ref!);
         if (!event) return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach an outcome to`) };
@@ -305,7 +326,11 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     const live = new Map([...events].map(([gid, e]) => [gid, e.live]));
     await insertPlaced(client, placed, live);
     // The head moves and the transaction commits in one round trip (a hash is hex: a safe literal).
-    await client.query(placed.length > 0 ? `UPDATE qhooks_writers SET head_seq = ${seq}, head_hash = '${hash}', updated_at = now() WHERE writer_id = ${writer}; COMMIT` : "COMMIT");
+    await client.query(
+      placed.length > 0
+        ? `UPDATE qhooks_writers SET head_seq = ${seq}, head_hash = '${hash}', updated_at = now() WHERE writer_id = ${writer}; COMMIT`
+        : "COMMIT",
+    );
     return {
       outcomes: outcomes.map((o) => (o.ok ? { ok: true, seqs: o.seqs.map((position) => gids[position]!) } : o)),
       snapshots: added,
@@ -328,7 +353,10 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     const [snap] =
       event.config_hash === null
         ? []
-        : await this.query<{ body: Buffer }>("SELECT body FROM qhooks_journal WHERE kind = 'snapshot' AND config_hash = $1 ORDER BY (writer_id = $2) DESC, gid LIMIT 1", [bytes(event.config_hash), e.writer_id]);
+        : await this.query<{ body: Buffer }>(
+            "SELECT body FROM qhooks_journal WHERE kind = 'snapshot' AND config_hash = $1 ORDER BY (writer_id = $2) DESC, gid LIMIT 1",
+            [bytes(event.config_hash), e.writer_id],
+          );
     return eventDetailOf({
       seq,
       event,
@@ -359,7 +387,13 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   }
 
   /** Matching events page by page (keyset on gid), each row's text decoded. */
-  private async *pages<T>(filter: LogFilter, order: "ASC" | "DESC", limit: number, from: number | null, map: (row: Record<string, unknown>) => T): AsyncGenerator<T> {
+  private async *pages<T>(
+    filter: LogFilter,
+    order: "ASC" | "DESC",
+    limit: number,
+    from: number | null,
+    map: (row: Record<string, unknown>) => T,
+  ): AsyncGenerator<T> {
     let after: number | null = from;
     let given = 0;
     for (;;) {
@@ -378,7 +412,8 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
         p.values,
       );
       for (const r of rows) {
-        for (const column of ["session_id", "match_value", "project_dir", "run_id", "config_hash", "e_reason", "r_reason", "payload", "outcome"]) r[column] = textOf(r[column] as Buffer | null);
+        for (const column of ["session_id", "match_value", "project_dir", "run_id", "config_hash", "e_reason", "r_reason", "payload", "outcome"])
+          r[column] = textOf(r[column] as Buffer | null);
         // Each body is one async hook's result as JSON: the list SQLite's query gives as one JSON array.
         const bodies = r.async_bodies as Buffer[] | null;
         r.async_hooks = bodies === null ? null : `[${bodies.map((b) => b.toString("utf8")).join(",")}]`;
@@ -386,7 +421,8 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
         try {
           yield map(r);
         } catch (e) {
-          if (e instanceof SyntaxError) throw new QhooksError("log", `cannot read the event log ${this.shown}: record ${String(r.seq)} is damaged; qhooks verify names it`, { cause: e });
+          if (e instanceof SyntaxError)
+            throw new QhooksError("log", `cannot read the event log ${this.shown}: record ${String(r.seq)} is damaged; qhooks verify names it`, { cause: e });
           throw e;
         }
       }
@@ -423,7 +459,14 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
       p.values,
     );
     return rows
-      .map((r) => ({ sessionId: r.id.toString("utf8"), projectDir: textOf(r.project_dir) ?? "", firstTs: r.first_ts, lastTs: r.last_ts, events: r.events, blocked: r.blocked }))
+      .map((r) => ({
+        sessionId: r.id.toString("utf8"),
+        projectDir: textOf(r.project_dir) ?? "",
+        firstTs: r.first_ts,
+        lastTs: r.last_ts,
+        events: r.events,
+        blocked: r.blocked,
+      }))
       .sort((a, b) => (a.lastTs < b.lastTs ? 1 : a.lastTs > b.lastTs ? -1 : 0));
   }
 
@@ -447,7 +490,17 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     // Nearest-rank percentiles, as percentile_disc takes them, in one sort per hook. A hook's last run is the time
     // of the newest event (by seq, as in SQLite) it ran for: its gid is in the covering index, and only those
     // events are read (without a window, no event row is joined at all).
-    const hooks = await this.query<{ name: Buffer; runs: number; blocks: number; errors: number; invalid: number; timeouts: number; p: (number | null)[] | null; max: number | null; last_gid: number | null }>(
+    const hooks = await this.query<{
+      name: Buffer;
+      runs: number;
+      blocks: number;
+      errors: number;
+      invalid: number;
+      timeouts: number;
+      p: (number | null)[] | null;
+      max: number | null;
+      last_gid: number | null;
+    }>(
       `SELECT h.name, count(*) AS runs, count(*) FILTER (WHERE h.status = 'block') AS blocks, count(*) FILTER (WHERE h.status = 'error') AS errors,
               count(*) FILTER (WHERE h.status = 'invalid-output') AS invalid, count(*) FILTER (WHERE h.status = 'timeout') AS timeouts,
               percentile_disc(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY h.duration_ms) AS p, max(h.duration_ms) AS max,
@@ -458,14 +511,23 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     const lastTs = new Map<number, string>();
     const lastGids = hooks.map((h) => h.last_gid).filter((g): g is number => g !== null);
     if (lastGids.length > 0) {
-      for (const r of await this.query<{ gid: number; ts: string }>("SELECT gid, ts FROM qhooks_events WHERE gid = ANY($1::bigint[])", [lastGids])) lastTs.set(Number(r.gid), r.ts);
+      for (const r of await this.query<{ gid: number; ts: string }>("SELECT gid, ts FROM qhooks_events WHERE gid = ANY($1::bigint[])", [lastGids]))
+        lastTs.set(Number(r.gid), r.ts);
     }
     return {
       events,
       byEvent,
       hooks: hooks.map((h) => ({
-        name: h.name.toString("utf8"), runs: h.runs, blocks: h.blocks, errors: h.errors, invalidOutputs: h.invalid, timeouts: h.timeouts,
-        p50Ms: h.p?.[0] ?? null, p95Ms: h.p?.[1] ?? null, p99Ms: h.p?.[2] ?? null, maxMs: h.max,
+        name: h.name.toString("utf8"),
+        runs: h.runs,
+        blocks: h.blocks,
+        errors: h.errors,
+        invalidOutputs: h.invalid,
+        timeouts: h.timeouts,
+        p50Ms: h.p?.[0] ?? null,
+        p95Ms: h.p?.[1] ?? null,
+        p99Ms: h.p?.[2] ?? null,
+        maxMs: h.max,
         lastTs: h.last_gid === null ? null : (lastTs.get(Number(h.last_gid)) ?? null),
       })),
     };

@@ -102,13 +102,15 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
       for (const row of rows) {
         if (row.seq !== expected) {
           // Pruned here before it shipped: the chain goes on after the anchor, from its hash.
-          if (expected !== after.seq + 1 || row.seq !== anchor.seq + 1 || !anchorNamed) throw brokenAt(options.from, expected, `record ${expected} is missing (the next one is ${row.seq})`, shipped);
+          if (expected !== after.seq + 1 || row.seq !== anchor.seq + 1 || !anchorNamed)
+            throw brokenAt(options.from, expected, `record ${expected} is missing (the next one is ${row.seq})`, shipped);
           gap = row.seq - expected;
           previous = anchor.hash;
           expected = row.seq;
         }
         const { hash, ...content } = row;
-        const linked = (erasure: ErasureBody | undefined) => (erasure ? recordHash(content, previous, logId, erasure.parts as PartDigests) : recordHash(content, previous, logId)) === hash;
+        const linked = (erasure: ErasureBody | undefined) =>
+          (erasure ? recordHash(content, previous, logId, erasure.parts as PartDigests) : recordHash(content, previous, logId)) === hash;
         // An erasure made while this ship runs is read when its record is met.
         let matches = linked(erasures.get(row.seq));
         if (!matches && !erasures.has(row.seq)) {
@@ -132,21 +134,31 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
       try {
         const head = await lockWriter(pgc, logId, "shipped", label);
         const { rows: origin } = await pgc.query<{ origin: string }>("SELECT origin FROM qhooks_writers WHERE writer_id = $1", [logId]);
-        if (origin[0]?.origin !== "shipped") throw new QhooksError("log", `the chain ${logId} in ${shown} is written directly by a machine, not shipped: refusing to mix them`);
+        if (origin[0]?.origin !== "shipped")
+          throw new QhooksError("log", `the chain ${logId} in ${shown} is written directly by a machine, not shipped: refusing to mix them`);
         let previousFormat = 0;
         readAnchor();
         if (head.seq > 0 && head.seq > anchor.seq) {
           const mine = hashAt.get(head.seq) as { hash: string; format: number } | undefined;
           if (mine?.hash !== head.hash) {
-            throw new QhooksError("integrity", `the log ${options.from} no longer has record ${head.seq} as it was shipped to ${shown} (edited, or another file with the same log id): refusing to ship from it`);
+            throw new QhooksError(
+              "integrity",
+              `the log ${options.from} no longer has record ${head.seq} as it was shipped to ${shown} (edited, or another file with the same log id): refusing to ship from it`,
+            );
           }
           previousFormat = mine.format;
         } else if (head.seq > 0 && head.seq === anchor.seq && anchor.hash !== head.hash) {
-          throw new QhooksError("integrity", `the log ${options.from} was pruned through record ${head.seq}, but with another hash than the one shipped to ${shown} (edited, or another file with the same log id): refusing to ship from it`);
+          throw new QhooksError(
+            "integrity",
+            `the log ${options.from} was pruned through record ${head.seq}, but with another hash than the one shipped to ${shown} (edited, or another file with the same log id): refusing to ship from it`,
+          );
         }
         const ready: Segment | null = next;
         next = null;
-        const segment = ready !== null && ready.after.seq === head.seq && ready.after.hash === head.hash ? ready : prepare({ seq: head.seq, hash: head.hash, format: previousFormat });
+        const segment =
+          ready !== null && ready.after.seq === head.seq && ready.after.hash === head.hash
+            ? ready
+            : prepare({ seq: head.seq, hash: head.hash, format: previousFormat });
         const { rows, gap } = segment;
         if (rows.length === 0) {
           await pgc.query("COMMIT");
@@ -155,10 +167,14 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
         const gids = await allocateGids(pgc, rows.length);
         const gidOf = new Map(rows.map((r, i) => [r.seq, gids[i]!]));
         // What a record refers to (an outcome's event, a replayed event's live one) in the same chain, by its gid.
-        const refers = (r: JournalRow) => r.ref !== null && (r.kind === "outcome" || r.kind === "hook" || r.kind === "erasure" || (r.kind === "event" && r.run_id !== null));
+        const refers = (r: JournalRow) =>
+          r.ref !== null && (r.kind === "outcome" || r.kind === "hook" || r.kind === "erasure" || (r.kind === "event" && r.run_id !== null));
         const outside = [...new Set(rows.filter((r) => refers(r) && !gidOf.has(r.ref!)).map((r) => r.ref!))];
         if (outside.length > 0) {
-          const { rows: found } = await pgc.query<{ seq: number; gid: number }>("SELECT seq, gid FROM qhooks_journal WHERE writer_id = $1 AND seq = ANY($2::bigint[])", [logId, outside]);
+          const { rows: found } = await pgc.query<{ seq: number; gid: number }>(
+            "SELECT seq, gid FROM qhooks_journal WHERE writer_id = $1 AND seq = ANY($2::bigint[])",
+            [logId, outside],
+          );
           for (const f of found) gidOf.set(f.seq, f.gid);
         }
         const placed: PlacedRow[] = rows.map((row, i) => ({ gid: gids[i]!, writer: logId, row, refGid: refers(row) ? (gidOf.get(row.ref!) ?? null) : null }));
@@ -209,7 +225,12 @@ async function eraseShipped(client: pg.Client, logId: string, seqs: readonly num
     const row = journalRowOf(r);
     const parts = erasedParts(row);
     if (parts.reason === row.reason && parts.body === row.body && parts.outcome === row.outcome) continue;
-    await client.query("UPDATE qhooks_journal SET reason = $2, body = $3, outcome = $4 WHERE gid = $1", [r.gid, bytes(parts.reason), bytes(parts.body), bytes(parts.outcome)]);
+    await client.query("UPDATE qhooks_journal SET reason = $2, body = $3, outcome = $4 WHERE gid = $1", [
+      r.gid,
+      bytes(parts.reason),
+      bytes(parts.body),
+      bytes(parts.outcome),
+    ]);
   }
 }
 
@@ -222,7 +243,10 @@ function parseJson<T>(text: string): T | null {
 }
 
 function brokenAt(path: string, seq: number, problem: string, shipped: number): QhooksError {
-  return new QhooksError("integrity", `the log ${path} was changed after it was written: ${problem}; nothing from record ${seq} on was shipped${shipped ? ` (${shipped} records before it were)` : ""}`);
+  return new QhooksError(
+    "integrity",
+    `the log ${path} was changed after it was written: ${problem}; nothing from record ${seq} on was shipped${shipped ? ` (${shipped} records before it were)` : ""}`,
+  );
 }
 
 export { isConnectionError };

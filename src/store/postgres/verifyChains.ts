@@ -34,7 +34,9 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
   const erasures = new Map<string, ChainErasureBody[]>();
   const prunes = new Map<string, ChainPruneBody[]>();
   const key = (chain: string, seq: number) => `${seq}\n${chain}`;
-  const { rows: notes } = await client.query<{ writer_id: string; kind: string; body: Buffer }>("SELECT writer_id, kind, body FROM qhooks_journal WHERE kind IN ('erasure', 'prune')");
+  const { rows: notes } = await client.query<{ writer_id: string; kind: string; body: Buffer }>(
+    "SELECT writer_id, kind, body FROM qhooks_journal WHERE kind IN ('erasure', 'prune')",
+  );
   for (const note of notes) {
     if (note.kind === "erasure") {
       const body = parseJson<ChainErasureBody>(note.body.toString("utf8"));
@@ -57,7 +59,13 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
   let from: number | null = null;
   for (const writer of writers) {
     const chain = `${writer.writer_id} (${writer.label})`;
-    const broken = (firstBad: number, problem: string): VerifyResult => ({ ok: false, records, firstBad, problem: `chain ${chain}: ${problem}`, chain: writer.writer_id });
+    const broken = (firstBad: number, problem: string): VerifyResult => ({
+      ok: false,
+      records,
+      firstBad,
+      problem: `chain ${chain}: ${problem}`,
+      chain: writer.writer_id,
+    });
     const anchorSeq = Number(writer.anchor_seq);
     if (anchorSeq > 0 && declared(writer.writer_id, anchorSeq)?.hash !== writer.anchor_hash) {
       return broken(anchorSeq + 1, `the chain starts after record ${anchorSeq}, but no prune record says so: records deleted outside qhooks prune`);
@@ -67,7 +75,11 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
     let expected = anchorSeq + 1;
     let first = true;
     for (;;) {
-      const { rows } = await client.query("SELECT * FROM qhooks_journal WHERE writer_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3", [writer.writer_id, expected, PAGE]);
+      const { rows } = await client.query("SELECT * FROM qhooks_journal WHERE writer_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3", [
+        writer.writer_id,
+        expected,
+        PAGE,
+      ]);
       for (const r of rows) {
         const row = journalRowOf(r);
         if (row.seq !== expected) {
@@ -81,7 +93,10 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
         first = false;
         const { hash, ...content } = row;
         if (row.format < previousFormat || row.format > CURRENT_FORMAT) {
-          return broken(row.seq, `record ${row.seq} (${row.kind}) has hash format ${row.format} after format ${previousFormat}: edited, or moved from elsewhere`);
+          return broken(
+            row.seq,
+            `record ${row.seq} (${row.kind}) has hash format ${row.format} after format ${previousFormat}: edited, or moved from elsewhere`,
+          );
         }
         const erasure = erasures.get(key(writer.writer_id, row.seq));
         if (erasure) erased++;
@@ -96,7 +111,8 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
       }
       if (rows.length < PAGE) break;
     }
-    if (expected - 1 < writer.head_seq) return broken(expected, `records ${expected} to ${writer.head_seq} are missing (the chain's head is ${writer.head_seq})`);
+    if (expected - 1 < writer.head_seq)
+      return broken(expected, `records ${expected} to ${writer.head_seq} are missing (the chain's head is ${writer.head_seq})`);
   }
   return { ok: true, records, erased, from: from ?? 1 };
 }

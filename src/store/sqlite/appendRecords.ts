@@ -97,7 +97,8 @@ export function prepareAppend(entries: readonly LogEntry[]): PreparedAppend {
   const snapshots = new Map<string, { ts: string; snapshot: SnapshotRecord }>();
   const ahead = entries.length <= PREPARE_AHEAD_MAX;
   for (const entry of entries) {
-    if (entry.kind === "event" && entry.snapshot && !snapshots.has(entry.snapshot.hash)) snapshots.set(entry.snapshot.hash, { ts: entry.ts.toISOString(), snapshot: entry.snapshot });
+    if (entry.kind === "event" && entry.snapshot && !snapshots.has(entry.snapshot.hash))
+      snapshots.set(entry.snapshot.hash, { ts: entry.ts.toISOString(), snapshot: entry.snapshot });
     const ready = readyRow(entry);
     if (ahead) ready.make();
     entryRows.push(rows.length);
@@ -155,7 +156,7 @@ export function appendRecords(conn: AppendTarget, appends: readonly PreparedAppe
       if (row.kind === "hook") {
         // An async hook's result: after an event of this log, judged or not (the hook may end before the outcome).
         const event = conn.eventOf.get(row.ref) as { kind: string } | undefined;
-        if (!event || event.kind !== "event") return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach a hook result to`) };
+        if (event?.kind !== "event") return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach a hook result to`) };
         live.push(false);
         continue;
       }
@@ -164,7 +165,7 @@ export function appendRecords(conn: AppendTarget, appends: readonly PreparedAppe
         continue;
       }
       const event = conn.eventOf.get(row.ref) as { kind: string; run_id: string | null; judged: number } | undefined;
-      if (!event || event.kind !== "event") return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach an outcome to`) };
+      if (event?.kind !== "event") return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach an outcome to`) };
       if (event.judged) return { ok: false, error: new QhooksError("log", `event ${row.ref} already has its outcome`) };
       live.push(event.run_id === null);
     }

@@ -16,7 +16,6 @@ import { QhooksError } from "../../errors.js";
 /** The files SQLite may create or open next to the log. */
 export const COMPANION_SUFFIXES = ["-wal", "-shm", "-journal"] as const;
 
-
 /**
  * Checks (and, unless `mustExist`, creates) the log file before SQLite opens it. Refuses with one clear line: a
  * symbolic link (dangling or not), a directory, anything but a regular file (a FIFO would block the open, a device

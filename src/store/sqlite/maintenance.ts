@@ -29,8 +29,12 @@ const logIdOf = (db: Database): string => (db.prepare("SELECT value FROM log_met
 
 /** The events an erasure selects. */
 function selectedEvents(db: Database, selector: EraseSelector): number[] {
-  if ("seq" in selector) return (db.prepare("SELECT seq FROM journal WHERE seq = ? AND kind = 'event'").all(selector.seq) as { seq: number }[]).map((r) => r.seq);
-  if ("sessionId" in selector) return (db.prepare("SELECT seq FROM journal WHERE kind = 'event' AND session_id = ?").all(wellFormed(selector.sessionId)) as { seq: number }[]).map((r) => r.seq);
+  if ("seq" in selector)
+    return (db.prepare("SELECT seq FROM journal WHERE seq = ? AND kind = 'event'").all(selector.seq) as { seq: number }[]).map((r) => r.seq);
+  if ("sessionId" in selector)
+    return (db.prepare("SELECT seq FROM journal WHERE kind = 'event' AND session_id = ?").all(wellFormed(selector.sessionId)) as { seq: number }[]).map(
+      (r) => r.seq,
+    );
   const p = wellFormed(selector.pattern);
   const rows = db
     .prepare(
@@ -78,12 +82,19 @@ export function pruneCut(db: Database, before: Date): { from: number; cut: numbe
   const first = (db.prepare("SELECT min(seq) AS seq FROM journal").get() as { seq: number | null }).seq;
   if (first === null) return null;
   const head = (db.prepare("SELECT max(seq) AS seq FROM journal").get() as { seq: number }).seq;
-  let cut = (db.prepare("SELECT min(seq) AS seq FROM journal WHERE ts >= ? AND kind IN ('event', 'outcome', 'hook', 'replay_run')").get(before.toISOString()) as { seq: number | null }).seq ?? head + 1;
+  let cut =
+    (
+      db.prepare("SELECT min(seq) AS seq FROM journal WHERE ts >= ? AND kind IN ('event', 'outcome', 'hook', 'replay_run')").get(before.toISOString()) as {
+        seq: number | null;
+      }
+    ).seq ?? head + 1;
   // Records qhooks writes for itself (snapshots, erasure and prune records) go by their place, not their time: the
   // snapshots just before the first kept event stay with it.
   cut = (db.prepare("SELECT coalesce(max(seq), 0) + 1 AS seq FROM journal WHERE seq < ? AND kind <> 'snapshot'").get(cut) as { seq: number }).seq;
   // An event goes with its outcome: a kept outcome keeps its event.
-  const orphan = (db.prepare("SELECT min(ref) AS seq FROM journal WHERE seq >= ? AND kind IN ('outcome', 'hook') AND ref < ?").get(cut, cut) as { seq: number | null }).seq;
+  const orphan = (
+    db.prepare("SELECT min(ref) AS seq FROM journal WHERE seq >= ? AND kind IN ('outcome', 'hook') AND ref < ?").get(cut, cut) as { seq: number | null }
+  ).seq;
   if (orphan !== null) cut = Math.min(cut, orphan);
   return cut > first ? { from: first, cut } : null;
 }
@@ -108,8 +119,25 @@ export function pruneStep(db: Database, end: number, before: Date): { records: n
         )
         .all({ end }) as { config_hash: string; body: string }[];
       const copies: PendingRow[] = snapshots.map((s) => ({
-        ts, kind: "snapshot", event: null, session_id: null, match_value: null, project_dir: null, source: null, ref: null, run_id: null,
-        config_hash: s.config_hash, name: null, status: null, decision: null, blocked: null, duration_ms: null, reason: null, body: s.body, format: 4, outcome: null,
+        ts,
+        kind: "snapshot",
+        event: null,
+        session_id: null,
+        match_value: null,
+        project_dir: null,
+        source: null,
+        ref: null,
+        run_id: null,
+        config_hash: s.config_hash,
+        name: null,
+        status: null,
+        decision: null,
+        blocked: null,
+        duration_ms: null,
+        reason: null,
+        body: s.body,
+        format: 4,
+        outcome: null,
       }));
       // The projections of the events deleted: counts and sessions recomputed from what stays.
       db.prepare(
@@ -118,7 +146,11 @@ export function pruneStep(db: Database, end: number, before: Date): { records: n
          ON CONFLICT (event, decision) DO UPDATE SET n = n + excluded.n`,
       ).run({ end });
       db.prepare("DELETE FROM proj_counts WHERE n <= 0").run();
-      const sessions = (db.prepare("SELECT DISTINCT session_id FROM proj_events WHERE seq < ? AND run_id IS NULL AND session_id IS NOT NULL").all(end) as { session_id: string }[]).map((r) => r.session_id);
+      const sessions = (
+        db.prepare("SELECT DISTINCT session_id FROM proj_events WHERE seq < ? AND run_id IS NULL AND session_id IS NOT NULL").all(end) as {
+          session_id: string;
+        }[]
+      ).map((r) => r.session_id);
       db.prepare("DELETE FROM proj_hooks WHERE event_seq < ?").run(end);
       db.prepare("DELETE FROM proj_events WHERE seq < ?").run(end);
       const drop = db.prepare("DELETE FROM proj_sessions WHERE session_id = ?");

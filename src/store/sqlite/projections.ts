@@ -109,7 +109,10 @@ export function catchUpStep(db: Database, maxRecords: number): CatchUpStep {
                AND v.run_id IS NULL AND v.session_id IS NOT NULL GROUP BY v.session_id) b
        WHERE proj_sessions.session_id = b.session_id`,
     ).run({ from: through, to });
-    for (const [decision, sign] of [["o.decision", ""], ["'unfinished'", "-"]] as const) {
+    for (const [decision, sign] of [
+      ["o.decision", ""],
+      ["'unfinished'", "-"],
+    ] as const) {
       db.prepare(
         `INSERT INTO proj_counts (event, decision, n)
          SELECT coalesce(v.event, '?'), coalesce(${decision}, 'unfinished'), ${sign}count(*) FROM journal o JOIN proj_events v ON v.seq = o.ref

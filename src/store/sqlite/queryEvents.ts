@@ -90,7 +90,9 @@ const EVENT_JOIN = "proj_events v JOIN journal e ON e.seq = v.seq LEFT JOIN jour
 /** Matching events, newest first, streamed row by row. */
 export async function* queryEvents(db: Database, filter: LogFilter, limit: number): AsyncGenerator<LogRecord> {
   const { where, params } = eventWhere(filter);
-  const rows = db.prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENT_JOIN} WHERE ${where} ORDER BY v.seq DESC LIMIT @limit`).iterate({ ...params, limit }) as IterableIterator<EventListRow>;
+  const rows = db
+    .prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENT_JOIN} WHERE ${where} ORDER BY v.seq DESC LIMIT @limit`)
+    .iterate({ ...params, limit }) as IterableIterator<EventListRow>;
   for (const row of rows) yield toLogRecord(row);
 }
 
@@ -106,7 +108,14 @@ export function toLogRecord(row: EventListRow): LogRecord {
     replay: row.run_id !== null && row.ref !== null ? { runId: row.run_id, of: row.ref } : null,
   };
   // An outcome logged before `skipped` (or `env`) existed has none.
-  if (outcome) return { ...outcome, skipped: (outcome.skipped as Outcome["skipped"] | undefined) ?? [], env: (outcome.env as Outcome["env"] | undefined) ?? {}, seq: row.seq, ...base };
+  if (outcome)
+    return {
+      ...outcome,
+      skipped: (outcome.skipped as Outcome["skipped"] | undefined) ?? [],
+      env: (outcome.env as Outcome["env"] | undefined) ?? {},
+      seq: row.seq,
+      ...base,
+    };
   return {
     event: row.event as LogRecord["event"],
     sessionId: row.session_id,

@@ -80,7 +80,16 @@ export function queryStats(db: Database, filter: Window): Stats {
   const hooks: Stats["hooks"] = [...perHook].map(([name, { durations: d, lastSeq, ...counts }]) => {
     // Nearest-rank percentiles.
     const pct = (p: number) => (d.length ? d[Math.min(d.length - 1, Math.ceil((p / 100) * d.length) - 1)]! : null);
-    return { name, runs: d.length, ...counts, p50Ms: pct(50), p95Ms: pct(95), p99Ms: pct(99), maxMs: d.length ? d[d.length - 1]! : null, lastTs: (tsOf.get(lastSeq) as string | undefined) ?? null };
+    return {
+      name,
+      runs: d.length,
+      ...counts,
+      p50Ms: pct(50),
+      p95Ms: pct(95),
+      p99Ms: pct(99),
+      maxMs: d.length ? d[d.length - 1]! : null,
+      lastTs: (tsOf.get(lastSeq) as string | undefined) ?? null,
+    };
   });
   return { events, byEvent, hooks };
 }

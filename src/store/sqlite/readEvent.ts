@@ -12,9 +12,15 @@ export function readEvent(db: Database, seq: number): EventDetail | null {
   if (!event) return null;
   const place = db.prepare("SELECT outcome_seq FROM proj_events WHERE seq = ?").get(seq) as { outcome_seq: number | null } | undefined;
   const outcomeRecord =
-    place?.outcome_seq != null && place.outcome_seq !== seq ? (db.prepare("SELECT * FROM journal WHERE seq = ?").get(place.outcome_seq) as JournalRow | undefined) : undefined;
+    place?.outcome_seq != null && place.outcome_seq !== seq
+      ? (db.prepare("SELECT * FROM journal WHERE seq = ?").get(place.outcome_seq) as JournalRow | undefined)
+      : undefined;
   const snapshotRecord =
-    event.config_hash === null ? undefined : (db.prepare("SELECT body FROM journal WHERE kind = 'snapshot' AND config_hash = ? ORDER BY seq LIMIT 1").get(event.config_hash) as { body: string } | undefined);
+    event.config_hash === null
+      ? undefined
+      : (db.prepare("SELECT body FROM journal WHERE kind = 'snapshot' AND config_hash = ? ORDER BY seq LIMIT 1").get(event.config_hash) as
+          | { body: string }
+          | undefined);
   const logId = (db.prepare("SELECT value FROM log_meta WHERE key = 'log_id'").get() as { value: string } | undefined)?.value ?? null;
   return eventDetailOf({
     seq,

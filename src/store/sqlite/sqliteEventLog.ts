@@ -2,11 +2,24 @@ import { statSync } from "node:fs";
 import type { Worker } from "node:worker_threads";
 import Database, { type Database as Db } from "better-sqlite3";
 import { QhooksError, messageOf } from "../../errors.js";
-import { appendResult, type AppendOptions, type AppendResult, type AuditLog, type EraseResult, type EraseSelector, type EventLog, type LogEntry, type LogMaintenance, type Leftover, type LogWarning, type PruneResult } from "../eventLog.js";
+import {
+  appendResult,
+  type AppendOptions,
+  type AppendResult,
+  type AuditLog,
+  type EraseResult,
+  type EraseSelector,
+  type EventLog,
+  type LogEntry,
+  type LogMaintenance,
+  type Leftover,
+  type LogWarning,
+  type PruneResult,
+} from "../eventLog.js";
 import { eraseEvents, PRUNE_STEP_RECORDS, pruneCut, pruneStep } from "./maintenance.js";
 import { emptyWal, rewriteFile, withSecureDelete } from "./scrub.js";
 import { wellFormed } from "../journal/hashFormat.js";
-import { appendRecords, prepareAppend, type AppendOutcome, type PreparedAppend } from "./appendRecords.js";
+import { prepareAppend, type AppendOutcome, type PreparedAppend } from "./appendRecords.js";
 import { Connection, identityOf, sameFile } from "./connection.js";
 import { GroupCommit, type Attempt } from "./groupCommit.js";
 import { makeLogPrivate, prepareLogFile } from "./logFile.js";
@@ -22,7 +35,6 @@ import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js
 import { verifyChain } from "./verifyChain.js";
 import { isBusy, isLocked, READ_SPIN_MS, whileBusy, WRITE_SPIN_MS } from "./busy.js";
 import { describeSqliteError, readOnlyDirectory, switchToWal } from "./openErrors.js";
-
 
 /** How long one attempt waits for another process's write lock, blocking: short, so the event loop keeps going. */
 const BUSY_TIMEOUT_MS = 20;
@@ -139,7 +151,8 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
         const how = waited >= 1000 ? ` for ${Math.round(waited / 1000)} s` : "";
         return new QhooksError("log", `the event log ${this.path} stayed locked by another process${how}`, { cause: e });
       },
-      failed: (e) => (e instanceof QhooksError ? e : new QhooksError("log", `cannot write the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e })),
+      failed: (e) =>
+        e instanceof QhooksError ? e : new QhooksError("log", `cannot write the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e }),
     });
   }
 
@@ -157,7 +170,10 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
     return new Projector(this.path, this.conn.identity, (why) => {
       // The writer checkpoints for itself again, so that the WAL stays bounded; readers catch the projections up.
       if (this.db.open) this.db.pragma("wal_autocheckpoint = 1000");
-      this.warnings.push({ kind: "projector-stopped", message: `the thread that keeps the audit indexes of ${this.path} up to date stopped (${oneLineText(why, 80)}); audits catch them up when they read` });
+      this.warnings.push({
+        kind: "projector-stopped",
+        message: `the thread that keeps the audit indexes of ${this.path} up to date stopped (${oneLineText(why, 80)}); audits catch them up when they read`,
+      });
     });
   }
 
@@ -246,14 +262,20 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
       // Kept open until it can be emptied: once the other process is gone, the next append empties it and goes on.
       this.stale = !emptied;
       if (this.stale) {
-        throw new QhooksError("log", `the event log file ${this.path} was removed or replaced while in use, and another process still uses the old one: not reopening the path until it is done (the write-ahead file there still belongs to the old log)`);
+        throw new QhooksError(
+          "log",
+          `the event log file ${this.path} was removed or replaced while in use, and another process still uses the old one: not reopening the path until it is done (the write-ahead file there still belongs to the old log)`,
+        );
       }
       old.close();
     }
     const fresh = openSqliteLog(this.path);
     this.conn = fresh.connection;
     this.projector = this.newProjector();
-    this.warnings.push({ kind: "reopened", message: `the event log file ${this.path} was removed or replaced while in use; opened it again (earlier records stay in the old file)` });
+    this.warnings.push({
+      kind: "reopened",
+      message: `the event log file ${this.path} was removed or replaced while in use; opened it again (earlier records stay in the old file)`,
+    });
   }
 
   /** For reopen(): the connection of a log opened only to hand it over. */
@@ -290,7 +312,8 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
       // A log that cannot be written (a read-only file) can still be read while nothing is left to apply.
       const readOnly = String((e as { code?: unknown }).code).startsWith("SQLITE_READONLY");
       if (readOnly && projectionLag(this.db) === 0) return;
-      if (readOnly || isBusy(e)) throw new QhooksError("log", `cannot bring the audit indexes of the event log ${this.path} up to date: ${describeSqliteError(e)}`, { cause: e });
+      if (readOnly || isBusy(e))
+        throw new QhooksError("log", `cannot bring the audit indexes of the event log ${this.path} up to date: ${describeSqliteError(e)}`, { cause: e });
       throw this.readError(e);
     }
     // This writing reader has no automatic checkpoint either.
@@ -384,7 +407,10 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
     return this.guarded(() => {
       // A run is appended when it starts and again when it ends; the later record says more.
       const runs = new Map<string, ReplayRun>();
-      for (const row of this.db.prepare("SELECT run_id, body FROM journal WHERE kind = 'replay_run' ORDER BY seq").iterate() as IterableIterator<{ run_id: string; body: string }>) {
+      for (const row of this.db.prepare("SELECT run_id, body FROM journal WHERE kind = 'replay_run' ORDER BY seq").iterate() as IterableIterator<{
+        run_id: string;
+        body: string;
+      }>) {
         const run = ReplayRunSchema.safeParse(JSON.parse(row.body));
         if (run.success) runs.set(row.run_id, run.data);
       }
@@ -412,7 +438,9 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
   private readError(e: unknown): unknown {
     // A record whose JSON body was damaged in the file (SQLite itself saw nothing wrong with the page).
     if (e instanceof SyntaxError) {
-      return new QhooksError("log", `cannot read the event log ${this.path}: a record is damaged (${oneLineText(e.message, 80)}); qhooks verify names it`, { cause: e });
+      return new QhooksError("log", `cannot read the event log ${this.path}: a record is damaged (${oneLineText(e.message, 80)}); qhooks verify names it`, {
+        cause: e,
+      });
     }
     if (e instanceof QhooksError || typeof (e as { code?: unknown }).code !== "string" || !String((e as { code: string }).code).startsWith("SQLITE_")) return e;
     return new QhooksError("log", `cannot read the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e });

@@ -35,7 +35,12 @@ export function verifyChain(db: Database): VerifyResult {
       }
       const { hash, ...content } = row;
       if (row.format < previousFormat || row.format > CURRENT_FORMAT || (row.format === 4 && logId === null)) {
-        const why = row.format > CURRENT_FORMAT ? `hash format ${row.format}, newer than this qhooks knows` : logId === null && row.format === 4 ? "no log id to check it against" : `hash format ${row.format} after format ${previousFormat}`;
+        const why =
+          row.format > CURRENT_FORMAT
+            ? `hash format ${row.format}, newer than this qhooks knows`
+            : logId === null && row.format === 4
+              ? "no log id to check it against"
+              : `hash format ${row.format} after format ${previousFormat}`;
         return { ok: false, records, firstBad: row.seq, problem: `record ${row.seq} (${row.kind}) has ${why}: edited, or moved from elsewhere` };
       }
       const erasure = erasures.get(row.seq);
@@ -61,10 +66,20 @@ export function verifyChain(db: Database): VerifyResult {
     // A damaged page: the records from here on cannot be checked, which is an integrity failure, not a crash.
     const code = (e as { code?: string }).code;
     if (code !== "SQLITE_CORRUPT" && code !== "SQLITE_NOTADB") throw e;
-    return { ok: false, records, firstBad: expected, problem: `the file is damaged: record ${expected} and those after it cannot be read (${(e as Error).message})` };
+    return {
+      ok: false,
+      records,
+      firstBad: expected,
+      problem: `the file is damaged: record ${expected} and those after it cannot be read (${(e as Error).message})`,
+    };
   }
   if (!anchorNamed) {
-    return { ok: false, records, firstBad: anchor.seq + 1, problem: `the log starts after record ${anchor.seq}, but no prune record in the chain says so: records deleted outside qhooks prune` };
+    return {
+      ok: false,
+      records,
+      firstBad: anchor.seq + 1,
+      problem: `the log starts after record ${anchor.seq}, but no prune record in the chain says so: records deleted outside qhooks prune`,
+    };
   }
   return { ok: true, records, erased, from: anchor.seq + 1 };
 }
@@ -77,7 +92,22 @@ function parseJson<T>(text: string): T | null {
   }
 }
 
-const TEXT_COLUMNS = ["ts", "kind", "event", "session_id", "match_value", "project_dir", "source", "run_id", "config_hash", "name", "status", "decision", "reason", "body"] as const;
+const TEXT_COLUMNS = [
+  "ts",
+  "kind",
+  "event",
+  "session_id",
+  "match_value",
+  "project_dir",
+  "source",
+  "run_id",
+  "config_hash",
+  "name",
+  "status",
+  "decision",
+  "reason",
+  "body",
+] as const;
 
 /**
  * A format-3 record's text as it was hashed. qhooks before format 4 stored a lone UTF-16 surrogate as its CESU-8
@@ -85,7 +115,10 @@ const TEXT_COLUMNS = ["ts", "kind", "event", "session_id", "match_value", "proje
  * for a record whose hash did not match as read.
  */
 function rawTextOf(db: Database, row: JournalRow): Omit<JournalRow, "hash"> {
-  const raw = db.prepare(`SELECT ${TEXT_COLUMNS.map((c) => `CAST(${c} AS BLOB) AS ${c}`).join(", ")} FROM journal WHERE seq = ?`).get(row.seq) as Record<string, Buffer | null>;
+  const raw = db.prepare(`SELECT ${TEXT_COLUMNS.map((c) => `CAST(${c} AS BLOB) AS ${c}`).join(", ")} FROM journal WHERE seq = ?`).get(row.seq) as Record<
+    string,
+    Buffer | null
+  >;
   const { hash: _hash, ...content } = row;
   const decoded: Record<string, unknown> = { ...content };
   for (const column of TEXT_COLUMNS) {

@@ -112,10 +112,25 @@ export function eventLogSuite(backend: StoreBackend): void {
 
     it("an event judged in one step is listed with its outcome; event(seq) gives all of it", async () => {
       const { log } = await fresh();
-      const e: SeedEvent = { ts: at(0), event: "PreToolUse", sessionId: "s", matchValue: "Bash", decision: "none", payload: { session_id: "s", tool_name: "Bash", n: 1 } };
+      const e: SeedEvent = {
+        ts: at(0),
+        event: "PreToolUse",
+        sessionId: "s",
+        matchValue: "Bash",
+        decision: "none",
+        payload: { session_id: "s", tool_name: "Bash", n: 1 },
+      };
       const seq = await record(log, e);
       const [listed] = await all(log.events({}, 10));
-      expect(LogRecordSchema.parse(listed)).to.include({ seq, event: "PreToolUse", sessionId: "s", decision: "none", matchValue: "Bash", source: "dispatch", ts: at(0).toISOString() });
+      expect(LogRecordSchema.parse(listed)).to.include({
+        seq,
+        event: "PreToolUse",
+        sessionId: "s",
+        decision: "none",
+        matchValue: "Bash",
+        source: "dispatch",
+        ts: at(0).toISOString(),
+      });
       expect(listed!.payload).to.deep.equal({ session_id: "s", tool_name: "Bash", n: 1 });
       const detail = EventDetailSchema.parse(await log.event(seq));
       expect(detail).to.deep.include({ seq, decision: "none", payload: JSON.stringify(e.payload), rejection: null, replay: null });
@@ -127,15 +142,30 @@ export function eventLogSuite(backend: StoreBackend): void {
 
     it("an event with hooks is unfinished until its outcome comes, then has every hook result and its output", async () => {
       const { log } = await fresh();
-      const e: SeedEvent = { ts: at(0), event: "PreToolUse", sessionId: "s", matchValue: "Bash", decision: "deny", reason: "no", hooks: [{ name: "guard", decision: "deny", reason: "no" }, { name: "fmt" }] };
+      const e: SeedEvent = {
+        ts: at(0),
+        event: "PreToolUse",
+        sessionId: "s",
+        matchValue: "Bash",
+        decision: "deny",
+        reason: "no",
+        hooks: [{ name: "guard", decision: "deny", reason: "no" }, { name: "fmt" }],
+      };
       const [seq] = await log.append([eventEntry(e, null)]);
       expect((await all(log.events({}, 10))).map((r) => [r.seq, r.decision])).to.deep.equal([[seq, "unfinished"]]);
       expect(await log.event(seq!)).to.deep.include({ decision: "unfinished", outcome: null });
-      const outcome = { ...makeOutcome(e), seq: seq!, hooks: makeOutcome(e).hooks.map((h) => ({ ...h, stdout: `out of ${h.name}`, stderr: `err of ${h.name}` })) };
+      const outcome = {
+        ...makeOutcome(e),
+        seq: seq!,
+        hooks: makeOutcome(e).hooks.map((h) => ({ ...h, stdout: `out of ${h.name}`, stderr: `err of ${h.name}` })),
+      };
       await log.append([{ kind: "outcome", ts: at(1), eventSeq: seq!, outcome }]);
       const [listed] = await all(log.events({}, 10));
       expect(listed).to.include({ seq, decision: "deny", blocked: true, reason: "no" });
-      expect(listed!.hooks.map((h) => [h.name, h.outcome, h.stdout])).to.deep.equal([["guard", "block", "out of guard"], ["fmt", "success", "out of fmt"]]);
+      expect(listed!.hooks.map((h) => [h.name, h.outcome, h.stdout])).to.deep.equal([
+        ["guard", "block", "out of guard"],
+        ["fmt", "success", "out of fmt"],
+      ]);
       const detail = EventDetailSchema.parse(await log.event(seq!));
       expect(detail.outcome).to.deep.equal(outcome);
       expect(detail.chain.records).to.have.length(2);
@@ -148,14 +178,23 @@ export function eventLogSuite(backend: StoreBackend): void {
       const { log } = await fresh();
       const e: SeedEvent = { ts: at(0), event: "Stop", sessionId: "a", decision: "none", hooks: [{ name: "sync" }] };
       const [seq] = await log.append([eventEntry(e, null)]);
-      const result = (name: string, outcome: "success" | "timeout") => ({ ...makeOutcome(e).hooks[0]!, name, outcome, stdout: `out of ${name}`, timedOut: outcome === "timeout" });
+      const result = (name: string, outcome: "success" | "timeout") => ({
+        ...makeOutcome(e).hooks[0]!,
+        name,
+        outcome,
+        stdout: `out of ${name}`,
+        timedOut: outcome === "timeout",
+      });
       await log.append([{ kind: "hook", ts: at(1), eventSeq: seq!, event: "Stop", sessionId: "a", result: result("early", "success") }]);
       await log.append([{ kind: "outcome", ts: at(2), eventSeq: seq!, outcome: { ...makeOutcome(e), seq: seq! } }]);
       await log.append([{ kind: "hook", ts: at(3), eventSeq: seq!, event: "Stop", sessionId: "a", result: result("late", "timeout") }]);
       const [listed] = await all(log.events({}, 10));
       const parsed = LogRecordSchema.parse(listed);
       expect(parsed.hooks.map((h) => h.name)).to.deep.equal(["sync"]);
-      expect(parsed.asyncHooks.map((h) => [h.name, h.outcome, h.stdout])).to.deep.equal([["early", "success", "out of early"], ["late", "timeout", "out of late"]]);
+      expect(parsed.asyncHooks.map((h) => [h.name, h.outcome, h.stdout])).to.deep.equal([
+        ["early", "success", "out of early"],
+        ["late", "timeout", "out of late"],
+      ]);
       const bad = log.append([{ kind: "hook", ts: at(4), eventSeq: seq! + 100, event: "Stop", sessionId: "a", result: result("lost", "success") }]);
       const settled = await Promise.allSettled([bad]);
       expect(settled[0]!.status).to.equal("rejected");
@@ -166,24 +205,41 @@ export function eventLogSuite(backend: StoreBackend): void {
     it("recorded and rejected events: their decision, reason and payload as sent", async () => {
       const { log } = await fresh();
       const recorded = await record(log, { ts: at(0), event: "Stop", sessionId: "r", decision: "recorded" });
-      const rejected = await record(log, { ts: at(1), event: "Stop", sessionId: "r", decision: "rejected", reason: "payload is not valid JSON", payload: "not json" });
+      const rejected = await record(log, {
+        ts: at(1),
+        event: "Stop",
+        sessionId: "r",
+        decision: "rejected",
+        reason: "payload is not valid JSON",
+        payload: "not json",
+      });
       const listed = await all(log.events({}, 10));
       expect(listed.map((r) => [r.seq, r.decision, r.source, r.reason])).to.deep.equal([
         [rejected, "rejected", "dispatch", "payload is not valid JSON"],
         [recorded, "recorded", "record", null],
       ]);
       expect(listed[0]!.payload).to.equal("not json");
-      expect(await log.event(rejected)).to.deep.include({ decision: "rejected", rejection: "payload is not valid JSON", payload: "not json", snapshot: null, outcome: null });
+      expect(await log.event(rejected)).to.deep.include({
+        decision: "rejected",
+        rejection: "payload is not valid JSON",
+        payload: "not json",
+        snapshot: null,
+        outcome: null,
+      });
     });
 
     it("an outcome for an event that is not in the log is refused alone; appends made with it go through", async () => {
       const { log } = await fresh();
       const seq = await record(log, { ts: at(0), event: "Stop", sessionId: "x", decision: "recorded" });
-      const bad = log.append([{ kind: "outcome", ts: at(1), eventSeq: seq + 100, outcome: makeOutcome({ ts: at(1), event: "Stop", sessionId: "x", decision: "none" }) }]);
+      const bad = log.append([
+        { kind: "outcome", ts: at(1), eventSeq: seq + 100, outcome: makeOutcome({ ts: at(1), event: "Stop", sessionId: "x", decision: "none" }) },
+      ]);
       const good = log.append([eventEntry({ ts: at(2), event: "Stop", sessionId: "y", decision: "recorded" }, null)]);
       const [badResult, goodResult] = await Promise.allSettled([bad, good]);
       expect(badResult.status).to.equal("rejected");
-      expect((badResult as PromiseRejectedResult).reason).to.be.instanceOf(QhooksError).and.have.property("code", "log");
+      expect((badResult as PromiseRejectedResult).reason)
+        .to.be.instanceOf(QhooksError)
+        .and.have.property("code", "log");
       expect(goodResult.status).to.equal("fulfilled");
       expect((await all(log.events({}, 10))).map((r) => r.sessionId)).to.deep.equal(["y", "x"]);
       expect((await log.verify()).ok).to.equal(true);
@@ -192,7 +248,14 @@ export function eventLogSuite(backend: StoreBackend): void {
     it("the shadow filter: events whose shadow hooks would have changed the outcome, as the outcome says", async () => {
       const { log } = await fresh();
       const judged = async (ts: Date, shadow: Outcome["shadow"]) => {
-        const e: SeedEvent = { ts, event: "PreToolUse", sessionId: "s", matchValue: "Bash", decision: "none", hooks: [{ name: "guard" }, { name: "new-guard", decision: "deny" }] };
+        const e: SeedEvent = {
+          ts,
+          event: "PreToolUse",
+          sessionId: "s",
+          matchValue: "Bash",
+          decision: "none",
+          hooks: [{ name: "guard" }, { name: "new-guard", decision: "deny" }],
+        };
         const [seq] = await log.append([eventEntry(e, null)]);
         await log.append([{ kind: "outcome", ts, eventSeq: seq!, outcome: { ...makeOutcome(e), seq: seq!, ...(shadow ? { shadow } : {}) } }]);
         return seq!;
@@ -208,7 +271,16 @@ export function eventLogSuite(backend: StoreBackend): void {
     it("200 appends at once: each its own seq, all committed, the chain valid", async () => {
       const { log, again } = await fresh();
       const results = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => record(log, { ts: at(i), event: "PreToolUse", sessionId: `c${i % 7}`, matchValue: "Bash", decision: i % 5 === 0 ? "deny" : "none", hooks: i % 3 === 0 ? [{ name: "h", decision: i % 5 === 0 ? "deny" : "none" }] : [] })),
+        Array.from({ length: 200 }, (_, i) =>
+          record(log, {
+            ts: at(i),
+            event: "PreToolUse",
+            sessionId: `c${i % 7}`,
+            matchValue: "Bash",
+            decision: i % 5 === 0 ? "deny" : "none",
+            hooks: i % 3 === 0 ? [{ name: "h", decision: i % 5 === 0 ? "deny" : "none" }] : [],
+          }),
+        ),
       );
       expect(new Set(results).size).to.equal(200);
       const other = await again();
@@ -226,17 +298,65 @@ export function eventLogSuite(backend: StoreBackend): void {
         log = (await backend.fresh()).log;
         const events: [string, SeedEvent][] = [
           ["a1", { ts: at(0), event: "SessionStart", sessionId: "A", matchValue: "startup", decision: "none" }],
-          ["a2", { ts: at(1), event: "PreToolUse", sessionId: "A", matchValue: "Bash", decision: "deny", reason: "rm -rf refused", hooks: [{ name: "bash-guard", command: "~/guard.sh", decision: "deny", reason: "rm -rf refused", durationMs: 12 }] }],
-          ["a3", { ts: at(2), event: "PreToolUse", sessionId: "A", matchValue: "Read", decision: "none", payload: { session_id: "A", tool_name: "Read", needle: "haystack-42" } }],
-          ["b1", { ts: at(10), event: "PreToolUse", sessionId: "B", matchValue: "Bash", decision: "allow", hooks: [{ name: "bash-guard", command: "~/guard.sh", decision: "allow", durationMs: 4 }, { name: "slow", outcome: "timeout", durationMs: 30 }] }],
-          ["b2", { ts: at(11), event: "Stop", sessionId: "B", decision: "block", reason: "tests fail", hooks: [{ name: "keep-going", decision: "block", reason: "tests fail", durationMs: 2 }] }],
+          [
+            "a2",
+            {
+              ts: at(1),
+              event: "PreToolUse",
+              sessionId: "A",
+              matchValue: "Bash",
+              decision: "deny",
+              reason: "rm -rf refused",
+              hooks: [{ name: "bash-guard", command: "~/guard.sh", decision: "deny", reason: "rm -rf refused", durationMs: 12 }],
+            },
+          ],
+          [
+            "a3",
+            {
+              ts: at(2),
+              event: "PreToolUse",
+              sessionId: "A",
+              matchValue: "Read",
+              decision: "none",
+              payload: { session_id: "A", tool_name: "Read", needle: "haystack-42" },
+            },
+          ],
+          [
+            "b1",
+            {
+              ts: at(10),
+              event: "PreToolUse",
+              sessionId: "B",
+              matchValue: "Bash",
+              decision: "allow",
+              hooks: [
+                { name: "bash-guard", command: "~/guard.sh", decision: "allow", durationMs: 4 },
+                { name: "slow", outcome: "timeout", durationMs: 30 },
+              ],
+            },
+          ],
+          [
+            "b2",
+            {
+              ts: at(11),
+              event: "Stop",
+              sessionId: "B",
+              decision: "block",
+              reason: "tests fail",
+              hooks: [{ name: "keep-going", decision: "block", reason: "tests fail", durationMs: 2 }],
+            },
+          ],
           ["b3", { ts: at(12), event: "Stop", sessionId: "B", decision: "recorded" }],
           ["b4", { ts: at(13), event: "Stop", sessionId: "B", decision: "unfinished" }],
           ["c1", { ts: at(20), event: "Notification", sessionId: "C", matchValue: "permission", decision: "rejected", reason: "bad notification_type" }],
         ];
         for (const [name, e] of events) seqs[name] = await record(log, e);
         // A replay of a2 under another configuration, apart from live history.
-        seqs.r1 = await record(log, { ts: at(30), event: "PreToolUse", sessionId: "A", matchValue: "Bash", decision: "none" }, { runId: "run-1", of: seqs.a2! });
+        seqs.r1 = await record(
+          log,
+          { ts: at(30), event: "PreToolUse", sessionId: "A", matchValue: "Bash", decision: "none" },
+          { runId: "run-1", of: seqs.a2! },
+        );
       });
       const listed = async (filter: Parameters<Store["events"]>[0]) => (await all(log.events(filter, 100))).map((r) => r.seq);
       const names = (...keys: string[]) => keys.map((k) => seqs[k]!);
@@ -298,9 +418,45 @@ export function eventLogSuite(backend: StoreBackend): void {
           { event: "Stop", decision: "unfinished", count: 1 },
         ]);
         expect(stats.hooks).to.deep.equal([
-          { name: "bash-guard", runs: 2, blocks: 1, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 4, p95Ms: 12, p99Ms: 12, maxMs: 12, lastTs: at(10).toISOString() },
-          { name: "keep-going", runs: 1, blocks: 1, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 2, p95Ms: 2, p99Ms: 2, maxMs: 2, lastTs: at(11).toISOString() },
-          { name: "slow", runs: 1, blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 1, p50Ms: 30, p95Ms: 30, p99Ms: 30, maxMs: 30, lastTs: at(10).toISOString() },
+          {
+            name: "bash-guard",
+            runs: 2,
+            blocks: 1,
+            errors: 0,
+            invalidOutputs: 0,
+            timeouts: 0,
+            p50Ms: 4,
+            p95Ms: 12,
+            p99Ms: 12,
+            maxMs: 12,
+            lastTs: at(10).toISOString(),
+          },
+          {
+            name: "keep-going",
+            runs: 1,
+            blocks: 1,
+            errors: 0,
+            invalidOutputs: 0,
+            timeouts: 0,
+            p50Ms: 2,
+            p95Ms: 2,
+            p99Ms: 2,
+            maxMs: 2,
+            lastTs: at(11).toISOString(),
+          },
+          {
+            name: "slow",
+            runs: 1,
+            blocks: 0,
+            errors: 0,
+            invalidOutputs: 0,
+            timeouts: 1,
+            p50Ms: 30,
+            p95Ms: 30,
+            p99Ms: 30,
+            maxMs: 30,
+            lastTs: at(10).toISOString(),
+          },
         ]);
         expect((await log.stats({ since: at(10) })).events).to.equal(5);
       });
@@ -317,7 +473,15 @@ export function eventLogSuite(backend: StoreBackend): void {
       });
 
       it("replayRuns: a run's start and end, the later record winning", async () => {
-        const run = { runId: "run-1", startedAt: at(30).toISOString(), finishedAt: null, matchOnly: false, settings: null, selector: { sessions: ["A"] }, summary: null };
+        const run = {
+          runId: "run-1",
+          startedAt: at(30).toISOString(),
+          finishedAt: null,
+          matchOnly: false,
+          settings: null,
+          selector: { sessions: ["A"] },
+          summary: null,
+        };
         await log.append([{ kind: "replay-run", ts: at(30), run }]);
         const summary = { runId: "run-1", events: 1, changed: 1, newlyBlocked: 0, newlyAllowed: 1, skipped: 0, hookErrors: 0, timeouts: 0 };
         await log.append([{ kind: "replay-run", ts: at(31), run: { ...run, finishedAt: at(31).toISOString(), summary } }]);
@@ -350,7 +514,10 @@ export function eventLogSuite(backend: StoreBackend): void {
         const { log } = await fresh();
         const [seq] = await log.append([eventEntry({ ts: at(0), event: "Stop", sessionId: "kept", decision: "none", payload: { session_id: "kept" } }, null)]);
         for (const attempt of [() => log.erase({ seq: seq! }), () => log.prune(at(100))]) {
-          const error = await attempt().then(() => null, (e: unknown) => e);
+          const error = await attempt().then(
+            () => null,
+            (e: unknown) => e,
+          );
           expect(error).to.be.instanceOf(QhooksError);
           expect((error as QhooksError).code).to.equal("usage");
           expect((error as QhooksError).message).not.to.include("\n");
@@ -358,103 +525,131 @@ export function eventLogSuite(backend: StoreBackend): void {
         expect(await log.count({})).to.equal(1);
         expect((await log.verify()).ok).to.equal(true);
       });
-    } else describe("erasure and retention", () => {
-      const withOutput = (e: SeedEvent): Outcome => ({ ...makeOutcome(e), hooks: makeOutcome(e).hooks.map((h) => ({ ...h, stdout: `out ${e.sessionId} secret-${e.sessionId}`, stderr: `err secret-${e.sessionId}` })) });
-      /** An event with a hook, its output and reason holding `secret-<session>`. */
-      async function judged(log: Store, ts: Date, session: string): Promise<number> {
-        const e: SeedEvent = { ts, event: "PreToolUse", sessionId: session, matchValue: "Bash", decision: "deny", reason: `holds secret-${session}`, payload: { session_id: session, tool_name: "Bash", note: `secret-${session}` }, hooks: [{ name: "guard", decision: "deny", reason: `holds secret-${session}` }] };
-        const [seq] = await log.append([eventEntry(e, null)]);
-        await log.append([{ kind: "outcome", ts, eventSeq: seq!, outcome: { ...withOutput(e), seq: seq! } }]);
-        return seq!;
-      }
+    } else
+      describe("erasure and retention", () => {
+        const withOutput = (e: SeedEvent): Outcome => ({
+          ...makeOutcome(e),
+          hooks: makeOutcome(e).hooks.map((h) => ({ ...h, stdout: `out ${e.sessionId} secret-${e.sessionId}`, stderr: `err secret-${e.sessionId}` })),
+        });
+        /** An event with a hook, its output and reason holding `secret-<session>`. */
+        async function judged(log: Store, ts: Date, session: string): Promise<number> {
+          const e: SeedEvent = {
+            ts,
+            event: "PreToolUse",
+            sessionId: session,
+            matchValue: "Bash",
+            decision: "deny",
+            reason: `holds secret-${session}`,
+            payload: { session_id: session, tool_name: "Bash", note: `secret-${session}` },
+            hooks: [{ name: "guard", decision: "deny", reason: `holds secret-${session}` }],
+          };
+          const [seq] = await log.append([eventEntry(e, null)]);
+          await log.append([{ kind: "outcome", ts, eventSeq: seq!, outcome: { ...withOutput(e), seq: seq! } }]);
+          return seq!;
+        }
 
-      it("erase --seq: the event's and its outcome's text goes, how it was decided stays; verify passes and counts them as erased", async () => {
-        const { log, again } = await fresh();
-        const a = await judged(log, at(0), "a");
-        const b = await judged(log, at(1), "b");
-        const one = await record(log, { ts: at(2), event: "Stop", sessionId: "c", decision: "none", payload: { session_id: "c", note: "secret-c" } });
-        expect(await log.erase({ seq: a }, "test")).to.deep.include({ events: 1, records: 2 });
-        expect(await log.erase({ seq: one })).to.deep.include({ events: 1, records: 1 });
-        const detail = EventDetailSchema.parse(await log.event(a));
-        expect(detail.payload).to.equal("[ERASED]");
-        expect(detail).to.deep.include({ decision: "deny", sessionId: "a", matchValue: "Bash" });
-        expect(detail.outcome!.reason).to.equal("[ERASED]");
-        expect(detail.outcome!.hooks.map((h) => [h.name, h.outcome, h.stdout, h.stderr])).to.deep.equal([["guard", "block", "[ERASED]", "[ERASED]"]]);
-        const listed = JSON.stringify(await all(log.events({}, 10)));
-        expect(listed).to.not.contain("secret-a");
-        expect(listed).to.not.contain("secret-c");
-        expect(listed).to.contain("secret-b");
-        expect(await log.count({ grep: "secret-a" })).to.equal(0);
-        expect(await log.count({ sessions: ["a"] }), "the event is still there").to.equal(1);
-        const verified = VerifyResultSchema.parse(await log.verify());
-        expect(verified).to.deep.include({ ok: true, erased: 3, from: 1 });
-        expect(await log.erase({ seq: a }), "erased already").to.deep.include({ events: 0, records: 0 });
-        expect(await log.erase({ seq: 10_000 })).to.deep.include({ events: 0, records: 0 });
-        expect((await (await again()).verify()).ok).to.equal(true);
-        expect((await log.event(b))!.payload).to.contain("secret-b");
-      });
+        it("erase --seq: the event's and its outcome's text goes, how it was decided stays; verify passes and counts them as erased", async () => {
+          const { log, again } = await fresh();
+          const a = await judged(log, at(0), "a");
+          const b = await judged(log, at(1), "b");
+          const one = await record(log, { ts: at(2), event: "Stop", sessionId: "c", decision: "none", payload: { session_id: "c", note: "secret-c" } });
+          expect(await log.erase({ seq: a }, "test")).to.deep.include({ events: 1, records: 2 });
+          expect(await log.erase({ seq: one })).to.deep.include({ events: 1, records: 1 });
+          const detail = EventDetailSchema.parse(await log.event(a));
+          expect(detail.payload).to.equal("[ERASED]");
+          expect(detail).to.deep.include({ decision: "deny", sessionId: "a", matchValue: "Bash" });
+          expect(detail.outcome!.reason).to.equal("[ERASED]");
+          expect(detail.outcome!.hooks.map((h) => [h.name, h.outcome, h.stdout, h.stderr])).to.deep.equal([["guard", "block", "[ERASED]", "[ERASED]"]]);
+          const listed = JSON.stringify(await all(log.events({}, 10)));
+          expect(listed).to.not.contain("secret-a");
+          expect(listed).to.not.contain("secret-c");
+          expect(listed).to.contain("secret-b");
+          expect(await log.count({ grep: "secret-a" })).to.equal(0);
+          expect(await log.count({ sessions: ["a"] }), "the event is still there").to.equal(1);
+          const verified = VerifyResultSchema.parse(await log.verify());
+          expect(verified).to.deep.include({ ok: true, erased: 3, from: 1 });
+          expect(await log.erase({ seq: a }), "erased already").to.deep.include({ events: 0, records: 0 });
+          expect(await log.erase({ seq: 10_000 })).to.deep.include({ events: 0, records: 0 });
+          expect((await (await again()).verify()).ok).to.equal(true);
+          expect((await log.event(b))!.payload).to.contain("secret-b");
+        });
 
-      it("erase --session and --pattern select what they say; appends after an erasure chain on", async () => {
-        const { log } = await fresh();
-        await judged(log, at(0), "a");
-        await judged(log, at(1), "b");
-        await judged(log, at(2), "b");
-        await judged(log, at(3), "c");
-        expect(await log.erase({ sessionId: "b" })).to.deep.include({ events: 2, records: 4 });
-        expect(await log.erase({ pattern: "secret-c" })).to.deep.include({ events: 1, records: 2 });
-        await judged(log, at(4), "d");
-        const text = JSON.stringify(await all(log.events({}, 10)));
-        for (const gone of ["secret-b", "secret-c"]) expect(text).to.not.contain(gone);
-        for (const kept of ["secret-a", "secret-d"]) expect(text).to.contain(kept);
-        expect(await log.verify()).to.deep.include({ ok: true, erased: 6 });
-      });
+        it("erase --session and --pattern select what they say; appends after an erasure chain on", async () => {
+          const { log } = await fresh();
+          await judged(log, at(0), "a");
+          await judged(log, at(1), "b");
+          await judged(log, at(2), "b");
+          await judged(log, at(3), "c");
+          expect(await log.erase({ sessionId: "b" })).to.deep.include({ events: 2, records: 4 });
+          expect(await log.erase({ pattern: "secret-c" })).to.deep.include({ events: 1, records: 2 });
+          await judged(log, at(4), "d");
+          const text = JSON.stringify(await all(log.events({}, 10)));
+          for (const gone of ["secret-b", "secret-c"]) expect(text).to.not.contain(gone);
+          for (const kept of ["secret-a", "secret-d"]) expect(text).to.contain(kept);
+          expect(await log.verify()).to.deep.include({ ok: true, erased: 6 });
+        });
 
-      it("prune: records older than the date go with their projections; the rest verifies from the first kept, snapshots still readable", async () => {
-        const { log, again } = await fresh();
-        const old1 = await judged(log, at(0), "old");
-        await record(log, { ts: at(1), event: "Stop", sessionId: "old", decision: "none" });
-        const kept = await judged(log, at(60), "new");
-        await record(log, { ts: at(61), event: "Stop", sessionId: "both", decision: "block", hooks: [{ name: "keep-going", decision: "block" }] });
-        expect(await log.count({})).to.equal(4);
-        const pruned = await log.prune(at(30));
-        expect(pruned).to.include({ events: 2, from: kept });
-        expect(pruned.records).to.be.at.least(4);
-        expect(await log.count({})).to.equal(2);
-        expect(await log.event(old1)).to.equal(null);
-        expect((await log.sessions({})).map((s) => s.sessionId).sort()).to.deep.equal(["both", "new"]);
-        expect((await log.stats({})).events).to.equal(2);
-        expect(EventDetailSchema.parse(await log.event(kept)).snapshot, "its configuration is still in the log").to.deep.equal(SNAPSHOT);
-        const verified = VerifyResultSchema.parse(await log.verify());
-        expect(verified).to.deep.include({ ok: true, from: kept });
-        await judged(log, at(62), "later");
-        expect(await log.prune(at(30)), "nothing older left").to.include({ records: 0, events: 0 });
-        expect(await (await again()).verify()).to.deep.include({ ok: true, from: kept });
-        expect((await log.prune(at(1000))).events).to.equal(3);
-        expect(await log.count({})).to.equal(0);
-        await judged(log, at(1001), "after");
-        expect(await log.count({})).to.equal(1);
-        expect((await log.verify()).ok).to.equal(true);
+        it("prune: records older than the date go with their projections; the rest verifies from the first kept, snapshots still readable", async () => {
+          const { log, again } = await fresh();
+          const old1 = await judged(log, at(0), "old");
+          await record(log, { ts: at(1), event: "Stop", sessionId: "old", decision: "none" });
+          const kept = await judged(log, at(60), "new");
+          await record(log, { ts: at(61), event: "Stop", sessionId: "both", decision: "block", hooks: [{ name: "keep-going", decision: "block" }] });
+          expect(await log.count({})).to.equal(4);
+          const pruned = await log.prune(at(30));
+          expect(pruned).to.include({ events: 2, from: kept });
+          expect(pruned.records).to.be.at.least(4);
+          expect(await log.count({})).to.equal(2);
+          expect(await log.event(old1)).to.equal(null);
+          expect((await log.sessions({})).map((s) => s.sessionId).sort()).to.deep.equal(["both", "new"]);
+          expect((await log.stats({})).events).to.equal(2);
+          expect(EventDetailSchema.parse(await log.event(kept)).snapshot, "its configuration is still in the log").to.deep.equal(SNAPSHOT);
+          const verified = VerifyResultSchema.parse(await log.verify());
+          expect(verified).to.deep.include({ ok: true, from: kept });
+          await judged(log, at(62), "later");
+          expect(await log.prune(at(30)), "nothing older left").to.include({ records: 0, events: 0 });
+          expect(await (await again()).verify()).to.deep.include({ ok: true, from: kept });
+          expect((await log.prune(at(1000))).events).to.equal(3);
+          expect(await log.count({})).to.equal(0);
+          await judged(log, at(1001), "after");
+          expect(await log.count({})).to.equal(1);
+          expect((await log.verify()).ok).to.equal(true);
+        });
       });
-    });
 
     it("an untouched log verifies, whatever strings went into it; what is read back is what was stored", async () => {
       // Any UTF-16 code unit, lone surrogates included: JSON can carry them all (as \ud800), and so can a payload
       // string handed to the library.
-      const anyUnit = fc.oneof(fc.constantFrom("\ud800", "\udfff", "\ud83d", "\ude00", "\u0000", "😀"), fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)));
+      const anyUnit = fc.oneof(
+        fc.constantFrom("\ud800", "\udfff", "\ud83d", "\ude00", "\u0000", "😀"),
+        fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+      );
       const text = fc.string({ unit: anyUnit, maxLength: 12 });
       const { log, again } = await fresh();
       await fc.assert(
-        fc.asyncProperty(fc.record({ session: text, tool: text, reason: text, output: text, payloadText: text }), async ({ session, tool, reason, output, payloadText }) => {
-          const e: SeedEvent = { ts: at(0), event: "PreToolUse", sessionId: session, matchValue: tool, decision: "deny", reason, payload: { session_id: session, tool_name: tool, text: payloadText }, hooks: [{ name: tool, decision: "deny", reason }] };
-          const outcome = { ...makeOutcome(e), hooks: makeOutcome(e).hooks.map((h) => ({ ...h, stdout: output, stderr: output })) };
-          const [seq] = await log.append([eventEntry(e, null)]);
-          await log.append([{ kind: "outcome", ts: at(0), eventSeq: seq!, outcome: { ...outcome, seq: seq! } }]);
-          await log.append([eventEntry({ ts: at(0), event: "Stop", sessionId: session, decision: "rejected", reason, payload: payloadText }, null)]);
-          const detail = await log.event(seq!);
-          // JSON keeps every value exactly; text kept outside JSON is stored well formed.
-          expect(detail!.outcome).to.deep.equal({ ...outcome, seq });
-          expect(JSON.parse(detail!.payload)).to.deep.equal(e.payload);
-        }),
+        fc.asyncProperty(
+          fc.record({ session: text, tool: text, reason: text, output: text, payloadText: text }),
+          async ({ session, tool, reason, output, payloadText }) => {
+            const e: SeedEvent = {
+              ts: at(0),
+              event: "PreToolUse",
+              sessionId: session,
+              matchValue: tool,
+              decision: "deny",
+              reason,
+              payload: { session_id: session, tool_name: tool, text: payloadText },
+              hooks: [{ name: tool, decision: "deny", reason }],
+            };
+            const outcome = { ...makeOutcome(e), hooks: makeOutcome(e).hooks.map((h) => ({ ...h, stdout: output, stderr: output })) };
+            const [seq] = await log.append([eventEntry(e, null)]);
+            await log.append([{ kind: "outcome", ts: at(0), eventSeq: seq!, outcome: { ...outcome, seq: seq! } }]);
+            await log.append([eventEntry({ ts: at(0), event: "Stop", sessionId: session, decision: "rejected", reason, payload: payloadText }, null)]);
+            const detail = await log.event(seq!);
+            // JSON keeps every value exactly; text kept outside JSON is stored well formed.
+            expect(detail!.outcome).to.deep.equal({ ...outcome, seq });
+            expect(JSON.parse(detail!.payload)).to.deep.equal(e.payload);
+          },
+        ),
         { numRuns: 60, seed: 0x51a7 },
       );
       expect((await log.verify()).ok).to.equal(true);
