@@ -9,6 +9,7 @@ import {
   deferred,
   outcomeWrite,
   rejectionWrite,
+  commit,
   writeLater,
   writeNow,
   type LogWrite,
@@ -141,8 +142,7 @@ function judgeSteps(options: PipelineOptions): { now: (arrival: Arrival) => Judg
       };
       const arrivalRecord = defer(() => {
         const write = arrivalWrite(matched, record);
-        const committed = writeNow(log, write);
-        return committed !== null ? of(arrived(committed)) : from(writeLater(log, write).then(arrived));
+        return commit(log, write).pipe(map(arrived));
       });
       // forkJoin subscribes in order: the hooks are spawned first, then the arrival is written and opens their gate.
       return forkJoin([runHookGroup(matched, options, gate), arrivalRecord]).pipe(
@@ -151,8 +151,7 @@ function judgeSteps(options: PipelineOptions): { now: (arrival: Arrival) => Judg
         mergeMap((judged) => {
           const write = outcome(judged);
           if (!isWrite(write)) return of(write);
-          const committed = writeNow(log, write);
-          return committed !== null ? of(committed) : from(writeLater(log, write));
+          return commit(log, write);
         }),
       );
     });

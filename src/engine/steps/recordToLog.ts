@@ -1,3 +1,4 @@
+import { from, of, type Observable } from "rxjs";
 import { messageOf } from "../../errors.js";
 import {
   nullEventLog,
@@ -61,6 +62,12 @@ export async function writeLater<T>(log: EventLog, write: LogWrite<T>): Promise<
     return write.failed(e);
   }
   return write.done(appended);
+}
+
+/** Writes now when the log can commit at once (the value in this turn), else through its queue: the one way to commit. */
+export function commit<T>(log: EventLog, write: LogWrite<T>): Observable<T> {
+  const committed = writeNow(log, write);
+  return committed !== null ? of(committed) : from(writeLater(log, write));
 }
 
 const once = <T>(make: () => T): (() => T) => {
