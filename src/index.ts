@@ -96,6 +96,7 @@ export { nullEventLog } from "./store/eventLog.js";
 export type { EventLog, AuditLog, AppendResult, LogWarning, LogEntry, LogFilter, StoredEvent } from "./store/eventLog.js";
 export type { LogMaintenance, EraseSelector, EraseResult, PruneResult } from "./store/eventLog.js";
 export { createRedactor, builtInRedactor, type Redactor, type RedactPattern } from "./redact/redactor.js";
+export { redactorFor } from "./redact/userPatterns.js";
 export { openSqliteLog } from "./store/sqlite/sqliteEventLog.js";
 export { openStore, isPostgresUrl, type Store, type OpenStoreOptions } from "./store/openStore.js";
 
