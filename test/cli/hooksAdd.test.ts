@@ -133,7 +133,7 @@ describe("cli: qhooks hooks add", () => {
     expect(read(twice)).to.equal('{"hooks":{},"hooks":{"Stop":[]}}');
     const good = sb.userSettings('{ "hooks": {} }');
     for (const [args, message] of [
-      [["PreToolUse", "--matcher", "(a)\\1", "--command", "x"], /backreference/],
+      [["PreToolUse", "--matcher", "(a)\\1", "--command", "x"], /backreference.*runs for every value/],
       [["PreToolUse", "--matcher", "Bash", "--command", "x", "--timeout", "-1"], /timeout: expected a positive number of seconds/],
       [["PreToolUse", "--command", "x", "--timeout", "soon"], /^qhooks: --timeout: expected a positive number of seconds/],
       [["PreToolUse", "--command", "  "], /command: expected a non-empty command string/],
