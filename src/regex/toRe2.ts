@@ -8,6 +8,9 @@
  * What RE2 cannot run is refused, with its kind: backreferences and lookaround (no linear-time engine runs them),
  * a program too large for the work bound (repeat counts past RE2's 1,000, nested or not, or more than
  * MAX_PROGRAM_SIZE instructions), and lone surrogate escapes (RE2 reads code points, never half of one).
+ *
+ * One file over 300 lines: it is one recursive-descent reader of one grammar (JavaScript's pattern syntax), whose
+ * parts call each other; split, each part would need the reader's state passed around.
  */
 
 /** Why a regex is not run: each kind is a different thing for the user to change. */

@@ -4,7 +4,6 @@ import { QhooksError } from "../../errors.js";
 import type { LogRecord, MatchCount, SessionRow, Stats, VerifyResult } from "../../schema/logRecord.js";
 import type { ReplayRun } from "../../schema/replay.js";
 import type { EventDetail } from "../../schema/eventDetail.js";
-import { eventDetailOf } from "../journal/eventDetail.js";
 import {
   appendResult,
   type AppendOptions,
@@ -20,7 +19,7 @@ import {
   type ReadFrom,
   type StoredEvent,
 } from "../eventLog.js";
-import { contentDigest, linkHash, wellFormed } from "../journal/hashFormat.js";
+import { contentDigest, linkHash } from "../journal/hashFormat.js";
 import type { JournalRow } from "../journal/record.js";
 import { snapshotRow, type PendingRow } from "../journal/rows.js";
 import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../sqlite/appendRecords.js";
@@ -29,8 +28,12 @@ import { toLogRecord, type EventListRow } from "../sqlite/queryEvents.js";
 import { DISPATCH_DEADLINE_MS, connect, describePgError, dropClient, endClient, isConnectionError, shownUrl } from "./connect.js";
 import { eraseEvents, pruneChains } from "./maintenance.js";
 import { migratePg } from "./migrations.js";
-import { allocateGids, insertPlaced, journalRowOf, type PlacedRow } from "./placeRows.js";
+import { allocateGids, insertPlaced, type PlacedRow } from "./placeRows.js";
 import { verifyChains } from "./verifyChains.js";
+import { bytes, type Window } from "./filterSql.js";
+import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js";
+import { readEvent } from "./readEvent.js";
+import { countEvents, pageEvents } from "./queryEvents.js";
 
 export interface PostgresLogOptions {
   /** Audits read an existing log: a database without one is an error, not a new log. */
@@ -56,8 +59,6 @@ const MAX_APPENDS_PER_COMMIT = 256;
 const LOCK_BUDGET_MS = DISPATCH_DEADLINE_MS - 1_000;
 /** The most a dispatch's append takes, all its statements together. */
 const APPEND_DEADLINE_MS = DISPATCH_DEADLINE_MS + 1_000;
-/** Rows per page when listing or reading: a page is read whole. */
-const PAGE = 500;
 
 /** The machine's own chain: processes of one machine append to it in turn, other machines to theirs. */
 export const defaultWriter = (): string => `host:${hostname()}`;
@@ -74,60 +75,6 @@ export function openPostgresLog(url: string, options: PostgresLogOptions = {}): 
 }
 
 /** Text as bound to a bytea column. */
-const bytes = (text: string): Buffer => Buffer.from(wellFormed(text), "utf8");
-const textOf = (v: Buffer | string | null): string | null => (v === null ? null : Buffer.isBuffer(v) ? v.toString("utf8") : v);
-
-class Params {
-  readonly values: unknown[] = [];
-  add(value: unknown): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
-
-/** The WHERE clause of a filter over the event rows `v`, the event's record `e` and its outcome's record `o`. */
-function eventWhere(filter: LogFilter, p: Params): string {
-  const terms: string[] = [];
-  if (filter.replayRun !== undefined) terms.push(`v.run_id IS NOT NULL`, `v.run_id = ${p.add(bytes(filter.replayRun))}`);
-  else terms.push("v.run_id IS NULL");
-  if (filter.event !== undefined) terms.push(`v.event = ${p.add(filter.event)}`);
-  if (filter.sessions?.length) terms.push(`v.session_id = ANY(${p.add(filter.sessions.map(bytes))}::bytea[])`);
-  if (filter.tool !== undefined) terms.push(`v.match_value = ${p.add(bytes(filter.tool))}`);
-  if (filter.decision !== undefined) terms.push(filter.decision === "unfinished" ? "v.decision IS NULL" : `v.decision = ${p.add(filter.decision)}`);
-  // Shadow hooks that would have changed the outcome: the outcome says so itself (its JSON, as SQLite reads it).
-  if (filter.shadow === true)
-    terms.push(`convert_from(CASE WHEN v.outcome_gid = v.gid THEN e.outcome ELSE o.body END, 'UTF8')::jsonb #>> '{shadow,changed}' = 'true'`);
-  if (filter.blocked === true) terms.push("v.blocked = 1");
-  else if (filter.blocked === false) terms.push("v.blocked = 0");
-  if (filter.hook !== undefined) {
-    const hook = p.add(bytes(filter.hook));
-    terms.push(
-      `EXISTS (SELECT 1 FROM qhooks_hooks h WHERE h.event_gid = v.gid AND (position(${hook}::bytea in h.name) > 0 OR position(${hook}::bytea in coalesce(h.command, ''::bytea)) > 0))`,
-    );
-  }
-  if (filter.grep !== undefined) {
-    const grep = p.add(bytes(filter.grep));
-    terms.push(`(position(${grep}::bytea in e.body) > 0 OR position(${grep}::bytea in coalesce(o.reason, e.reason, ''::bytea)) > 0)`);
-  }
-  if (filter.since !== undefined) terms.push(`v.ts >= ${p.add(filter.since.toISOString())}`);
-  if (filter.until !== undefined) terms.push(`v.ts < ${p.add(filter.until.toISOString())}`);
-  return terms.join(" AND ");
-}
-
-const EVENT_JOIN = "qhooks_events v JOIN qhooks_journal e ON e.gid = v.gid LEFT JOIN qhooks_journal o ON o.gid = v.outcome_gid AND v.outcome_gid <> v.gid";
-
-type Window = Pick<LogFilter, "since" | "until">;
-
-/** Byte order of two texts, null first: the order SQLite gives its match values. */
-const compareText = (a: string | null, b: string | null): number =>
-  a === b ? 0 : a === null ? -1 : b === null ? 1 : Buffer.compare(Buffer.from(a), Buffer.from(b));
-function windowTerms(filter: Window, p: Params, column = "ts"): string {
-  let sql = "";
-  if (filter.since) sql += ` AND ${column} >= ${p.add(filter.since.toISOString())}`;
-  if (filter.until) sql += ` AND ${column} < ${p.add(filter.until.toISOString())}`;
-  return sql;
-}
-
 class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   private connecting: Promise<pg.Client> | null = null;
   /** The connected client, once there is one: what a deadline closes under a statement that does not answer. */
@@ -342,29 +289,8 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     return rows[0]?.streak ?? 0;
   }
 
-  async event(seq: number): Promise<EventDetail | null> {
-    const [e] = await this.query("SELECT * FROM qhooks_journal WHERE gid = $1 AND kind = 'event'", [seq]);
-    if (!e) return null;
-    const event = journalRowOf(e);
-    const [place] = await this.query<{ outcome_gid: number | null }>("SELECT outcome_gid FROM qhooks_events WHERE gid = $1", [seq]);
-    const outcomeGid = place?.outcome_gid ?? null;
-    const [o] = outcomeGid !== null && outcomeGid !== seq ? await this.query("SELECT * FROM qhooks_journal WHERE gid = $1", [outcomeGid]) : [];
-    const outcomeRecord = o ? journalRowOf(o) : undefined;
-    const [snap] =
-      event.config_hash === null
-        ? []
-        : await this.query<{ body: Buffer }>(
-            "SELECT body FROM qhooks_journal WHERE kind = 'snapshot' AND config_hash = $1 ORDER BY (writer_id = $2) DESC, gid LIMIT 1",
-            [bytes(event.config_hash), e.writer_id],
-          );
-    return eventDetailOf({
-      seq,
-      event,
-      outcome: outcomeRecord ? { seq: outcomeGid!, row: outcomeRecord } : null,
-      snapshotBody: snap ? snap.body.toString("utf8") : null,
-      replayOf: e.ref_gid === null ? null : Number(e.ref_gid),
-      logId: e.writer_id as string,
-    });
+  event(seq: number): Promise<EventDetail | null> {
+    return readEvent(this.query.bind(this), seq);
   }
 
   events(filter: LogFilter, limit: number): AsyncIterable<LogRecord> {
@@ -386,56 +312,13 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     }));
   }
 
-  /** Matching events page by page (keyset on gid), each row's text decoded. */
-  private async *pages<T>(
-    filter: LogFilter,
-    order: "ASC" | "DESC",
-    limit: number,
-    from: number | null,
-    map: (row: Record<string, unknown>) => T,
-  ): AsyncGenerator<T> {
-    let after: number | null = from;
-    let given = 0;
-    for (;;) {
-      const p = new Params();
-      const where = eventWhere(filter, p);
-      const keyset = after === null ? "" : ` AND v.gid ${order === "DESC" ? "<" : ">"} ${p.add(after)}`;
-      const take = Math.min(PAGE, limit - given);
-      if (take <= 0) return;
-      const rows = await this.query<Record<string, unknown>>(
-        `SELECT v.gid AS seq, e.ts, e.event, e.session_id, e.match_value, e.project_dir, e.source, e.ref_gid AS ref, e.run_id, e.config_hash,
-                v.decision AS e_decision, e.reason AS e_reason, coalesce(o.reason, e.reason) AS r_reason, v.blocked, e.body AS payload,
-                CASE WHEN v.outcome_gid = v.gid THEN e.outcome ELSE o.body END AS outcome,
-                (SELECT array_agg(h.body ORDER BY h.gid) FROM qhooks_journal h WHERE h.kind = 'hook' AND h.ref_gid = v.gid AND h.format >= 4) AS async_bodies
-                ${order === "ASC" ? ", (SELECT array_agg(h.name ORDER BY h.idx) FROM qhooks_hooks h WHERE h.event_gid = v.gid) AS hooks" : ""}
-         FROM ${EVENT_JOIN} WHERE ${where}${keyset} ORDER BY v.gid ${order} LIMIT ${take}`,
-        p.values,
-      );
-      for (const r of rows) {
-        for (const column of ["session_id", "match_value", "project_dir", "run_id", "config_hash", "e_reason", "r_reason", "payload", "outcome"])
-          r[column] = textOf(r[column] as Buffer | null);
-        // Each body is one async hook's result as JSON: the list SQLite's query gives as one JSON array.
-        const bodies = r.async_bodies as Buffer[] | null;
-        r.async_hooks = bodies === null ? null : `[${bodies.map((b) => b.toString("utf8")).join(",")}]`;
-        given++;
-        try {
-          yield map(r);
-        } catch (e) {
-          if (e instanceof SyntaxError)
-            throw new QhooksError("log", `cannot read the event log ${this.shown}: record ${String(r.seq)} is damaged; qhooks verify names it`, { cause: e });
-          throw e;
-        }
-      }
-      if (rows.length < take) return;
-      after = rows[rows.length - 1]!.seq as number;
-    }
+  /** Matching events page by page (postgres/queryEvents.ts). */
+  private pages<T>(filter: LogFilter, order: "ASC" | "DESC", limit: number, from: number | null, map: (row: Record<string, unknown>) => T): AsyncGenerator<T> {
+    return pageEvents(this.query.bind(this), this.shown, { filter, order, limit, from }, map);
   }
 
-  async count(filter: LogFilter): Promise<number> {
-    const p = new Params();
-    const where = eventWhere(filter, p);
-    const [row] = await this.query<{ n: number }>(`SELECT count(*) AS n FROM ${EVENT_JOIN} WHERE ${where}`, p.values);
-    return row!.n;
+  count(filter: LogFilter): Promise<number> {
+    return countEvents(this.query.bind(this), filter);
   }
 
   async replayRuns(): Promise<ReplayRun[]> {
@@ -448,102 +331,16 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     return [...runs.values()].reverse();
   }
 
-  async sessions(filter: Window): Promise<SessionRow[]> {
-    const p = new Params();
-    const time = windowTerms(filter, p);
-    const rows = await this.query<{ id: Buffer; first_ts: string; last_ts: string; project_dir: Buffer | null; events: number; blocked: number }>(
-      `WITH g AS (SELECT session_id, min(gid) AS first, max(gid) AS last, count(*) AS events, sum(blocked) AS blocked FROM qhooks_events
-                  WHERE run_id IS NULL AND session_id IS NOT NULL${time} GROUP BY session_id)
-       SELECT g.session_id AS id, f.ts AS first_ts, f.project_dir, l.ts AS last_ts, g.events, g.blocked
-       FROM g JOIN qhooks_events f ON f.gid = g.first JOIN qhooks_events l ON l.gid = g.last ORDER BY g.session_id`,
-      p.values,
-    );
-    return rows
-      .map((r) => ({
-        sessionId: r.id.toString("utf8"),
-        projectDir: textOf(r.project_dir) ?? "",
-        firstTs: r.first_ts,
-        lastTs: r.last_ts,
-        events: r.events,
-        blocked: r.blocked,
-      }))
-      .sort((a, b) => (a.lastTs < b.lastTs ? 1 : a.lastTs > b.lastTs ? -1 : 0));
+  sessions(filter: Window): Promise<SessionRow[]> {
+    return querySessions(this.query.bind(this), filter);
   }
 
-  async stats(filter: Window): Promise<Stats> {
-    const p = new Params();
-    const time = windowTerms(filter, p);
-    const counts = await this.query<{ event: string; decision: Stats["byEvent"][number]["decision"]; n: number }>(
-      `SELECT coalesce(event, '?') AS event, coalesce(decision, 'unfinished') AS decision, count(*) AS n FROM qhooks_events
-       WHERE run_id IS NULL${time} GROUP BY 1, 2 ORDER BY 1, 2`,
-      p.values,
-    );
-    let events = 0;
-    const byEvent: Stats["byEvent"] = counts.map((r) => {
-      events += r.n;
-      return { event: r.event, decision: r.decision, count: r.n };
-    });
-    byEvent.sort((a, b) => a.event.localeCompare(b.event) || b.count - a.count);
-    const q = new Params();
-    const windowed = filter.since !== undefined || filter.until !== undefined;
-    const hookWindow = windowTerms(filter, q, "v.ts");
-    // Nearest-rank percentiles, as percentile_disc takes them, in one sort per hook. A hook's last run is the time
-    // of the newest event (by seq, as in SQLite) it ran for: its gid is in the covering index, and only those
-    // events are read (without a window, no event row is joined at all).
-    const hooks = await this.query<{
-      name: Buffer;
-      runs: number;
-      blocks: number;
-      errors: number;
-      invalid: number;
-      timeouts: number;
-      p: (number | null)[] | null;
-      max: number | null;
-      last_gid: number | null;
-    }>(
-      `SELECT h.name, count(*) AS runs, count(*) FILTER (WHERE h.status = 'block') AS blocks, count(*) FILTER (WHERE h.status = 'error') AS errors,
-              count(*) FILTER (WHERE h.status = 'invalid-output') AS invalid, count(*) FILTER (WHERE h.status = 'timeout') AS timeouts,
-              percentile_disc(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY h.duration_ms) AS p, max(h.duration_ms) AS max,
-              max(h.event_gid) AS last_gid
-       FROM qhooks_hooks h${windowed ? " JOIN qhooks_events v ON v.gid = h.event_gid" : ""} WHERE h.live${hookWindow} GROUP BY h.name ORDER BY h.name`,
-      q.values,
-    );
-    const lastTs = new Map<number, string>();
-    const lastGids = hooks.map((h) => h.last_gid).filter((g): g is number => g !== null);
-    if (lastGids.length > 0) {
-      for (const r of await this.query<{ gid: number; ts: string }>("SELECT gid, ts FROM qhooks_events WHERE gid = ANY($1::bigint[])", [lastGids]))
-        lastTs.set(Number(r.gid), r.ts);
-    }
-    return {
-      events,
-      byEvent,
-      hooks: hooks.map((h) => ({
-        name: h.name.toString("utf8"),
-        runs: h.runs,
-        blocks: h.blocks,
-        errors: h.errors,
-        invalidOutputs: h.invalid,
-        timeouts: h.timeouts,
-        p50Ms: h.p?.[0] ?? null,
-        p95Ms: h.p?.[1] ?? null,
-        p99Ms: h.p?.[2] ?? null,
-        maxMs: h.max,
-        lastTs: h.last_gid === null ? null : (lastTs.get(Number(h.last_gid)) ?? null),
-      })),
-    };
+  stats(filter: Window): Promise<Stats> {
+    return queryStats(this.query.bind(this), filter);
   }
 
-  async matchCounts(filter: Window): Promise<MatchCount[]> {
-    const p = new Params();
-    const time = windowTerms(filter, p);
-    const rows = await this.query<{ event: string; match_value: Buffer | null; n: number }>(
-      `SELECT event, match_value, count(*) AS n FROM qhooks_events
-       WHERE run_id IS NULL AND event IS NOT NULL${time} GROUP BY event, match_value`,
-      p.values,
-    );
-    return rows
-      .map((r) => ({ event: r.event, matchValue: textOf(r.match_value), count: r.n }))
-      .sort((a, b) => (a.event < b.event ? -1 : a.event > b.event ? 1 : b.count - a.count || compareText(a.matchValue, b.matchValue)));
+  matchCounts(filter: Window): Promise<MatchCount[]> {
+    return queryMatchCounts(this.query.bind(this), filter);
   }
 
   /**

@@ -1,3 +1,6 @@
+// One file over 300 lines: the SqliteLog class holds the state its write path shares (the connection, the projector
+// thread, the group commit, reopening a replaced file). Its jobs live in files of their own (appendRecords,
+// queryEvents, querySummaries, maintenance, scrub, busy, openErrors...); what is left here sequences them.
 import { statSync } from "node:fs";
 import type { Worker } from "node:worker_threads";
 import Database, { type Database as Db } from "better-sqlite3";
@@ -33,6 +36,7 @@ import { readEvent } from "./readEvent.js";
 import type { ReplayRun } from "../../schema/replay.js";
 import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js";
 import { verifyChain } from "./verifyChain.js";
+import { latestRuns } from "./replayRuns.js";
 import { isBusy, isLocked, READ_SPIN_MS, whileBusy, WRITE_SPIN_MS } from "./busy.js";
 import { describeSqliteError, readOnlyDirectory, switchToWal } from "./openErrors.js";
 
@@ -404,18 +408,7 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
   async replayRuns(): Promise<ReplayRun[]> {
     // Imported here: building the read side's schemas is start-up time that every `qhooks run` would pay.
     const { ReplayRunSchema } = await import("../../schema/replay.js");
-    return this.guarded(() => {
-      // A run is appended when it starts and again when it ends; the later record says more.
-      const runs = new Map<string, ReplayRun>();
-      for (const row of this.db.prepare("SELECT run_id, body FROM journal WHERE kind = 'replay_run' ORDER BY seq").iterate() as IterableIterator<{
-        run_id: string;
-        body: string;
-      }>) {
-        const run = ReplayRunSchema.safeParse(JSON.parse(row.body));
-        if (run.success) runs.set(row.run_id, run.data);
-      }
-      return [...runs.values()].reverse();
-    });
+    return this.guarded(() => latestRuns(this.db, ReplayRunSchema));
   }
 
   /** A file that opened but cannot be read (a damaged page) is the user's problem to see, not an internal error. */
