@@ -63,7 +63,8 @@ describe("reliability: engine death", function () {
       started.push(cli);
       const groups = [await waitFor("hook a", () => pidFromFile(pidA), 10_000), await waitFor("hook b", () => pidFromFile(pidB), 10_000)];
       groups.forEach((g) => reaper.group(g));
-      for (const g of groups) expect(groupMembers(g).length, "the hook and its two sleeps").to.equal(3);
+      // The hook writes its pid before it starts its two sleeps: wait until both are there.
+      for (const g of groups) await waitFor("the hook and its two sleeps", () => groupMembers(g).length === 3, 10_000);
 
       cli.child.kill(signal);
       const end = await cli.done;
