@@ -37,6 +37,11 @@ export interface EventLog {
    * here.
    */
   placeOf?(seq: number | null): string | null;
+  /**
+   * True for a log that keeps nothing (`--no-log`): what would be written is not even built (nor redacted), and an
+   * outcome has no record to wait for. Said by the log, so that a wrapper can say it too.
+   */
+  readonly keepsNothing?: boolean;
   close(): Promise<void>;
 }
 
@@ -134,6 +139,7 @@ export type LogEntry = EventEntry | OutcomeEntry | HookEntry | ReplayRunEntry;
 
 /** The log that keeps nothing (`--no-log`, `db: false`). */
 export const nullEventLog: EventLog = {
+  keepsNothing: true,
   append: async (entries) => appendResult(entries.map(() => null)),
   appendNow: (entries) => appendResult(entries.map(() => null)),
   stopBlockStreak: async () => null,

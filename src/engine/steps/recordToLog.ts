@@ -1,16 +1,6 @@
 import { from, of, type Observable } from "rxjs";
 import { messageOf } from "../../errors.js";
-import {
-  nullEventLog,
-  type AppendOptions,
-  type AppendResult,
-  type EventEntry,
-  type EventLog,
-  type EventSource,
-  type LogEntry,
-  type LogWarning,
-  type SnapshotSource,
-} from "../../store/eventLog.js";
+import type { AppendOptions, AppendResult, EventEntry, EventLog, EventSource, LogEntry, LogWarning, SnapshotSource } from "../../store/eventLog.js";
 import { redactEntry } from "../../redact/redactEntry.js";
 import { builtInRedactor, type Redactor } from "../../redact/redactor.js";
 import type { Judged, Matched, Ran, Recorded } from "../../core/stages.js";
@@ -28,7 +18,7 @@ export interface RecordOptions {
  * What the log keeps: the entry with its secrets redacted, by the patterns of the event's configuration. A log
  * that keeps nothing (`--no-log`) is given the entry as it is.
  */
-const redacted = (log: EventLog, entry: LogEntry, redactor: Redactor): LogEntry => (log === nullEventLog ? entry : redactEntry(entry, redactor));
+const redacted = (log: EventLog, entry: LogEntry, redactor: Redactor): LogEntry => (log.keepsNothing ? entry : redactEntry(entry, redactor));
 
 /**
  * One append a step needs, and what its result (or its failure) makes of the value: built per event, written by
@@ -122,7 +112,7 @@ export function arrivalWrite(matched: Matched, options: RecordOptions): LogWrite
 export function outcomeWrite(judged: Judged, options: RecordOptions): LogWrite<Judged> | null {
   const { outcome } = judged;
   // A log that keeps nothing gives no seq and says nothing: the event is judged as it is.
-  if (options.log === nullEventLog) return null;
+  if (options.log.keepsNothing) return null;
   if (judged.arrivalLogged === "yes") {
     if (judged.seq === null) return null;
     const seq = judged.seq;
