@@ -80,7 +80,7 @@ export { discoverSettings, explicitSettings, DIALECTS } from "./settings/setting
 export type { SettingsSource, Dialect, PluginInfo } from "./settings/settingsSources.js";
 export { planSettings } from "./settings/settingsPlan.js";
 export type { SettingsChoice, SettingsPlan } from "./settings/settingsPlan.js";
-export { compileMatcher, matches } from "./settings/compileMatcher.js";
+export { compileMatcher, matches } from "./core/compileMatcher.js";
 
 // Trust: which hooks of a project, its local settings and plugins may run (judgeEvents' `trust` option).
 export { createTrustPolicy } from "./trust/trustPolicy.js";

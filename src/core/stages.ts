@@ -28,7 +28,7 @@ export interface Arrival {
 export interface InProcessHandler {
   readonly event: EventName;
   readonly matcherSource: string | null;
-  readonly matcher: import("../settings/compileMatcher.js").Matcher;
+  readonly matcher: import("./compileMatcher.js").Matcher;
   readonly name: string;
   readonly timeoutMs: number;
   readonly handle: (payload: Readonly<Record<string, unknown>>) => unknown;

@@ -7,7 +7,7 @@ import type { Arrival, InProcessHandler, Judgement } from "../core/stages.js";
 import { EVENT_TRAITS, EventNameSchema, type EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
-import { compileMatcher } from "../settings/compileMatcher.js";
+import { compileMatcher } from "../core/compileMatcher.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import { dialectOf } from "../settings/settingsPlan.js";
 import { DIALECTS } from "../settings/settingsSources.js";

@@ -4,7 +4,7 @@ import { EVENT_TRAITS, type Decision, type EventName } from "../schema/events.js
 import type { ExplainedHook, Explanation, HookSource, HookVerdict } from "../schema/explanation.js";
 import type { LogDecision } from "../schema/logRecord.js";
 import type { HookResult, Outcome, SkippedHook } from "../schema/outcome.js";
-import { matches } from "../settings/compileMatcher.js";
+import { matches } from "../core/compileMatcher.js";
 import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
 import { oneLineText } from "../text/oneLine.js";
 import { entryKey, type ConfigView, type RawEntry } from "./loggedConfig.js";

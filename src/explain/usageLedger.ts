@@ -2,7 +2,7 @@ import { EVENT_TRAITS, EventNameSchema } from "../schema/events.js";
 import type { MatchCount, Stats } from "../schema/logRecord.js";
 import type { HookSource } from "../schema/explanation.js";
 import type { HookUsage, UsageLedger } from "../schema/usage.js";
-import { matches } from "../settings/compileMatcher.js";
+import { matches } from "../core/compileMatcher.js";
 import { warningFor } from "./explainEvent.js";
 import { entryKey, type ConfigView } from "./loggedConfig.js";
 

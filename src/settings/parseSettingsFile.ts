@@ -11,7 +11,7 @@ import {
   SettingsFileSchema,
 } from "../schema/settings.js";
 import { describeIssue, formatPath } from "../schema/zodIssues.js";
-import { compileMatcher, type Matcher } from "./compileMatcher.js";
+import { compileMatcher, type Matcher } from "../core/compileMatcher.js";
 import type { PluginInfo, SettingsSource } from "./settingsSources.js";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { editDistance } from "./editDistance.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import fc from "fast-check";
 import type { Outcome } from "../../src/schema/outcome.js";
-import { compileMatcher, matches } from "../../src/settings/compileMatcher.js";
+import { compileMatcher, matches } from "../../src/core/compileMatcher.js";
 import { loadSettings } from "../../src/settings/loadSettings.js";
 import { discoverSettings } from "../../src/settings/settingsSources.js";
 import { journalCount, seedLog } from "../store/storeHelpers.js";
@@ -202,7 +202,7 @@ describe(`reliability: regex bombs as matchers ${QUICK}`, function () {
     ].filter((p) => compileMatcher(p).matcher.kind === "regex");
     expect(patterns.length, "enough random patterns pass the check to say something").to.be.greaterThan(100);
     const script = runScript(
-      `const { compileMatcher, matches } = await import(${JSON.stringify(join(DIST, "settings", "compileMatcher.js"))});
+      `const { compileMatcher, matches } = await import(${JSON.stringify(join(DIST, "core", "compileMatcher.js"))});
        const { patterns, names } = JSON.parse(process.argv[1]);
        for (const p of patterns) {
          process.stdout.write(JSON.stringify(p) + " ");

@@ -1,5 +1,5 @@
 import { EVENT_TRAITS, type EventName } from "../../schema/events.js";
-import { matches } from "../../settings/compileMatcher.js";
+import { matches } from "../../core/compileMatcher.js";
 import type { SettingsSnapshot } from "../../settings/loadSettings.js";
 import type { ConfiguredHook } from "../../settings/parseSettingsFile.js";
 import { splitByTrust } from "../../trust/splitByTrust.js";

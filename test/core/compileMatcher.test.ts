@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { compileMatcher, matches } from "../../src/settings/compileMatcher.js";
+import { compileMatcher, matches } from "../../src/core/compileMatcher.js";
 import { MATCH_WORK_LIMIT } from "../../src/regex/userRegex.js";
 import { MAX_PROGRAM_SIZE } from "../../src/regex/toRe2.js";
 
