@@ -23,7 +23,10 @@ export { interpretRun } from "./core/readRun.js";
 export { foldVerdicts } from "./core/foldOutcome.js";
 export type { FoldedVerdicts } from "./core/foldOutcome.js";
 export { DEFAULT_STOP_BLOCK_CAP } from "./engine/steps/guardStopLoop.js";
-export type { Arrival, HookRun, HookSpec, InProcessHandler, Judgement, JudgedHook } from "./core/stages.js";
+export type { Arrival } from "./core/arrival.js";
+export type { HookRun, JudgedHook } from "./core/hookRun.js";
+export type { Judgement } from "./engine/stages.js";
+export type { DeclaredHook, HookDescriptor, HookKind, HookPlugin, InProcessHandler, SelectedHook } from "./core/hookDescriptor.js";
 
 // Schemas: every type is derived from one of these.
 export { EventNameSchema, DecisionSchema, CommonPayloadSchema, PAYLOAD_SCHEMAS, payloadSchema } from "./schema/events.js";
@@ -77,7 +80,7 @@ export type { EvaluatorAnswer } from "./schema/evaluatorAnswer.js";
 export { loadSettings, buildSnapshot } from "./settings/loadSettings.js";
 export type { SettingsSnapshot, PluginPlan } from "./settings/loadSettings.js";
 export { discoverSettings, explicitSettings, DIALECTS } from "./settings/settingsSources.js";
-export type { SettingsSource, Dialect, PluginInfo } from "./settings/settingsSources.js";
+export type { SettingsSource, Dialect } from "./settings/settingsSources.js";
 export { planSettings } from "./settings/settingsPlan.js";
 export type { SettingsChoice, SettingsPlan } from "./settings/settingsPlan.js";
 export { compileMatcher, matches } from "./core/compileMatcher.js";

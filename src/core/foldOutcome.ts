@@ -2,66 +2,10 @@ import { oneLineText } from "../text/oneLine.js";
 import { canonicalJson } from "../json/canonicalHash.js";
 import { EVENT_TRAITS, isBlockingDecision, type Decision, type EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
-import type { Judged, JudgedHook, Ran } from "./stages.js";
-import { line, warningLines, type PipelineWarning } from "./warnings.js";
-
-/** Folds the hooks' results of one event into its one outcome; made once for a stream. */
-export function aggregateStep(now: () => number = () => performance.now()): (ran: Ran) => Judged {
-  return (ran) => {
-    // Shadow hooks never count: the outcome is folded from the others; folded with them too, it says what enforcing
-    // them would change.
-    const enforced = ran.judged.length === 0 ? ran.judged : ran.judged.filter((j) => j.result.shadow !== true);
-    const folded = ran.judged.length === 0 ? nothingFolded() : foldVerdicts(ran.valid.event, enforced);
-    const shadow = enforced.length === ran.judged.length ? undefined : shadowOutcome(ran.valid.event, ran.judged, folded);
-    const warnings: PipelineWarning[] =
-      ran.selectionWarnings.length === 0 && folded.warnings.length === 0
-        ? [...ran.warnings]
-        : [...ran.selectionWarnings.map(line), ...ran.warnings, ...folded.warnings.map(line)];
-    // A flat literal in the contract's key order: every event passes here, and V8 fills a spread field by field.
-    // Only an event with shadow hooks pays a spread, to put `shadow` in its place before `env`.
-    const plain: Outcome = {
-      event: ran.valid.event,
-      sessionId: ran.valid.sessionId,
-      seq: ran.seq,
-      decision: folded.decision,
-      blocked: folded.blocked,
-      reason: folded.reason,
-      continue: folded.continue,
-      stopReason: folded.stopReason,
-      systemMessages: folded.systemMessages,
-      additionalContext: folded.additionalContext,
-      updatedInput: folded.updatedInput,
-      suppressOutput: folded.suppressOutput,
-      configHash: ran.snapshot.hash,
-      durationMs: Math.round((now() - ran.arrival.startedAt) * 10) / 10,
-      hooks: ran.judged.length === 0 ? [] : ran.judged.map((j) => j.result),
-      skipped: ran.skipped.length === 0 ? [] : [...ran.skipped],
-      env: ran.env ? { ...ran.env } : {},
-      warnings: warnings.length === 0 ? [] : warningLines(warnings),
-    };
-    const outcome: Outcome = shadow ? withShadow(plain, shadow) : plain;
-    return {
-      arrival: ran.arrival,
-      valid: ran.valid,
-      snapshot: ran.snapshot,
-      hooks: ran.hooks,
-      skipped: ran.skipped,
-      selectionWarnings: ran.selectionWarnings,
-      background: ran.background,
-      seq: ran.seq,
-      arrivalLogged: ran.arrivalLogged,
-      warnings,
-      outcome,
-    };
-  };
-}
-
-function withShadow({ env, warnings, ...head }: Outcome, shadow: NonNullable<Outcome["shadow"]>): Outcome {
-  return { ...head, shadow, env, warnings };
-}
+import type { JudgedHook } from "./hookRun.js";
 
 /** What no hook at all folds into: no decision, nothing to say. */
-const nothingFolded = (): FoldedVerdicts => ({
+export const nothingFolded = (): FoldedVerdicts => ({
   decision: "none",
   blocked: false,
   reason: null,
@@ -75,7 +19,7 @@ const nothingFolded = (): FoldedVerdicts => ({
 });
 
 /** What the outcome would have been with the shadow hooks enforced, and whether that differs from the real one. */
-function shadowOutcome(event: EventName, all: readonly JudgedHook[], folded: FoldedVerdicts): NonNullable<Outcome["shadow"]> {
+export function shadowOutcome(event: EventName, all: readonly JudgedHook[], folded: FoldedVerdicts): NonNullable<Outcome["shadow"]> {
   const enforced = foldVerdicts(event, all);
   const changed =
     enforced.decision !== folded.decision ||

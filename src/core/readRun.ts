@@ -6,7 +6,8 @@ import { EVENT_TRAITS, isBlockingDecision, type Decision, type EventName } from 
 import { EMPTY_VERDICT, HOOK_OUTPUT_SCHEMAS, type Verdict } from "../schema/hookOutput.js";
 import type { HookOutcomeKind, HookResult } from "../schema/outcome.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
-import type { HookRun, HookSpec, JudgedHook } from "./stages.js";
+import type { HookRun, JudgedHook } from "./hookRun.js";
+import type { SelectedHook } from "./hookDescriptor.js";
 
 /** What an in-process handler may return; `undefined` means no opinion. */
 export const InProcessResultSchema = z
@@ -23,7 +24,7 @@ export const InProcessResultSchema = z
 export type InProcessResult = z.infer<typeof InProcessResultSchema>;
 
 /** Reads a finished run of `spec` as a decision: exit codes and JSON for commands, return values for in-process handlers (docs/hooks.md). */
-export function interpretRun(event: EventName, spec: HookSpec, run: HookRun): JudgedHook {
+export function interpretRun(event: EventName, spec: SelectedHook, run: HookRun): JudgedHook {
   return blockOnFailure(event, spec, readRun(event, spec, run));
 }
 
@@ -35,9 +36,9 @@ const FAILURES: ReadonlySet<HookOutcomeKind> = new Set(["error", "timeout", "inv
  * event (when the event can be blocked) instead of failing open. The result keeps its error; its outcome becomes
  * `block`, with the failure as the reason.
  */
-function blockOnFailure(event: EventName, spec: HookSpec, judged: JudgedHook): JudgedHook {
+function blockOnFailure(event: EventName, spec: SelectedHook, judged: JudgedHook): JudgedHook {
   const blockDecision = EVENT_TRAITS[event].blockDecision;
-  if (spec.kind !== "command" || spec.handler?.onFailure !== "block" || spec.handler.async === true) return judged;
+  if (spec.kind === "in-process" || spec.handler.onFailure !== "block" || spec.handler.async === true) return judged;
   if (blockDecision === null || !FAILURES.has(judged.result.outcome)) return judged;
   const reason = `hook ${spec.name} failed and blocks on failure (onFailure: "block"): ${judged.result.error ?? judged.result.outcome}`;
   return {
@@ -47,13 +48,13 @@ function blockOnFailure(event: EventName, spec: HookSpec, judged: JudgedHook): J
   };
 }
 
-function readRun(event: EventName, spec: HookSpec, run: HookRun): JudgedHook {
+function readRun(event: EventName, spec: SelectedHook, run: HookRun): JudgedHook {
   const traits = EVENT_TRAITS[event];
   const base: HookResult = {
     name: spec.name,
     command: spec.command,
     level: spec.level,
-    matcher: spec.matcher,
+    matcher: spec.matcherSource,
     outcome: "success",
     decision: "none",
     reason: null,
@@ -65,7 +66,7 @@ function readRun(event: EventName, spec: HookSpec, run: HookRun): JudgedHook {
     stdout: "",
     stderr: "",
     truncated: false,
-    ...(spec.kind === "command" && spec.shadow ? { shadow: true as const } : {}),
+    ...(spec.shadow ? { shadow: true as const } : {}),
   };
   const failed = (outcome: HookOutcomeKind, error: string, extra: Partial<HookResult> = {}): JudgedHook => ({
     result: { ...base, ...extra, outcome, error },

@@ -1,5 +1,5 @@
 import type { RejectedEvent } from "../payload/parsePayload.js";
-import type { Arrival } from "./stages.js";
+import type { Arrival } from "./arrival.js";
 import type { PipelineWarning } from "./warnings.js";
 
 /** An event the pipeline refused to judge (invalid payload, recursion); it still reaches the log. */

@@ -1,4 +1,3 @@
-import type { InProcessHandler } from "../core/stages.js";
 import type { HandlerServices } from "../core/services.js";
 import type { BackgroundRunner } from "../handlers/backgroundHooks.js";
 import type { OnceMemory } from "../handlers/once.js";
@@ -10,6 +9,7 @@ import { trustCommandLine } from "../trust/trustCommandLine.js";
 import { createTrustPolicy, type TrustPolicy } from "../trust/trustPolicy.js";
 import { limitsFromEnv, type Limits } from "./limits.js";
 import type { PipelineOptions } from "./pipeline.js";
+import type { InProcessHandler } from "../core/hookDescriptor.js";
 
 /** What an engine is asked to judge with: whose settings, for which project, in which environment. */
 export interface EngineSetup {

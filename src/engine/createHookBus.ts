@@ -3,7 +3,9 @@ import { resolve } from "node:path";
 import { BehaviorSubject, Subject, from, merge, switchMap, type Observable, type Subscription } from "rxjs";
 import { z } from "zod";
 import { QhooksError } from "../errors.js";
-import type { Arrival, InProcessHandler, Judgement } from "../core/stages.js";
+import type { Arrival } from "../core/arrival.js";
+import type { Judgement } from "./stages.js";
+import type { InProcessHandler, InProcessHook } from "../core/hookDescriptor.js";
 import { EVENT_TRAITS, EventNameSchema, type EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
@@ -59,8 +61,7 @@ export const UseOptionsSchema = z.object({
   timeout: TimeoutSecondsSchema.max(MAX_TIMEOUT_SECONDS, { error: `expected at most ${MAX_TIMEOUT_SECONDS} seconds (a day)` }).optional(),
 });
 export type UseOptions = z.infer<typeof UseOptionsSchema>;
-
-export type InProcessHook = (payload: Readonly<Record<string, unknown>>) => unknown;
+export type { InProcessHook };
 
 export interface HookBus {
   /** Judges one event; resolves to its outcome, rejects (naming the field) for an invalid payload. */
@@ -160,6 +161,10 @@ export function createHookBus(options: HookBusOptions): HookBus {
       const n = (counters.get(event) ?? 0) + 1;
       counters.set(event, n);
       const handler: InProcessHandler = {
+        kind: "in-process",
+        level: "in-process",
+        command: null,
+        shadow: false,
         event,
         matcherSource: matcher ?? null,
         matcher: compiled.matcher,

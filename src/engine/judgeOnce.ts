@@ -1,5 +1,5 @@
 import { firstValueFrom, of } from "rxjs";
-import type { Judgement } from "../core/stages.js";
+import type { Judgement } from "./stages.js";
 import type { EventName } from "../schema/events.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { Dialect } from "../settings/settingsSources.js";

@@ -1,5 +1,6 @@
 import { Observable, Subject, type Subscriber, type Subscription } from "rxjs";
-import type { Arrival, Judgement } from "../core/stages.js";
+import type { Arrival } from "../core/arrival.js";
+import type { Judgement } from "./stages.js";
 import { judgeEvents, type PipelineOptions } from "./pipeline.js";
 
 /** A long-lived judgeEvents stream that single events are sent into, each caller getting its own judgement back. */

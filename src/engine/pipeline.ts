@@ -1,6 +1,6 @@
 import { connect, defer, filter, forkJoin, from, map, merge, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
 import { messageOf } from "../errors.js";
-import { aggregateStep } from "../core/foldOutcome.js";
+import { aggregateStep } from "./steps/aggregateOutcome.js";
 import { guardStep } from "./steps/guardStopLoop.js";
 import { matchStep } from "./steps/matchHooks.js";
 import {
@@ -17,7 +17,8 @@ import {
 } from "./steps/recordToLog.js";
 import { refuseStep } from "./steps/refuseRecursion.js";
 import { joinGroup, runHookGroup, startBackground, type RunHooksOptions } from "./steps/runHooks.js";
-import type { Arrival, InProcessHandler, Judged, Judgement, Matched, Recorded } from "../core/stages.js";
+import type { Arrival } from "../core/arrival.js";
+import type { Judged, Judgement, Matched, Recorded } from "./stages.js";
 import { isRejected, type Rejected } from "../core/rejected.js";
 import { validateStep } from "./steps/validateEvent.js";
 import { warningLines } from "../core/warnings.js";
@@ -30,6 +31,7 @@ import { BackgroundHooks } from "../handlers/backgroundHooks.js";
 import { memoryOnce, type OnceMemory } from "../handlers/once.js";
 import { oneResult } from "./oneResult.js";
 import { turnBudget } from "./turnBudget.js";
+import type { InProcessHandler } from "../core/hookDescriptor.js";
 
 export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "log"> {
   readonly log: EventLog;

@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { Observable, defer, finalize, from, map, mergeMap, of } from "rxjs";
 import { limitsFromEnv } from "./limits.js";
 import { matchStep } from "./steps/matchHooks.js";
-import type { Arrival } from "../core/stages.js";
+import type { Arrival } from "../core/arrival.js";
 import { isRejected } from "../core/rejected.js";
 import { validateStep } from "./steps/validateEvent.js";
 import { isBlockingDecision } from "../schema/events.js";
@@ -13,7 +13,6 @@ import type { ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../sche
 import { sha256Hex } from "../json/canonicalHash.js";
 import type { EventName } from "../schema/events.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
-import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
 import type { Dialect } from "../settings/settingsSources.js";
 import type { AuditLog, EventLog, LogFilter, StoredEvent } from "../store/eventLog.js";
 import type { TrustPolicy } from "../trust/trustPolicy.js";
@@ -21,6 +20,7 @@ import { engineContext, type EngineContext } from "./context.js";
 import { judgeStream, type JudgeStream } from "./judgeStream.js";
 import type { OnceMemory } from "../handlers/once.js";
 import { pullInOrder } from "./pullInOrder.js";
+import type { DeclaredHook } from "../core/hookDescriptor.js";
 
 export interface ReplayOptions {
   /** Where the events come from, and where the replay run is recorded. */
@@ -273,7 +273,7 @@ function selectorOf(filter: LogFilter): Record<string, unknown> {
 export function enforcingShadow(snapshot: SettingsSnapshot): SettingsSnapshot {
   if (!snapshot.hooks.some((h) => h.shadow)) return snapshot;
   const hooks = snapshot.hooks.map((h) => (h.shadow ? { ...h, shadow: false } : h));
-  const byEvent = new Map<EventName, ConfiguredHook[]>();
+  const byEvent = new Map<EventName, DeclaredHook[]>();
   for (const hook of hooks) byEvent.set(hook.event, [...(byEvent.get(hook.event) ?? []), hook]);
   return { ...snapshot, hash: sha256Hex(`${snapshot.hash}\nshadow hooks enforced`), hooks, byEvent };
 }

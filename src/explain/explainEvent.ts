@@ -1,13 +1,12 @@
 import { selectHooks } from "../engine/steps/matchHooks.js";
-import type { HookSpec } from "../core/stages.js";
 import { EVENT_TRAITS, type Decision, type EventName } from "../schema/events.js";
 import type { ExplainedHook, Explanation, HookSource, HookVerdict } from "../schema/explanation.js";
 import type { LogDecision } from "../schema/logRecord.js";
 import type { HookResult, Outcome, SkippedHook } from "../schema/outcome.js";
 import { matches } from "../core/compileMatcher.js";
-import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
 import { oneLineText } from "../text/oneLine.js";
 import { entryKey, type ConfigView, type RawEntry } from "./loggedConfig.js";
+import type { DeclaredHook, SelectedHook } from "../core/hookDescriptor.js";
 
 /** What explain works from: the event, the configuration it was (or would be) judged by, and its outcome if any. */
 export interface ExplainInput {
@@ -70,10 +69,10 @@ export function explainEvent(input: ExplainInput): Explanation {
   const view = input.view;
   if (view) {
     const selected = selectHooks(event, matchValue, view.snapshot, []);
-    const specOf = new Map<ConfiguredHook, HookSpec>();
-    const firstOf = new Map<ConfiguredHook, ConfiguredHook>();
+    const specOf = new Map<DeclaredHook, SelectedHook>();
+    const firstOf = new Map<DeclaredHook, DeclaredHook>();
     for (const spec of selected) {
-      if (spec.kind !== "command" || !spec.declared?.length) continue;
+      if (spec.kind === "in-process" || spec.declared.length === 0) continue;
       const [first, ...rest] = spec.declared;
       specOf.set(first!, spec);
       for (const other of rest) firstOf.set(other, first!);
@@ -82,7 +81,7 @@ export function explainEvent(input: ExplainInput): Explanation {
       const s = view.sources[entry.source]!;
       return { level: s.level, file: s.display, plugin: s.plugin?.name ?? null, path: entry.path };
     };
-    const hookSource = (hook: ConfiguredHook): HookSource => {
+    const hookSource = (hook: DeclaredHook): HookSource => {
       const key = view.keyOf.get(hook);
       const index = key === undefined ? -1 : Number(key.slice(0, key.indexOf("\0")));
       const s = view.sources[index];
@@ -191,7 +190,7 @@ export function explainEvent(input: ExplainInput): Explanation {
 }
 
 /** The run of a selected hook in the outcome: same level and name, and the same command when both say one. */
-function findResult(results: readonly HookResult[], used: ReadonlySet<HookResult>, spec: HookSpec): HookResult | undefined {
+function findResult(results: readonly HookResult[], used: ReadonlySet<HookResult>, spec: SelectedHook): HookResult | undefined {
   const free = results.filter((r) => !used.has(r) && r.level === spec.level && r.name === spec.name);
   return free.find((r) => r.command === spec.command) ?? free[0];
 }

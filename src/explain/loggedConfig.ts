@@ -3,8 +3,9 @@ import { formatPath } from "../schema/zodIssues.js";
 import type { EventDetail, SnapshotSource } from "../schema/eventDetail.js";
 import type { EventName } from "../schema/events.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
-import { parseSettingsFile, type ConfiguredHook } from "../settings/parseSettingsFile.js";
+import { parseSettingsFile } from "../settings/parseSettingsFile.js";
 import type { SettingsSource } from "../settings/settingsSources.js";
+import type { DeclaredHook } from "../core/hookDescriptor.js";
 
 /** One entry of a `hooks` section as written: a handler, or a group or event too broken to have handlers. */
 export interface RawEntry {
@@ -30,8 +31,8 @@ export interface ConfigView {
   /** Every entry of every source, in priority order then declaration order. */
   readonly entries: readonly RawEntry[];
   /** The valid hooks by `source index \0 path`, and each one's key. */
-  readonly hooksAt: ReadonlyMap<string, ConfiguredHook>;
-  readonly keyOf: ReadonlyMap<ConfiguredHook, string>;
+  readonly hooksAt: ReadonlyMap<string, DeclaredHook>;
+  readonly keyOf: ReadonlyMap<DeclaredHook, string>;
   /** The warnings about entries (each `display: path: problem`), re-derived from the sections. */
   readonly warnings: readonly string[];
 }
@@ -74,9 +75,9 @@ function sourceOf(level: string, file: string, plugin: string | null, logged: Sn
 
 function viewOf(parts: readonly { source: SettingsSource; hooks: unknown }[], hash = ""): ConfigView {
   const sources = parts.map((p) => p.source);
-  const hooksAt = new Map<string, ConfiguredHook>();
-  const keyOf = new Map<ConfiguredHook, string>();
-  const hooks: ConfiguredHook[] = [];
+  const hooksAt = new Map<string, DeclaredHook>();
+  const keyOf = new Map<DeclaredHook, string>();
+  const hooks: DeclaredHook[] = [];
   const warnings: string[] = [];
   parts.forEach((p, i) => {
     const parsed = parseSettingsFile(p.source, JSON.stringify({ hooks: p.hooks }));
@@ -87,7 +88,7 @@ function viewOf(parts: readonly { source: SettingsSource; hooks: unknown }[], ha
     }
     for (const w of parsed.warnings) warnings.push(w);
   });
-  const byEvent = new Map<EventName, ConfiguredHook[]>();
+  const byEvent = new Map<EventName, DeclaredHook[]>();
   for (const hook of hooks) byEvent.set(hook.event, [...(byEvent.get(hook.event) ?? []), hook]);
   const snapshot: SettingsSnapshot = {
     hash,

@@ -1,7 +1,9 @@
 import { readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
-import { EventNameSchema } from "../schema/events.js";
+import { EVENT_TRAITS, EventNameSchema } from "../schema/events.js";
+import { compileMatcher } from "../core/compileMatcher.js";
+import type { SelectedDeclaredHook } from "../core/hookDescriptor.js";
 import { HandlerSettingSchema, RedactEntrySchema } from "../schema/settings.js";
 
 /** What the detached process needs to run one async hook and log its result: written to a private file. */
@@ -14,19 +16,24 @@ export const AsyncJobSchema = z.object({
     json: z.string(),
     matchValue: z.string().nullable(),
   }),
+  /** The hook, as data: everything of a selected hook but its compiled matcher and the entries that declare it. */
   spec: z.object({
-    kind: z.literal("command"),
     command: z.string(),
+    written: z.string(),
     name: z.string(),
     level: z.string(),
-    matcher: z.string().nullable(),
+    file: z.string(),
+    path: z.string(),
+    matcherSource: z.string().nullable(),
     timeoutMs: z.number(),
-    env: z.record(z.string(), z.string()).optional(),
-    handler: HandlerSettingSchema.optional(),
-    /** Trust's verified scripts (see HookSpec.verified): the detached process checks and runs those bytes too. */
+    shadow: z.boolean(),
+    plugin: z.object({ name: z.string(), root: z.string(), dataDir: z.string() }).nullable(),
+    env: z.record(z.string(), z.string()),
+    handler: HandlerSettingSchema,
+    /** Trust's verified scripts (see SelectedHook.verified): the detached process checks and runs those bytes too. */
     verified: z
       .array(z.object({ path: z.string(), kind: z.enum(["program", "shell-script"]), start: z.number().int(), end: z.number().int(), sha256: z.string() }))
-      .optional(),
+      .nullable(),
   }),
   projectDir: z.string(),
   homeDir: z.string(),
@@ -48,4 +55,29 @@ export function takeAsyncJob(file: string): AsyncJob {
   } finally {
     rmSync(dirname(file), { recursive: true, force: true });
   }
+}
+
+/** What of a hook goes into a job file: its data, copied (its kind is its handler's type). */
+export function jobSpecOf(hook: SelectedDeclaredHook): AsyncJob["spec"] {
+  return {
+    command: hook.command,
+    written: hook.written,
+    name: hook.name,
+    level: hook.level,
+    file: hook.file,
+    path: hook.path,
+    matcherSource: hook.matcherSource,
+    timeoutMs: hook.timeoutMs,
+    shadow: hook.shadow,
+    plugin: hook.plugin && { ...hook.plugin },
+    env: { ...hook.env },
+    handler: hook.handler,
+    verified: hook.verified === null ? null : hook.verified.map((s) => ({ ...s })),
+  };
+}
+
+/** The hook of a job, whole again: it was selected and trusted already, so its matcher is only compiled to be complete. */
+export function hookOfJob(job: AsyncJob): SelectedDeclaredHook {
+  const { matcher } = compileMatcher(job.spec.matcherSource ?? undefined, EVENT_TRAITS[job.valid.event]);
+  return { ...job.spec, kind: job.spec.handler.type, event: job.valid.event, matcher, declared: [] };
 }

@@ -1,13 +1,14 @@
 import type { Observable, Subscription } from "rxjs";
 import { messageOf } from "../errors.js";
 import { interpretRun } from "../core/readRun.js";
-import type { HookSpec, JudgedHook } from "../core/stages.js";
+import type { JudgedHook } from "../core/hookRun.js";
 import type { ValidEvent } from "../payload/parsePayload.js";
 import type { HookResult } from "../schema/outcome.js";
 import type { EventLog } from "../store/eventLog.js";
 import { oneLineText } from "../text/oneLine.js";
 import { redactEntry } from "../redact/redactEntry.js";
 import { builtInRedactor, type Redactor } from "../redact/redactor.js";
+import type { SelectedHook } from "../core/hookDescriptor.js";
 
 /** Where `async: true` hooks go: started in this process (BackgroundHooks), or handed to a detached one. */
 export interface BackgroundRunner {
@@ -15,7 +16,7 @@ export interface BackgroundRunner {
    * Starts one async hook of the event at `seq` (null: its event is not in the log); `run$` runs it here. Its result
    * is logged through `redactor`, the configuration's (a detached run takes its user patterns along).
    */
-  start(seq: number | null, valid: ValidEvent, spec: HookSpec, run$: Observable<JudgedHook>, redactor?: Redactor): void;
+  start(seq: number | null, valid: ValidEvent, spec: SelectedHook, run$: Observable<JudgedHook>, redactor?: Redactor): void;
   /** Resolves once every hook started here has ended and been logged. */
   settled(): Promise<void>;
 }
@@ -41,7 +42,7 @@ export class BackgroundHooks implements BackgroundRunner {
     return this.running.size;
   }
 
-  start(seq: number | null, valid: ValidEvent, spec: HookSpec, run$: Observable<JudgedHook>, redactor: Redactor = builtInRedactor): void {
+  start(seq: number | null, valid: ValidEvent, spec: SelectedHook, run$: Observable<JudgedHook>, redactor: Redactor = builtInRedactor): void {
     if (this.closed) return;
     const started = performance.now();
     let done = false;

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { messageOf } from "../errors.js";
-import type { HookSpec } from "../core/stages.js";
 import type { ValidEvent } from "../payload/parsePayload.js";
-import type { AsyncJob } from "./asyncJob.js";
+import { jobSpecOf, type AsyncJob } from "./asyncJob.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { BackgroundRunner } from "./backgroundHooks.js";
 import { builtInRedactor, type Redactor } from "../redact/redactor.js";
+import type { SelectedHook } from "../core/hookDescriptor.js";
 
 export type DetachedSetup = Omit<AsyncJob, "seq" | "valid" | "spec" | "redact">;
 
@@ -26,8 +26,9 @@ export class DetachedHooks implements BackgroundRunner {
     private readonly placeOf: (seq: number | null) => string | null = () => null,
   ) {}
 
-  start(seq: number | null, valid: ValidEvent, spec: HookSpec, _run$?: unknown, redactor: Redactor = builtInRedactor): void {
-    if (spec.kind !== "command") return;
+  start(seq: number | null, valid: ValidEvent, spec: SelectedHook, _run$?: unknown, redactor: Redactor = builtInRedactor): void {
+    // The CLI has no in-process hooks; a bus runs its async hooks itself (BackgroundHooks).
+    if (spec.kind === "in-process") return;
     try {
       const job: AsyncJob = {
         ...this.setup,
@@ -36,17 +37,7 @@ export class DetachedHooks implements BackgroundRunner {
         redact: redactor.userPatterns.map((p) => ({ pattern: p.pattern, kind: p.kind })),
         seq,
         valid: { event: valid.event, sessionId: valid.sessionId, payload: { ...valid.payload }, json: valid.json, matchValue: valid.matchValue },
-        spec: {
-          kind: "command",
-          command: spec.command,
-          name: spec.name,
-          level: spec.level,
-          matcher: spec.matcher,
-          timeoutMs: spec.timeoutMs,
-          ...(spec.env ? { env: { ...spec.env } } : {}),
-          ...(spec.handler ? { handler: spec.handler } : {}),
-          ...(spec.verified ? { verified: spec.verified.map((s) => ({ ...s })) } : {}),
-        },
+        spec: jobSpecOf(spec),
       };
       const dir = mkdtempSync(join(tmpdir(), "qhooks-async-"));
       const file = join(dir, "job.json");

@@ -1,14 +1,14 @@
-import type { HookSpec } from "../core/stages.js";
 import type { SkippedHook } from "../schema/outcome.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { OnceMemory } from "./once.js";
 import type { HandlerServices } from "../core/services.js";
+import type { SelectedHook } from "../core/hookDescriptor.js";
 
 export interface HandlerSplit {
   /** Hooks whose result makes the outcome. */
-  readonly runnable: readonly HookSpec[];
+  readonly runnable: readonly SelectedHook[];
   /** `async: true` hooks that run in the background (also listed in `skipped`, reason `async`). */
-  readonly background: readonly HookSpec[];
+  readonly background: readonly SelectedHook[];
   readonly skipped: readonly SkippedHook[];
   /** One line per hook that cannot run here (no evaluator, no MCP caller). */
   readonly warnings: readonly string[];
@@ -19,19 +19,19 @@ export interface HandlerSplit {
  * without a caller are skipped with a warning; a `once` hook that already ran in the session is skipped; an
  * `async` hook leaves the outcome's hooks for the background. Selection order is kept.
  */
-export function splitByHandler(hooks: readonly HookSpec[], sessionId: string, services: HandlerServices, once: OnceMemory): HandlerSplit {
-  const runnable: HookSpec[] = [];
-  const background: HookSpec[] = [];
+export function splitByHandler(hooks: readonly SelectedHook[], sessionId: string, services: HandlerServices, once: OnceMemory): HandlerSplit {
+  const runnable: SelectedHook[] = [];
+  const background: SelectedHook[] = [];
   const skipped: SkippedHook[] = [];
   const warnings: string[] = [];
   for (const spec of hooks) {
-    const handler = spec.kind === "command" ? spec.handler : undefined;
-    if (!handler) {
+    if (spec.kind === "in-process") {
       runnable.push(spec);
       continue;
     }
+    const handler = spec.handler;
     const skip = (reason: SkippedHook["reason"], message: string, warn: boolean) => {
-      skipped.push({ name: spec.name, command: spec.command, level: spec.level, matcher: spec.matcher, type: handler.type, reason, message });
+      skipped.push({ name: spec.name, command: spec.command, level: spec.level, matcher: spec.matcherSource, type: handler.type, reason, message });
       if (warn) warnings.push(`hook ${oneLineText(spec.name)} did not run: ${message}`);
     };
     if ((handler.type === "prompt" || handler.type === "agent") && !services.evaluator) {
@@ -57,4 +57,4 @@ export function splitByHandler(hooks: readonly HookSpec[], sessionId: string, se
 }
 
 /** A hook's identity for `once`: where it is declared and what it runs. */
-const onceKey = (spec: HookSpec): string => `${spec.level}\0${spec.command ?? spec.name}`;
+const onceKey = (spec: SelectedHook): string => `${spec.level}\0${spec.command ?? spec.name}`;

@@ -3,12 +3,13 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { EventName } from "../schema/events.js";
 import { messageOf } from "../errors.js";
 import { canonicalJson, sha256Hex } from "../json/canonicalHash.js";
-import { parseSettingsFile, type ConfiguredHook, type ParsedSettingsFile } from "./parseSettingsFile.js";
+import { parseSettingsFile, type ParsedSettingsFile } from "./parseSettingsFile.js";
 import { claudePluginRequests, loadPlugins, pluginFileOutsideText, type EnabledEntry, type PluginRequest } from "./plugins.js";
 import { readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 import type { SettingsSource } from "./settingsSources.js";
 import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } from "../redact/redactor.js";
 import { capOf, keptStopBlockCaps, type StopBlockCapSetting } from "./stopBlockCap.js";
+import type { DeclaredHook } from "../core/hookDescriptor.js";
 
 export { MAX_SETTINGS_BYTES, readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 
@@ -21,8 +22,8 @@ export interface SettingsSnapshot {
   readonly hash: string;
   readonly sources: ReadonlyArray<SettingsSource & { readonly state: SettingsRead["state"] }>;
   /** Every valid handler, in level order then declaration order. */
-  readonly hooks: readonly ConfiguredHook[];
-  readonly byEvent: ReadonlyMap<EventName, readonly ConfiguredHook[]>;
+  readonly hooks: readonly DeclaredHook[];
+  readonly byEvent: ReadonlyMap<EventName, readonly DeclaredHook[]>;
   readonly warnings: readonly string[];
   /**
    * The Stop-loop cap the settings give: the highest-priority of the user's own files that sets it, raised (never
@@ -120,7 +121,7 @@ function resolvePluginFolder(folder: string, source: SettingsSource, homeDir: st
 }
 
 function assemble(parts: readonly Part[], pluginWarnings: readonly string[], watched: readonly string[]): SettingsSnapshot {
-  const hooks: ConfiguredHook[] = [];
+  const hooks: DeclaredHook[] = [];
   const warnings: string[] = [...pluginWarnings];
   const document: { level: string; file: string; plugin?: string; hooks: unknown }[] = [];
   const caps: StopBlockCapSetting[] = [];
@@ -165,7 +166,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   for (const w of capped.warnings) warnings.push(w);
   const stopBlockCap = capOf(capped.kept);
 
-  const byEvent = new Map<EventName, ConfiguredHook[]>();
+  const byEvent = new Map<EventName, DeclaredHook[]>();
   for (const hook of hooks) {
     const list = byEvent.get(hook.event);
     if (list) list.push(hook);

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { EVENT_NAMES, EVENT_TRAITS, EventNameSchema, type EventName } from "../schema/events.js";
+import { EVENT_NAMES, EVENT_TRAITS, EventNameSchema } from "../schema/events.js";
 import {
   DEFAULT_TIMEOUT_SECONDS,
   GroupSettingSchema,
@@ -11,8 +11,9 @@ import {
   SettingsFileSchema,
 } from "../schema/settings.js";
 import { describeIssue, formatPath } from "../schema/zodIssues.js";
-import { compileMatcher, type Matcher } from "../core/compileMatcher.js";
-import type { PluginInfo, SettingsSource } from "./settingsSources.js";
+import { compileMatcher } from "../core/compileMatcher.js";
+import type { DeclaredHook, HookPlugin } from "../core/hookDescriptor.js";
+import type { SettingsSource } from "./settingsSources.js";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { editDistance } from "./editDistance.js";
 import { replaceLiteral } from "../text/replaceLiteral.js";
@@ -20,34 +21,8 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
 import { EMPTY_QHOOKS_SECTION, parseQhooksSection, type QhooksSection } from "./qhooksSection.js";
 import { shownUrl } from "../text/shownUrl.js";
 
-/** A handler that survived validation, ready to be matched and run. */
-export interface ConfiguredHook {
-  readonly event: EventName;
-  readonly level: string;
-  readonly file: string;
-  /** Where it was declared, e.g. `hooks.PreToolUse[0].hooks[1]`. */
-  readonly path: string;
-  readonly matcherSource: string | null;
-  readonly matcher: Matcher;
-  /**
-   * What runs: the command as written, with a plugin's `${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` filled in.
-   * For the other handler types, one line that says what the handler does (`POST <url>`, `prompt: <text>`...).
-   */
-  readonly command: string;
-  /** The command as the file writes it (the same line for the other handler types). */
-  readonly written: string;
-  /** The handler as validated, with every field of its type (a command's with the plugin's paths filled in). */
-  readonly handler: HandlerSetting;
-  readonly name: string;
-  readonly timeoutMs: number;
-  /** The plugin the hook comes from; null for a settings file's own hooks. */
-  readonly plugin: PluginInfo | null;
-  /** `"mode": "shadow"`: it runs, and its verdict is logged, but never counts. */
-  readonly shadow: boolean;
-}
-
 export interface ParsedSettingsFile {
-  readonly hooks: ConfiguredHook[];
+  readonly hooks: DeclaredHook[];
   /** The file's `qhooks` section: plugin folders and the Stop-loop cap. */
   readonly qhooks: QhooksSection;
   /**
@@ -119,7 +94,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
   const section = file.data.hooks;
   if (section === undefined) return { hooks: [], qhooks, enabledPlugins, hooksSection: undefined };
 
-  const hooks: ConfiguredHook[] = [];
+  const hooks: DeclaredHook[] = [];
   for (const [key, groups] of Object.entries(section)) {
     const eventPath = ["hooks", key];
     const event = EventNameSchema.safeParse(key);
@@ -165,6 +140,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           handler.data.type === "command" && plugin ? { ...handler.data, command: expandPluginPaths(handler.data.command, plugin) } : handler.data;
         const written = handler.data.type === "command" ? handler.data.command : describeHandler(handler.data);
         hooks.push({
+          kind: handlerData.type,
           event: event.data,
           level: source.level,
           file: source.display,
@@ -229,7 +205,7 @@ function suggestEvent(key: string): string {
  * appear (Claude Code does the same, so that `'${CLAUDE_PLUGIN_ROOT}/x'` in single quotes works too). The hook's
  * environment holds both variables as well, for `$CLAUDE_PLUGIN_ROOT` and for the scripts it starts.
  */
-export function expandPluginPaths(command: string, plugin: PluginInfo): string {
+export function expandPluginPaths(command: string, plugin: HookPlugin): string {
   // Plain text, in one pass: a folder name holding `$&` or `${CLAUDE_PLUGIN_DATA}` stays as it is.
   return command
     .split("${CLAUDE_PLUGIN_ROOT}")

@@ -6,7 +6,8 @@ import { lazy } from "../schema/lazy.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { SettingsRead } from "./readSettingsSource.js";
-import type { PluginInfo, SettingsSource } from "./settingsSources.js";
+import type { HookPlugin } from "../core/hookDescriptor.js";
+import type { SettingsSource } from "./settingsSources.js";
 import { readRegularFile } from "./readSettingsSource.js";
 
 /** A plugin someone asked for: a folder, and who named it (for messages). */
@@ -125,7 +126,7 @@ function loadOne(request: PluginRequest, homeDir: string, readSource: (source: S
     load.warnings.push(`${manifestPath}: cannot be read (${manifestText.error}); the plugin is named after its folder`);
   }
 
-  const plugin: PluginInfo = { name, root, dataDir: pluginDataDir(homeDir, request.id ?? `${name}@inline`) };
+  const plugin: HookPlugin = { name, root, dataDir: pluginDataDir(homeDir, request.id ?? `${name}@inline`) };
   const files = [defaultHooks, ...extraHooks.map((p) => (isAbsolute(p) ? p : resolve(root, p)))].filter((p, i, all) => all.indexOf(p) === i);
   const realRoot = realPathOf(root);
   let found = 0;

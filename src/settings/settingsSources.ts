@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve } from "node:path";
+import type { HookPlugin } from "../core/hookDescriptor.js";
 
 /**
  * Whose settings files qhooks reads: Qoder CN CLI's (`~/.qoder-cn/settings.json`, `.qoder/...`), or Claude Code's
@@ -6,16 +7,6 @@ import { isAbsolute, join, resolve } from "node:path";
  */
 export const DIALECTS = ["qoder", "claude"] as const;
 export type Dialect = (typeof DIALECTS)[number];
-
-/** The plugin a hooks file belongs to (Claude Code's plugin layout). */
-export interface PluginInfo {
-  /** The manifest's `name`, else the folder's name. */
-  readonly name: string;
-  /** The plugin folder: CLAUDE_PLUGIN_ROOT. */
-  readonly root: string;
-  /** Its persistent data folder (`~/.claude/plugins/data/<id>`): CLAUDE_PLUGIN_DATA. */
-  readonly dataDir: string;
-}
 
 /** One settings file qhooks reads, and how to name it in messages. */
 export interface SettingsSource {
@@ -27,7 +18,7 @@ export interface SettingsSource {
   /** Named on purpose (`--settings`, `settingsFiles`): a missing file is then a mistake worth a warning. */
   readonly explicit?: boolean;
   /** Set for a plugin's hooks file. */
-  readonly plugin?: PluginInfo;
+  readonly plugin?: HookPlugin;
 }
 
 /** The three settings levels (user, project, local; or Claude Code's three), lowest priority first. */

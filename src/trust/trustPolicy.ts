@@ -1,12 +1,12 @@
 import { dirname } from "node:path";
 import type { TrustScope } from "../schema/trust.js";
 import { buildSnapshot, readSettingsSource, type SettingsSnapshot } from "../settings/loadSettings.js";
-import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
 import { discoverSettings, type Dialect } from "../settings/settingsSources.js";
 import { HookPins, type HookPin, type PinnedSite } from "./pinHook.js";
 import { StampCache } from "./stampCache.js";
 import { ProjectTrust, whereOf } from "./trustScope.js";
 import { displayStorePath, readTrustStore, scopeKey, trustStorePath, type TrustStoreRead } from "./trustStore.js";
+import type { DeclaredHook } from "../core/hookDescriptor.js";
 
 export interface TrustSetup {
   readonly homeDir: string;
@@ -35,7 +35,7 @@ export interface TrustCheck {
    * A command hook's verdict, from every settings entry that declares it for this event: it runs without trust when
    * one of them is the user's own.
    */
-  verdict(command: string, declared: readonly ConfiguredHook[]): TrustVerdict;
+  verdict(command: string, declared: readonly DeclaredHook[]): TrustVerdict;
   /**
    * Whether the `qhooks` settings of a file apply: only those of the user's own files (the user level, a
    * `--settings` file outside the project). Trust pins hooks, never settings, so the project's, its local settings'

@@ -1,8 +1,8 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { TrustScope } from "../schema/trust.js";
-import type { ConfiguredHook } from "../settings/parseSettingsFile.js";
 import { isInside, type CommandPlace } from "./namedFiles.js";
+import type { DeclaredHook } from "../core/hookDescriptor.js";
 
 /** The project trust is decided for: its scope (by real path, so that a symlinked path is the same project). */
 export class ProjectTrust {
@@ -25,7 +25,7 @@ export class ProjectTrust {
    * `--settings` file inside the project) the project's; null for the user's own hooks (the user level, a
    * `--settings` file elsewhere), which run as they always did.
    */
-  scopeOf(hook: ConfiguredHook): TrustScope | null {
+  scopeOf(hook: DeclaredHook): TrustScope | null {
     return this.scopeOfFile(hook.level, hook.plugin?.root ?? null);
   }
 
@@ -38,7 +38,7 @@ export class ProjectTrust {
   }
 
   /** What the hook's command words mean where it runs. */
-  placeOf(hook: ConfiguredHook): CommandPlace {
+  placeOf(hook: DeclaredHook): CommandPlace {
     const pluginRoot = hook.plugin?.root ?? null;
     return {
       projectDir: this.projectDir,
@@ -62,7 +62,7 @@ export class ProjectTrust {
 }
 
 /** Where a hook was declared, as messages and the store name it. */
-export const whereOf = (hook: ConfiguredHook): string => `${hook.file} ${hook.path}`;
+export const whereOf = (hook: DeclaredHook): string => `${hook.file} ${hook.path}`;
 
 function realOr(path: string): string {
   try {

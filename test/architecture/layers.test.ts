@@ -25,7 +25,6 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
   "settings -> redact": "a settings file's qhooks.redact patterns are compiled where the file is read",
   "redact -> store": "redactEntry redacts the log's own entry type",
   "trust -> settings": "trust pins hooks as the settings reader parsed them",
-  "core -> settings": "the stage types carry the settings snapshot and the hook as the settings reader parsed it",
   "handlers -> exec": "the chat evaluator posts with the http runner's client",
   "exec -> trust": "a trusted hook runs the very bytes trust checked (trust/verifiedRun opens, hashes and hands them over)",
   "handlers -> redact": "async hooks redact what they log",

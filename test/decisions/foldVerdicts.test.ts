@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { foldVerdicts } from "../../src/core/foldOutcome.js";
-import type { JudgedHook } from "../../src/core/stages.js";
+import type { JudgedHook } from "../../src/core/hookRun.js";
 import type { Decision, EventName } from "../../src/schema/events.js";
 import type { Verdict } from "../../src/schema/hookOutput.js";
 import type { HookResult } from "../../src/schema/outcome.js";

@@ -5,9 +5,11 @@ import { join } from "node:path";
 import { firstValueFrom, map, merge, toArray, type Observable } from "rxjs";
 import { parsePayload } from "../../src/payload/parsePayload.js";
 import { joinGroup, runHookGroup, type RunHooksOptions } from "../../src/engine/steps/runHooks.js";
-import type { HookSpec, Ran, Recorded } from "../../src/core/stages.js";
+import type { Ran, Recorded } from "../../src/engine/stages.js";
 import { loadSettings } from "../../src/settings/loadSettings.js";
 import { Reaper, groupMembers, pidsMatching, procStat, uniqueSleep, waitFor } from "../exec/processes.js";
+import type { SelectedHook } from "../../src/core/hookDescriptor.js";
+import { commandHook, inProcessHook } from "../support/hooks.js";
 
 /** The hook group of one event (runHookGroup, as the pipeline runs it) on real processes and in-process handlers, outside any bus. */
 describe("runHookGroup (real runs)", () => {
@@ -24,7 +26,7 @@ describe("runHookGroup (real runs)", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function recorded(hooks: HookSpec[]): Recorded {
+  function recorded(hooks: SelectedHook[]): Recorded {
     const parsed = parsePayload({ session_id: "s1", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } }, { projectDir: dir });
     if (!parsed.ok) throw new Error(parsed.value.error);
     const arrival = { input: "", receivedAt: new Date(), startedAt: performance.now() };
@@ -35,21 +37,14 @@ describe("runHookGroup (real runs)", () => {
       hooks,
       skipped: [],
       selectionWarnings: [],
+      background: undefined,
       seq: null,
       arrivalLogged: "deferred",
       warnings: [],
     };
   }
-  const command = (cmd: string, timeoutMs = 10_000): HookSpec => ({ kind: "command", command: cmd, name: cmd, level: "user", matcher: null, timeoutMs });
-  const inProcess = (name: string, handle: () => unknown, timeoutMs = 10_000): HookSpec => ({
-    kind: "in-process",
-    command: null,
-    name,
-    level: "in-process",
-    matcher: null,
-    timeoutMs,
-    handle,
-  });
+  const command = (cmd: string, timeoutMs = 10_000): SelectedHook => commandHook(cmd, timeoutMs);
+  const inProcess = (name: string, handle: () => unknown, timeoutMs = 10_000): SelectedHook => inProcessHook(name, handle, timeoutMs);
   /** The event with its hooks' results, as the pipeline joins them. */
   const ran$ = (event: Recorded): Observable<Ran> => runHookGroup(event, options).pipe(map((group) => joinGroup(event, group)));
   const later = (ms: number, value: unknown) => () => new Promise((r) => setTimeout(() => r(value), ms));

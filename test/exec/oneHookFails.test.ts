@@ -4,12 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { firstValueFrom } from "rxjs";
 import { joinGroup, runHookGroup } from "../../src/engine/steps/runHooks.js";
-import type { HookSpec, Recorded } from "../../src/core/stages.js";
+import type { Recorded } from "../../src/engine/stages.js";
 import { parsePayload } from "../../src/payload/parsePayload.js";
 import { loadSettings } from "../../src/settings/loadSettings.js";
 import { runHostile } from "../support/hostileCli.js";
 import { Sandbox, payloadFor } from "../support/sandbox.js";
 import { settings, warningLines } from "../settings/support.js";
+import type { SelectedHook } from "../../src/core/hookDescriptor.js";
+import { commandHook } from "../support/hooks.js";
 
 type Json = Record<string, unknown>;
 
@@ -100,7 +102,7 @@ describe("one hook that cannot run", () => {
     it("a NUL in a command and a 0 ms timeout are those hooks' errors; the sibling's block stands", async () => {
       const parsed = parsePayload({ session_id: "s1", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } }, { projectDir: dir });
       if (!parsed.ok) throw new Error(parsed.value.error);
-      const spec = (command: string, timeoutMs: number): HookSpec => ({ kind: "command", command, name: command, level: "user", matcher: null, timeoutMs });
+      const spec = (command: string, timeoutMs: number): SelectedHook => commandHook(command, timeoutMs);
       const recorded: Recorded = {
         arrival: { input: "", receivedAt: new Date(), startedAt: performance.now() },
         valid: parsed.value,
@@ -108,6 +110,7 @@ describe("one hook that cannot run", () => {
         hooks: [spec("true\u0000", 5000), spec("true", 0), spec("exit 2", 5000)],
         skipped: [],
         selectionWarnings: [],
+        background: undefined,
         seq: null,
         arrivalLogged: "deferred",
         warnings: [],

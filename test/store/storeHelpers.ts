@@ -113,7 +113,7 @@ export function killQuietly(pid: number | null | undefined): void {
 // ---------------------------------------------------------------------------------------------------------------
 // Seeding a log through the library's own append path, with controlled times and outcomes.
 
-export interface HookSpec {
+export interface SeedHook {
   readonly name: string;
   readonly command?: string | null;
   readonly outcome?: HookResult["outcome"];
@@ -132,7 +132,7 @@ export interface SeedEvent {
   /** A judged event's decision; `recorded`, `rejected` and `unfinished` make events that were never judged. */
   readonly decision: Decision | "recorded" | "rejected" | "unfinished";
   readonly reason?: string | null;
-  readonly hooks?: readonly HookSpec[];
+  readonly hooks?: readonly SeedHook[];
   readonly projectDir?: string;
   readonly systemMessages?: string[];
 }

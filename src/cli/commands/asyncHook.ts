@@ -2,9 +2,8 @@ import { openEventLog } from "../../engine/openEventLog.js";
 import { hookEnvironment } from "../../exec/hookEnvironment.js";
 import { BackgroundHooks } from "../../handlers/backgroundHooks.js";
 import { chatEvaluatorFromEnv } from "../../handlers/chatEvaluator.js";
-import { takeAsyncJob } from "../../handlers/asyncJob.js";
+import { hookOfJob, takeAsyncJob } from "../../handlers/asyncJob.js";
 import { runOneHook } from "../../engine/steps/runHooks.js";
-import type { HookSpec } from "../../core/stages.js";
 import { nullEventLog, type EventLog } from "../../store/eventLog.js";
 import { redactorFor } from "../../redact/userPatterns.js";
 import { deferStopSignals } from "../stopSignal.js";
@@ -35,7 +34,7 @@ export async function asyncHookCommand(file: string): Promise<number> {
       replay: job.replay,
       callChain: job.callChain,
     });
-    const spec = job.spec as HookSpec;
+    const spec = hookOfJob(job);
     const run$ = runOneHook(spec, job.valid, envFor, {
       projectDir: job.projectDir,
       maxOutputBytes: job.maxOutputBytes,

@@ -1,6 +1,6 @@
 import { messageOf } from "../../errors.js";
 import type { EventLog } from "../../store/eventLog.js";
-import type { Judged } from "../../core/stages.js";
+import type { Judged } from "../stages.js";
 import { warningLines, type PipelineWarning } from "../../core/warnings.js";
 
 import type { StopCap } from "../../trust/trustedStopBlockCap.js";

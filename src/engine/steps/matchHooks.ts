@@ -1,13 +1,13 @@
 import { EVENT_TRAITS, type EventName } from "../../schema/events.js";
 import { matches } from "../../core/compileMatcher.js";
 import type { SettingsSnapshot } from "../../settings/loadSettings.js";
-import type { ConfiguredHook } from "../../settings/parseSettingsFile.js";
+import { selectedHook, type DeclaredHook, type InProcessHandler, type SelectedHook } from "../../core/hookDescriptor.js";
 import { splitByTrust } from "../../trust/splitByTrust.js";
 import type { TrustPolicy } from "../../trust/trustPolicy.js";
 import { memoryOnce, type OnceMemory } from "../../handlers/once.js";
 import type { HandlerServices } from "../../core/services.js";
 import { splitByHandler } from "../../handlers/splitByHandler.js";
-import type { HookSpec, InProcessHandler, Matched, Validated } from "../../core/stages.js";
+import type { Matched, Validated } from "../stages.js";
 
 /** What selection asks of the handlers: who can evaluate prompts and call MCP tools, and which once-hooks ran. */
 export interface HandlerSelection {
@@ -60,47 +60,34 @@ export function matchStep(
  * order. A command that appears more than once runs once, at its first position, under the name, level, matcher
  * and timeout of its highest-priority occurrence.
  */
-export function selectHooks(event: EventName, matchValue: string | null, snapshot: SettingsSnapshot, inProcess: readonly InProcessHandler[]): HookSpec[] {
+export function selectHooks(event: EventName, matchValue: string | null, snapshot: SettingsSnapshot, inProcess: readonly InProcessHandler[]): SelectedHook[] {
   // UserPromptSubmit and Stop always fire: their matchers are ignored.
   const applies = (matcher: Parameters<typeof matches>[0]) => EVENT_TRAITS[event].matchField === null || matches(matcher, matchValue);
 
-  const selected: HookSpec[] = [];
+  const selected: SelectedHook[] = [];
   for (const h of inProcess) {
     if (h.event !== event || !applies(h.matcher)) continue;
-    selected.push({ kind: "in-process", command: null, name: h.name, level: "in-process", matcher: h.matcherSource, timeoutMs: h.timeoutMs, handle: h.handle });
+    selected.push(h);
   }
 
   const levels = snapshot.sources.map((s) => s.level);
-  const firstAt = new Map<string, { index: number; rank: number; declared: ConfiguredHook[] }>();
+  const firstAt = new Map<string, { index: number; rank: number; declared: DeclaredHook[] }>();
   for (const hook of snapshot.byEvent.get(event) ?? []) {
     if (!applies(hook.matcher)) continue;
     const rank = levels.indexOf(hook.level);
-    const env = hook.plugin ? { CLAUDE_PLUGIN_ROOT: hook.plugin.root, CLAUDE_PLUGIN_DATA: hook.plugin.dataDir } : undefined;
     // A plugin's copy of a command stays separate from the settings files' (it runs with the plugin's variables);
     // so does a copy run by another shell: it runs other code, and the user's copy must not vouch for it.
-    const shell = hook.handler?.type === "command" ? (hook.handler.shell ?? "") : "";
+    const shell = hook.handler.type === "command" ? (hook.handler.shell ?? "") : "";
     const key = `${hook.plugin?.root ?? ""}\0${hook.command}\0${shell}`;
     const seen = firstAt.get(key);
     const declared = seen?.declared ?? [];
-    const spec = (): HookSpec => ({
-      kind: "command",
-      command: hook.command,
-      name: hook.name,
-      level: hook.level,
-      matcher: hook.matcherSource,
-      timeoutMs: hook.timeoutMs,
-      ...(hook.shadow ? { shadow: true } : {}),
-      ...(env ? { env } : {}),
-      handler: hook.handler,
-      declared,
-    });
     if (seen === undefined) {
       declared.push(hook);
       firstAt.set(key, { index: selected.length, rank, declared });
-      selected.push(spec());
+      selected.push(selectedHook(hook, declared));
     } else if (rank > seen.rank) {
       declared.unshift(hook);
-      selected[seen.index] = spec();
+      selected[seen.index] = selectedHook(hook, declared);
       seen.rank = rank;
     } else declared.push(hook);
   }

@@ -3,7 +3,7 @@ import { messageOf } from "../../errors.js";
 import type { AppendOptions, AppendResult, EventEntry, EventLog, EventSource, LogEntry, LogWarning, SnapshotSource } from "../../store/eventLog.js";
 import { redactEntry } from "../../redact/redactEntry.js";
 import { builtInRedactor, type Redactor } from "../../redact/redactor.js";
-import type { Judged, Matched, Ran, Recorded } from "../../core/stages.js";
+import type { Judged, Matched, Ran, Recorded } from "../stages.js";
 import type { Rejected } from "../../core/rejected.js";
 import { warningLines, type PipelineWarning } from "../../core/warnings.js";
 
@@ -88,6 +88,7 @@ export const deferred = (matched: Matched): Ran => ({
   arrivalLogged: "deferred",
   warnings: [],
   judged: [],
+  env: undefined,
 });
 
 /** The arrival of an event with hooks. */

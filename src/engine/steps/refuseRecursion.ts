@@ -1,6 +1,6 @@
 import { chainEntry } from "../../exec/hookEnvironment.js";
 import type { Rejected } from "../../core/rejected.js";
-import type { Matched } from "../../core/stages.js";
+import type { Matched } from "../stages.js";
 
 /** How many `qhooks run`s may be nested inside each other's hooks. */
 export const MAX_NESTING = 4;

@@ -12,8 +12,10 @@ import type { HandlerServices } from "../../core/services.js";
 import type { ValidEvent } from "../../payload/parsePayload.js";
 import { interpretRun } from "../../core/readRun.js";
 import { raceTimeout } from "../raceTimeout.js";
-import type { HookRun, HookSpec, JudgedHook, Matched, Ran, Recorded } from "../../core/stages.js";
+import type { HookRun, JudgedHook } from "../../core/hookRun.js";
+import type { Matched, Ran, Recorded } from "../stages.js";
 import { line, type PipelineWarning } from "../../core/warnings.js";
+import type { SelectedHook } from "../../core/hookDescriptor.js";
 
 export interface RunHooksOptions {
   readonly projectDir: string;
@@ -46,7 +48,7 @@ const NO_HOOKS: HookGroup = { judged: [], warnings: [] };
 export const joinGroup = (recorded: Recorded, group: HookGroup): Ran => ({
   ...recorded,
   judged: group.judged,
-  ...(group.env ? { env: group.env } : {}),
+  env: group.env,
   warnings: group.warnings.length === 0 ? recorded.warnings : [...recorded.warnings, ...group.warnings],
 });
 
@@ -118,7 +120,7 @@ function runAll(
 ): Observable<HookGroup> {
   return defer(() => {
     const total = options.maxEventOutputBytes ?? DEFAULT_MAX_EVENT_OUTPUT_BYTES;
-    const budget = new OutputBudget(total, 2 * matched.hooks.filter((h) => h.kind === "command").length);
+    const budget = new OutputBudget(total, 2 * matched.hooks.filter((h) => h.kind !== "in-process").length);
     const runs = matched.hooks.map((spec) => runOneHook(spec, matched.valid, envFor, options, budget, gate));
     return forkJoin(runs).pipe(
       map((judged): HookGroup => {
@@ -140,7 +142,7 @@ function runAll(
  * the other hooks' decisions, a block among them, still make the outcome.
  */
 export function runOneHook(
-  spec: HookSpec,
+  spec: SelectedHook,
   valid: ValidEvent,
   envFor: (command: string) => Record<string, string>,
   options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services">,
@@ -158,7 +160,7 @@ export function runOneHook(
 }
 
 function judgeOneHook(
-  spec: HookSpec,
+  spec: SelectedHook,
   valid: ValidEvent,
   envFor: (command: string) => Record<string, string>,
   options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services">,
@@ -172,7 +174,7 @@ function judgeOneHook(
     const stderr = new CappedOutput(options.maxOutputBytes, budget);
     const output = () => ({ stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated });
 
-    const env = spec.kind === "command" ? { ...envFor(spec.command), ...spec.env } : {};
+    const env = spec.kind === "in-process" ? {} : { ...envFor(spec.command), ...spec.env };
     const runner = runnerFor(spec);
     const request = { spec, valid, env, projectDir: options.projectDir, stdout, stderr, elapsed, services: options.services ?? {} };
     // A hook's time (its duration, its timeout) starts when it may run, not while it waits at the gate.

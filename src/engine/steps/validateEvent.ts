@@ -1,7 +1,8 @@
 import { parsePayload } from "../../payload/parsePayload.js";
 import type { SettingsSnapshot } from "../../settings/loadSettings.js";
 import type { Rejected } from "../../core/rejected.js";
-import type { Arrival, Validated } from "../../core/stages.js";
+import type { Arrival } from "../../core/arrival.js";
+import type { Validated } from "../stages.js";
 
 export interface ValidateOptions {
   readonly projectDir: string;

@@ -1,11 +1,12 @@
 import { Observable } from "rxjs";
 import { messageOf } from "../../errors.js";
-import type { HookRun } from "../../core/stages.js";
+import type { HookRun } from "../../core/hookRun.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { replaceLiteral } from "../../text/replaceLiteral.js";
 import { plainJson } from "./plainJson.js";
 import { readShortForm } from "./shortForm.js";
-import { handlerOf, type RunRequest, type Runner } from "./runner.js";
+import { handlerOf } from "../../core/hookDescriptor.js";
+import type { RunRequest, Runner } from "./runner.js";
 
 /**
  * `prompt` and `agent` hooks (the evaluator) and `mcp_tool` hooks (the MCP caller): a function of the embedding

@@ -1,19 +1,19 @@
 import { defer, finalize, from, map, mergeMap, of, type Observable } from "rxjs";
 import { verifiedRun } from "../../trust/verifiedRun.js";
-import type { HookRun } from "../../core/stages.js";
+import type { HookRun } from "../../core/hookRun.js";
 import type { HookProcessEnd as HookEnd, spawnHook as SpawnHook } from "../spawnHook.js";
-import { handlerOf, type Runner } from "./runner.js";
+import type { Runner } from "./runner.js";
 
 /** A `command` hook: a shell command in a process group of its own, the payload on stdin (spawnHook). */
 export const commandRunner: Runner = ({ spec, valid, env, projectDir, stdout, stderr, elapsed, gate }) => {
-  const handler = handlerOf(spec);
-  const shell = handler?.type === "command" ? handler.shell : undefined;
+  if (spec.kind !== "command" || spec.handler.type !== "command") throw new Error(`commandRunner: a ${spec.kind} hook`);
+  const shell = spec.handler.shell;
   // Trust checked the scripts when it selected the hook: they are read again when it starts, and run from those
   // bytes (the copies are closed once it ended or was stopped).
   return defer(() => {
-    const verified = spec.kind === "command" && spec.verified ? verifiedRun(spec.command, spec.verified, shell ?? "/bin/sh") : null;
+    const verified = spec.verified ? verifiedRun(spec.command, spec.verified, shell ?? "/bin/sh") : null;
     if (verified?.ok === false) return of<HookEnd>({ type: "spawn-error", message: verified.message });
-    const command = verified?.command ?? spec.command!;
+    const command = verified?.command ?? spec.command;
     const extraFds = verified?.fds.length ? { extraFds: verified.fds } : {};
     return withSpawnHook((spawnHook) =>
       spawnHook({ command, ...(shell ? { shell } : {}), cwd: projectDir, env, input: valid.json, stdout, stderr, ...(gate ? { gate } : {}), ...extraFds }),

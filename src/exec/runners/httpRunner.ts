@@ -1,10 +1,11 @@
 import { Observable } from "rxjs";
 import { messageOf } from "../../errors.js";
-import type { HookRun } from "../../core/stages.js";
+import type { HookRun } from "../../core/hookRun.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { shownUrl, withoutUrlCredentials } from "../../text/shownUrl.js";
 import { post } from "./httpPost.js";
-import { handlerOf, type Runner } from "./runner.js";
+import { handlerOf } from "../../core/hookDescriptor.js";
+import type { Runner } from "./runner.js";
 
 /** Redirects an http hook follows, within its own origin. */
 export const MAX_HTTP_REDIRECTS = 5;

@@ -1,6 +1,6 @@
 import { catchError, from, map, of } from "rxjs";
 import { messageOf } from "../../errors.js";
-import type { HookRun } from "../../core/stages.js";
+import type { HookRun } from "../../core/hookRun.js";
 import { plainJson } from "./plainJson.js";
 import type { Runner } from "./runner.js";
 

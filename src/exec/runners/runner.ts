@@ -1,12 +1,13 @@
 import type { Observable } from "rxjs";
 import type { HandlerServices } from "../../core/services.js";
-import type { HookRun, HookSpec } from "../../core/stages.js";
+import type { HookRun } from "../../core/hookRun.js";
 import type { ValidEvent } from "../../payload/parsePayload.js";
 import type { CappedOutput } from "../cappedOutput.js";
+import type { SelectedHook } from "../../core/hookDescriptor.js";
 
 /** Everything one run of one hook needs, whatever its type. */
 export interface RunRequest {
-  readonly spec: HookSpec;
+  readonly spec: SelectedHook;
   readonly valid: ValidEvent;
   /** The hook's complete environment (a command's; http headers expand from it). */
   readonly env: Readonly<Record<string, string>>;
@@ -26,6 +27,3 @@ export interface RunRequest {
  * A runner never errors for anything the hook does; what goes wrong is a HookRun value.
  */
 export type Runner = (request: RunRequest) => Observable<HookRun>;
-
-/** The handler a settings hook declares; undefined for an in-process handler (and for a bare command spec). */
-export const handlerOf = (spec: HookSpec) => (spec.kind === "command" ? spec.handler : undefined);
