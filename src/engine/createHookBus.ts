@@ -14,7 +14,7 @@ import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import { dialectOf } from "../settings/settingsPlan.js";
 import { DIALECTS } from "../settings/settingsSources.js";
 import type { EventLog } from "../store/eventLog.js";
-import { judgeEvents } from "./pipeline.js";
+import { judgeStream } from "./judgeStream.js";
 import { settingsSnapshot$ } from "./settings$.js";
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, TimeoutSecondsSchema } from "../schema/settings.js";
 import { engineContext } from "./context.js";
@@ -96,43 +96,36 @@ export function createHookBus(options: HookBusOptions): HookBus {
 
   const handlers: InProcessHandler[] = [];
   const counters = new Map<EventName, number>();
-  const arrivals = new Subject<Arrival>();
   const outcomes = new Subject<Outcome>();
   const runtimeWarnings = new Subject<string>();
-  /** Dispatches under way, until their judgement comes out. */
-  const pending = new Map<Arrival, { resolve: (o: Outcome) => void; reject: (e: Error) => void; promise: Promise<Outcome> }>();
+  /** Dispatches under way, until their judgement comes out: close() waits for them. */
+  const pending = new Set<Promise<unknown>>();
   let closed = false;
   let closing: Promise<void> | null = null;
   const background = new BackgroundHooks(log, (w) => runtimeWarnings.next(w));
 
-  const judgements = arrivals.pipe(
-    // The same engine as the CLI's: the same limits, and the same trust (the hooks of the project, local settings
-    // and plugins run once trusted).
-    judgeEvents(
-      engine.pipeline({
-        log,
-        source: "dispatch",
-        snapshot: () => snapshots.value,
-        inProcess: () => handlers,
-        services: { evaluator: opts.evaluator ?? chatEvaluatorFromEnv(env), mcpToolCaller: opts.mcpToolCaller },
-        background,
-      }),
-    ),
+  // The same engine as the CLI's and replay's, on the same long-lived stream: the same limits, and the same trust
+  // (the hooks of the project, local settings and plugins run once trusted).
+  const stream = judgeStream(
+    engine.pipeline({
+      log,
+      source: "dispatch",
+      snapshot: () => snapshots.value,
+      inProcess: () => handlers,
+      services: { evaluator: opts.evaluator ?? chatEvaluatorFromEnv(env), mcpToolCaller: opts.mcpToolCaller },
+      background,
+    }),
   );
-  judgements.subscribe((judgement: Judgement) => {
-    const waiter = pending.get(judgement.arrival);
-    pending.delete(judgement.arrival);
+
+  /** Settles a dispatch's promise with its judgement: the outcome, or the caller's error. */
+  const settle = (judgement: Judgement, resolve: (o: Outcome) => void, reject: (e: Error) => void): void => {
     if (judgement.kind === "outcome") {
       for (const w of judgement.outcome.warnings) runtimeWarnings.next(w);
       outcomes.next(judgement.outcome);
-      waiter?.resolve(judgement.outcome);
-    } else {
-      // close() waits for it either way; a caller that never looks at a rejected dispatch is not an unhandled rejection.
-      waiter?.promise.catch(() => undefined);
-      if (judgement.kind === "rejected") waiter?.reject(new QhooksError(judgement.rejection.kind, judgement.rejection.error));
-      else waiter?.reject(new Error(judgement.error, { cause: judgement.cause }));
-    }
-  });
+      resolve(judgement.outcome);
+    } else if (judgement.kind === "rejected") reject(new QhooksError(judgement.rejection.kind, judgement.rejection.error));
+    else reject(new Error(judgement.error, { cause: judgement.cause }));
+  };
 
   return {
     dispatch(payload) {
@@ -144,9 +137,15 @@ export function createHookBus(options: HookBusOptions): HookBus {
         resolve = res;
         reject = rej;
       });
-      pending.set(arrival, { resolve, reject, promise });
+      // close() waits for it either way; a caller that never looks at a rejected dispatch is not an unhandled rejection.
+      const done = promise.then(
+        () => undefined,
+        () => undefined,
+      );
+      pending.add(done);
+      void done.then(() => pending.delete(done));
       // An event no hook matches is judged (and its record committed) before this returns.
-      arrivals.next(arrival);
+      stream.judge(arrival).subscribe((judgement) => settle(judgement, resolve, reject));
       return promise;
     },
 
@@ -189,11 +188,11 @@ export function createHookBus(options: HookBusOptions): HookBus {
       // resolved at once let its caller exit while dispatches still ran and the log was still open.
       closing ??= (async () => {
         closed = true;
-        await Promise.all([...pending.values()].map((p) => p.promise.catch(() => undefined)));
+        await Promise.all(pending);
         // Async hooks still running are stopped, each logged as stopped, before the log closes.
         await background.close();
         watching?.unsubscribe();
-        arrivals.complete();
+        stream.close();
         outcomes.complete();
         runtimeWarnings.complete();
         snapshots.complete();
