@@ -79,8 +79,10 @@ export type { EvaluatorAnswer } from "./schema/evaluatorAnswer.js";
 // Settings.
 export { loadSettings, buildSnapshot } from "./settings/loadSettings.js";
 export type { SettingsSnapshot, PluginPlan } from "./settings/loadSettings.js";
-export { discoverSettings, explicitSettings, DIALECTS } from "./settings/settingsSources.js";
-export type { SettingsSource, Dialect } from "./settings/settingsSources.js";
+export { discoverSettings, explicitSettings } from "./settings/settingsSources.js";
+export { DIALECTS } from "./hosts/hostDialect.js";
+export type { SettingsSource } from "./settings/settingsSources.js";
+export type { Dialect } from "./hosts/hostDialect.js";
 export { planSettings } from "./settings/settingsPlan.js";
 export type { SettingsChoice, SettingsPlan } from "./settings/settingsPlan.js";
 export { compileMatcher, matches } from "./core/compileMatcher.js";

@@ -6,8 +6,9 @@ import { defaultLogPath } from "../store/logPath.js";
 import { isPostgresUrl } from "../store/openStore.js";
 import { QhooksError } from "../errors.js";
 import { dialectOf } from "../settings/settingsPlan.js";
-import type { Dialect } from "../settings/settingsSources.js";
+import type { Dialect } from "../hosts/hostDialect.js";
 import { oneLineText } from "../text/oneLine.js";
+import { hostDialect } from "../hosts/hosts.js";
 
 /** What every command needs to know about where it runs. */
 export interface CliContext {
@@ -25,8 +26,10 @@ export function cliContext(command: Command): CliContext {
   const env = process.env;
   const homeDir = homedir();
   const dialect = dialectOf(globals.dialect, env);
-  // In front of Claude Code, its hooks environment names the project as CLAUDE_PROJECT_DIR.
-  const fromEnv = dialect === "claude" ? (env.CLAUDE_PROJECT_DIR ?? env.QODERCN_PROJECT_DIR) : env.QODERCN_PROJECT_DIR;
+  // The host's hooks environment names the project (CLAUDE_PROJECT_DIR in front of Claude Code).
+  const fromEnv = hostDialect(dialect)
+    .projectDirVariables.map((name) => env[name])
+    .find((value) => value !== undefined);
   const projectDir = resolve(globals.projectDir ?? fromEnv ?? process.cwd());
   const dbPath = globals.db !== undefined ? (isPostgresUrl(globals.db) ? globals.db : resolve(globals.db)) : defaultLogPath(env, homeDir);
   return { dialect, projectDir, homeDir, dbPath, env };
@@ -37,7 +40,9 @@ export function requireProjectDir(context: CliContext): string {
   if (!existsSync(context.projectDir) || !statSync(context.projectDir).isDirectory()) {
     throw new QhooksError(
       "usage",
-      `project directory ${context.projectDir} does not exist (--project-dir, ${context.dialect === "claude" ? "$CLAUDE_PROJECT_DIR, " : ""}$QODERCN_PROJECT_DIR or the working directory)`,
+      `project directory ${context.projectDir} does not exist (--project-dir, ${hostDialect(context.dialect)
+        .projectDirVariables.map((name) => `$${name}`)
+        .join(", ")} or the working directory)`,
     );
   }
   return context.projectDir;

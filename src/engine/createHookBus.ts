@@ -12,7 +12,7 @@ import { firstIssueLine } from "../schema/zodIssues.js";
 import { compileMatcher } from "../core/compileMatcher.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import { dialectOf } from "../settings/settingsPlan.js";
-import { DIALECTS } from "../settings/settingsSources.js";
+import { DIALECTS } from "../hosts/hostDialect.js";
 import type { EventLog } from "../store/eventLog.js";
 import { judgeStream } from "./judgeStream.js";
 import { settingsSnapshot$ } from "./settings$.js";

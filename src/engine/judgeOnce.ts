@@ -2,7 +2,7 @@ import { firstValueFrom, of } from "rxjs";
 import type { Judgement } from "./stages.js";
 import type { EventName } from "../schema/events.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
-import type { Dialect } from "../settings/settingsSources.js";
+import type { Dialect } from "../hosts/hostDialect.js";
 import { engineContext } from "./context.js";
 import type { EventLog } from "../store/eventLog.js";
 import { judgeEvents } from "./pipeline.js";

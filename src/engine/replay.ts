@@ -13,7 +13,7 @@ import type { ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../sche
 import { sha256Hex } from "../json/canonicalHash.js";
 import type { EventName } from "../schema/events.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
-import type { Dialect } from "../settings/settingsSources.js";
+import type { Dialect } from "../hosts/hostDialect.js";
 import type { AuditLog, EventLog, LogFilter, StoredEvent } from "../store/eventLog.js";
 import type { TrustPolicy } from "../trust/trustPolicy.js";
 import { engineContext, type EngineContext } from "./context.js";

@@ -4,7 +4,7 @@ import type { EventDetail } from "../schema/eventDetail.js";
 import type { EventName } from "../schema/events.js";
 import type { Explanation } from "../schema/explanation.js";
 import { engineContext } from "../engine/context.js";
-import type { Dialect } from "../settings/settingsSources.js";
+import type { Dialect } from "../hosts/hostDialect.js";
 import { splitByTrust } from "../trust/splitByTrust.js";
 import { explainEvent } from "./explainEvent.js";
 import { configOfSettings, configOfSnapshot } from "./loggedConfig.js";

@@ -2,7 +2,7 @@ import { messageOf } from "../errors.js";
 import { judgeOnce } from "../engine/judgeOnce.js";
 import type { EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
-import type { Dialect } from "../settings/settingsSources.js";
+import type { Dialect } from "../hosts/hostDialect.js";
 import { nullEventLog } from "../store/eventLog.js";
 import { oneLineText } from "../text/oneLine.js";
 import { checkOutcome, type Problem } from "./checkOutcome.js";

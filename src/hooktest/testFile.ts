@@ -5,12 +5,13 @@ import { describeJsonError } from "../json/describeJsonError.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
 import { HookTestCaseSchema, type HookTestCase } from "../schema/hookTest.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
-import type { Dialect } from "../settings/settingsSources.js";
+import type { Dialect } from "../hosts/hostDialect.js";
+import { hostDialect } from "../hosts/hosts.js";
 import { oneLineText } from "../text/oneLine.js";
 
 /** Where a project keeps its hook tests: next to its settings, in the folder of the dialect's settings. */
 export function defaultTestFile(projectDir: string, dialect: Dialect): string {
-  return join(projectDir, dialect === "claude" ? ".claude" : ".qoder", "hook-tests.jsonl");
+  return join(projectDir, hostDialect(dialect).projectFolder, "hook-tests.jsonl");
 }
 
 /** One non-blank line of a test file: a case, or why it is none. */

@@ -1,7 +1,9 @@
 import { isAbsolute, resolve } from "node:path";
 import { QhooksError } from "../errors.js";
 import type { PluginPlan } from "./loadSettings.js";
-import { DIALECTS, discoverSettings, explicitSettings, type Dialect, type SettingsSource } from "./settingsSources.js";
+import { DEFAULT_DIALECT, DIALECTS, type Dialect } from "../hosts/hostDialect.js";
+import { hostDialect } from "../hosts/hosts.js";
+import { discoverSettings, explicitSettings, type SettingsSource } from "./settingsSources.js";
 
 /** What decides which hooks apply: whose settings (dialect), which files, which plugins. */
 export interface SettingsChoice {
@@ -23,17 +25,20 @@ export interface SettingsPlan {
 
 /** The sources and plugins to load for a choice; the claude dialect also loads the plugins Claude Code has enabled. */
 export function planSettings(choice: SettingsChoice): SettingsPlan {
-  const dialect = choice.dialect ?? "qoder";
+  const dialect = choice.dialect ?? DEFAULT_DIALECT;
   const sources =
     choice.settingsFiles !== undefined ? explicitSettings(choice.settingsFiles, choice.baseDir) : discoverSettings(choice.homeDir, choice.projectDir, dialect);
   const folders = (choice.plugins ?? []).map((p) => (isAbsolute(p) ? p : resolve(choice.baseDir, p)));
-  return { sources, plugins: { folders, homeDir: choice.homeDir, claude: dialect === "claude" ? { projectDir: choice.projectDir } : null } };
+  return {
+    sources,
+    plugins: { folders, homeDir: choice.homeDir, claude: hostDialect(dialect).loadsEnabledPlugins ? { projectDir: choice.projectDir } : null },
+  };
 }
 
 /** The dialect asked for, else `$QHOOKS_DIALECT`, else qoder; a value that is neither is a usage error. */
 export function dialectOf(asked: string | undefined, env: Readonly<Record<string, string | undefined>>): Dialect {
   const value = asked ?? (env.QHOOKS_DIALECT?.trim() || undefined);
-  if (value === undefined) return "qoder";
+  if (value === undefined) return DEFAULT_DIALECT;
   if ((DIALECTS as readonly string[]).includes(value)) return value as Dialect;
   const where = asked === undefined ? `QHOOKS_DIALECT=${value}` : `--dialect ${value}`;
   throw new QhooksError("usage", `${where}: expected ${DIALECTS.join(" or ")}`);

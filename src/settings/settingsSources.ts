@@ -1,12 +1,7 @@
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
+import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
+import { hostDialect } from "../hosts/hosts.js";
 import type { HookPlugin } from "../core/hookDescriptor.js";
-
-/**
- * Whose settings files qhooks reads: Qoder CN CLI's (`~/.qoder-cn/settings.json`, `.qoder/...`), or Claude Code's
- * own levels (`~/.claude/settings.json`, `.claude/...`) together with the plugins Claude Code has enabled.
- */
-export const DIALECTS = ["qoder", "claude"] as const;
-export type Dialect = (typeof DIALECTS)[number];
 
 /** One settings file qhooks reads, and how to name it in messages. */
 export interface SettingsSource {
@@ -21,20 +16,11 @@ export interface SettingsSource {
   readonly plugin?: HookPlugin;
 }
 
-/** The three settings levels (user, project, local; or Claude Code's three), lowest priority first. */
-export function discoverSettings(homeDir: string, projectDir: string, dialect: Dialect = "qoder"): SettingsSource[] {
-  if (dialect === "claude") {
-    return [
-      { level: "user", path: join(homeDir, ".claude", "settings.json"), display: "~/.claude/settings.json" },
-      { level: "project", path: join(projectDir, ".claude", "settings.json"), display: ".claude/settings.json" },
-      { level: "local", path: join(projectDir, ".claude", "settings.local.json"), display: ".claude/settings.local.json" },
-    ];
-  }
-  return [
-    { level: "user", path: join(homeDir, ".qoder-cn", "settings.json"), display: "~/.qoder-cn/settings.json" },
-    { level: "project", path: join(projectDir, ".qoder", "settings.json"), display: ".qoder/settings.json" },
-    { level: "local", path: join(projectDir, ".qoder", "settings.local.json"), display: ".qoder/settings.local.json" },
-  ];
+/** The three settings levels of a host (user, project, local), lowest priority first. */
+export function discoverSettings(homeDir: string, projectDir: string, dialect: Dialect = DEFAULT_DIALECT): SettingsSource[] {
+  return hostDialect(dialect)
+    .settingsLevels(homeDir, projectDir)
+    .map((l) => ({ level: l.level, path: l.path, display: l.display }));
 }
 
 /** `--settings` files replace discovery; each is its own level, named by its absolute path. */

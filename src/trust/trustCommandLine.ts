@@ -1,4 +1,4 @@
-import type { Dialect } from "../settings/settingsSources.js";
+import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
 import { oneLineText } from "../text/oneLine.js";
 
 /** What a run was configured with, to name the `qhooks trust` call that sees the same hooks. */
@@ -14,7 +14,7 @@ export interface TrustCommandParts {
 /** `qhooks trust --project-dir /p [--dialect claude] [--settings F]... [--plugin D]...`, quoted for a POSIX shell. */
 export function trustCommandLine(parts: TrustCommandParts): string {
   const args = ["qhooks", "trust", "--project-dir", parts.projectDir];
-  if (parts.dialect === "claude") args.push("--dialect", "claude");
+  if (parts.dialect !== undefined && parts.dialect !== DEFAULT_DIALECT) args.push("--dialect", parts.dialect);
   for (const file of parts.settingsFiles ?? []) args.push("--settings", file);
   for (const folder of parts.plugins ?? []) args.push("--plugin", folder);
   return oneLineText(args.map(shellQuote).join(" "), 1000);

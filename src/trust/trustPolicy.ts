@@ -1,7 +1,8 @@
 import { dirname } from "node:path";
 import type { TrustScope } from "../schema/trust.js";
 import { buildSnapshot, readSettingsSource, type SettingsSnapshot } from "../settings/loadSettings.js";
-import { discoverSettings, type Dialect } from "../settings/settingsSources.js";
+import { discoverSettings } from "../settings/settingsSources.js";
+import type { Dialect } from "../hosts/hostDialect.js";
 import { HookPins, type HookPin, type PinnedSite } from "./pinHook.js";
 import { StampCache } from "./stampCache.js";
 import { ProjectTrust, whereOf } from "./trustScope.js";

@@ -9,7 +9,7 @@ import { cycles, importGraph, type ImportEdge } from "../support/importGraph.js"
  */
 const LAYERS: readonly (readonly string[])[] = [
   ["errors.ts", "text", "json", "schema"],
-  ["core", "regex", "payload", "output"],
+  ["core", "regex", "payload", "output", "hosts"],
   ["settings", "trust", "redact", "exec", "store", "handlers"],
   ["engine"],
   ["explain", "hooktest", "export"],

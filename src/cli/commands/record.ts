@@ -6,9 +6,10 @@ import { discoverSettings } from "../../settings/settingsSources.js";
 import { EXIT, QhooksError } from "../../errors.js";
 import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
 import type { EventName } from "../../schema/events.js";
-import { CLASSIC_EVENT_NAMES, EVENT_NAMES } from "../../schema/eventNames.js";
+import { CLASSIC_EVENT_NAMES } from "../../schema/eventNames.js";
 import { err, out, readStdin, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
+import { hostDialect } from "../../hosts/hosts.js";
 
 export const RecordFlagsSchema = z.object({ printSettings: z.boolean().default(false) });
 export type RecordFlags = z.infer<typeof RecordFlagsSchema>;
@@ -19,7 +20,7 @@ export type RecordFlags = z.infer<typeof RecordFlagsSchema>;
  */
 export async function recordCommand(event: EventName | undefined, flags: RecordFlags, context: CliContext): Promise<number> {
   if (flags.printSettings) {
-    out(JSON.stringify(recorderSettings(context.dialect === "claude" ? EVENT_NAMES : CLASSIC_EVENT_NAMES), null, 2));
+    out(JSON.stringify(recorderSettings(hostDialect(context.dialect).events), null, 2));
     return EXIT.ok;
   }
   const input = await readStdin(MAX_PAYLOAD_BYTES, "qhooks record");

@@ -4,7 +4,6 @@ import { judgeOnce } from "../../engine/judgeOnce.js";
 import { EXIT, QhooksError, messageOf } from "../../errors.js";
 import { nullEventLog, type EventLog } from "../../store/eventLog.js";
 import { CALL_CHAIN_VAR, parseCallChain } from "../../exec/hookEnvironment.js";
-import { toHookProtocol } from "../../output/hookProtocol.js";
 import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
 import type { EventName } from "../../schema/events.js";
 import { delivered, err, out, readStdin, warn } from "../io.js";
@@ -15,6 +14,7 @@ import { besideLog } from "../../store/logPath.js";
 import { DetachedHooks } from "../../handlers/detachedHooks.js";
 import { limitsFromEnv } from "../../engine/limits.js";
 import { fileOnce } from "../../handlers/once.js";
+import { hostDialect } from "../../hosts/hosts.js";
 
 export const RunFlagsSchema = z.object({
   settings: z.array(z.string()).default([]),
@@ -29,7 +29,7 @@ export type RunFlags = z.infer<typeof RunFlagsSchema>;
 export async function runCommand(event: EventName, flags: RunFlags, context: CliContext): Promise<number> {
   // In front of Claude Code (--dialect claude) qhooks reads its user, project and local levels and plugins on
   // purpose; the entries that call qhooks live in Claude Code's managed settings, which qhooks never reads.
-  if (flags.format === "hook" && flags.settings.length === 0 && context.dialect !== "claude") {
+  if (flags.format === "hook" && flags.settings.length === 0 && !hostDialect(context.dialect).callsQhooksFromOutsideLevels) {
     throw new QhooksError("usage", "--format hook needs --settings FILE (or --dialect claude): qhooks must never read the settings of the agent that calls it");
   }
   // With --fail-closed, "cannot judge" blocks instead of letting the tool call through.
@@ -99,7 +99,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
       ...configWarnings,
       ...(judgement.kind === "outcome" ? judgement.outcome.warnings : judgement.kind === "rejected" ? judgement.warnings : []),
     ];
-    const hookReply = flags.format === "hook" && judgement.kind === "outcome" ? toHookProtocol(judgement.outcome) : null;
+    const hookReply = flags.format === "hook" && judgement.kind === "outcome" ? hostDialect(context.dialect).answer(judgement.outcome) : null;
     if (hookReply?.exitCode !== 2) for (const w of warnings) warn(w);
 
     if (judgement.kind === "failed") return cannotJudge(judgement.error);

@@ -1,0 +1,46 @@
+import type { EventName } from "../schema/events.js";
+import type { Outcome } from "../schema/outcome.js";
+import type { HookProtocolReply } from "../output/hookProtocol.js";
+
+/** The hosts qhooks speaks for: whose settings files it reads and whose hook protocol it answers in. */
+export const DIALECTS = ["qoder", "claude"] as const;
+export type Dialect = (typeof DIALECTS)[number];
+/** Without `--dialect` or $QHOOKS_DIALECT. */
+export const DEFAULT_DIALECT: Dialect = "qoder";
+
+/** Where a host keeps one level of its hook settings. */
+export interface SettingsLevel {
+  readonly level: "user" | "project" | "local";
+  readonly path: string;
+  /** How messages name the file: `~/.claude/settings.json`, `.claude/settings.json`... */
+  readonly display: string;
+}
+
+/**
+ * One agent host, as qhooks needs to know it: the port every host implements (hosts/qoder.ts, hosts/claude.ts),
+ * checked by one shared suite (test/hosts/hostDialect.suite.ts). A host is data and pure functions; reading its
+ * files is the settings adapter's job.
+ */
+export interface HostDialect {
+  readonly id: Dialect;
+  /** The product, for messages: "Claude Code". */
+  readonly name: string;
+  /** Its settings levels, lowest priority first: a later level's hooks are listed after, and its settings win. */
+  settingsLevels(homeDir: string, projectDir: string): readonly SettingsLevel[];
+  /** The folder of a project that holds this host's settings (`.claude`): the project's hook tests live there too. */
+  readonly projectFolder: string;
+  /** The variables the host sets to the project's directory, the one to prefer first. */
+  readonly projectDirVariables: readonly string[];
+  /** Whether the plugins the host has enabled (Claude Code's plugin layout) load with its settings. */
+  readonly loadsEnabledPlugins: boolean;
+  /** The events the host fires: what a recorder installed in front of it listens to. */
+  readonly events: readonly EventName[];
+  /**
+   * Whether `qhooks run --format hook` may read this host's own levels: true where the entries that call qhooks live
+   * in files qhooks never reads (Claude Code's managed settings), false where they would be among the levels read
+   * (qhooks would then run itself).
+   */
+  readonly callsQhooksFromOutsideLevels: boolean;
+  /** What the single hook the host calls answers for an outcome: exit code, stdout, stderr. */
+  answer(outcome: Outcome): HookProtocolReply;
+}

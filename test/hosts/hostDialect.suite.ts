@@ -1,0 +1,109 @@
+import { expect } from "chai";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { HostDialect } from "../../src/hosts/hostDialect.js";
+import { EVENT_NAMES } from "../../src/schema/eventNames.js";
+import { OutcomeSchema, type Outcome } from "../../src/schema/outcome.js";
+import { discoverSettings } from "../../src/settings/settingsSources.js";
+import { loadSettings } from "../../src/settings/loadSettings.js";
+import { defaultTestFile } from "../../src/hooktest/testFile.js";
+import { Sandbox, payloadFor } from "../support/sandbox.js";
+
+/**
+ * What every host dialect must do, whatever host it speaks for: one suite that each implementation runs
+ * (test/hosts/hosts.test.ts), with real settings files, a real `qhooks run` and a temporary HOME.
+ */
+export function describeHostDialect(host: HostDialect): void {
+  describe(`host dialect ${host.id} (${host.name})`, () => {
+    let sb: Sandbox;
+    beforeEach(() => (sb = new Sandbox()));
+    afterEach(() => sb.cleanup());
+
+    it("has three settings levels, user then project then local, each file where its level says", () => {
+      const levels = host.settingsLevels(sb.home, sb.project);
+      expect(levels.map((l) => l.level)).to.deep.equal(["user", "project", "local"]);
+      expect(levels[0]!.path.startsWith(`${sb.home}/`), levels[0]!.path).to.equal(true);
+      expect(levels[0]!.display.startsWith("~/")).to.equal(true);
+      for (const l of levels.slice(1)) {
+        expect(l.path.startsWith(join(sb.project, host.projectFolder) + "/"), l.path).to.equal(true);
+        expect(l.display.startsWith(`${host.projectFolder}/`), l.display).to.equal(true);
+      }
+      expect(new Set(levels.map((l) => l.path)).size).to.equal(3);
+    });
+
+    it("the hooks written at each of its levels load, in level order, under that level", () => {
+      for (const l of host.settingsLevels(sb.home, sb.project)) {
+        sb.file(l.path, { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo ${l.level}` }] }] } });
+      }
+      const snapshot = loadSettings(discoverSettings(sb.home, sb.project, host.id));
+      expect(snapshot.warnings).to.deep.equal([]);
+      expect(snapshot.hooks.map((h) => [h.level, h.command])).to.deep.equal([
+        ["user", "echo user"],
+        ["project", "echo project"],
+        ["local", "echo local"],
+      ]);
+    });
+
+    it("keeps the project's hook tests in its project folder", () => {
+      expect(defaultTestFile(sb.project, host.id)).to.equal(join(sb.project, host.projectFolder, "hook-tests.jsonl"));
+    });
+
+    it("fires known events only, the tool events among them", () => {
+      expect(host.events.length).to.be.greaterThan(0);
+      for (const e of host.events) expect(EVENT_NAMES).to.include(e);
+      expect(host.events).to.include.members(["PreToolUse", "PostToolUse", "Stop"]);
+    });
+
+    it("finds the project by the first of its variables", async () => {
+      const elsewhere = join(sb.root, "elsewhere");
+      mkdirSync(elsewhere);
+      sb.file(join(sb.project, host.projectFolder, "settings.json"), {
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "exit 2" }] }] },
+      });
+      const [first] = host.projectDirVariables;
+      expect(first).to.be.a("string");
+      const env = { [first!]: sb.project };
+      const r = await sb.run(["run", "PreToolUse", "--dialect", host.id, "--no-log"], { input: JSON.stringify(payloadFor("PreToolUse")), env, cwd: elsewhere });
+      expect(OutcomeSchema.parse(JSON.parse(r.stdout)).blocked, r.stderr).to.equal(true);
+    });
+
+    it("answers a block as a block: exit 2 or a blocking decision, never a go-ahead", () => {
+      const outcome = outcomeOf({ event: "PreToolUse", decision: "deny", blocked: true, reason: "rm -rf is not allowed" });
+      const reply = host.answer(outcome);
+      const said = reply.stdout ? JSON.stringify(JSON.parse(reply.stdout)) : "";
+      const blocks = reply.exitCode === 2 || /"(deny|block)"/.test(said);
+      expect(blocks, JSON.stringify(reply)).to.equal(true);
+      expect(`${reply.stderr}${said}`).to.include("rm -rf is not allowed");
+    });
+
+    it("answers nothing to say with an empty exit 0", () => {
+      const outcome = outcomeOf({ event: "PostToolUse" });
+      expect(host.answer(outcome)).to.deep.equal({ exitCode: 0, stdout: "", stderr: "" });
+    });
+  });
+}
+
+/** An outcome as the engine makes it, with what a test says about it. */
+function outcomeOf(said: Partial<Outcome>): Outcome {
+  return OutcomeSchema.parse({
+    event: "PreToolUse",
+    sessionId: "s1",
+    seq: null,
+    decision: "none",
+    blocked: false,
+    reason: null,
+    continue: true,
+    stopReason: null,
+    systemMessages: [],
+    additionalContext: [],
+    updatedInput: null,
+    suppressOutput: false,
+    configHash: "0".repeat(64),
+    durationMs: 1,
+    hooks: [],
+    skipped: [],
+    env: {},
+    warnings: [],
+    ...said,
+  });
+}
