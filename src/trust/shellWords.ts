@@ -3,6 +3,9 @@
  * `;`, `&`, `|`, parentheses and line breaks; quotes removed; a few variables filled in. A word whose value only the
  * shell can know at run time (another variable, `$(...)`, a glob, brace expansion) is `null`: nothing is guessed.
  * This is not a shell parser, and never decides what runs: the shell does. It only finds files worth pinning.
+ *
+ * Over 300 lines on purpose: simpleCommands is one scanner over the command's characters, whose quoting states
+ * share the position and the word being built; split into files, each state would have to carry them all.
  */
 
 /** One word of a simple command, after quote removal. */
