@@ -53,6 +53,8 @@ export interface DeclaredHook extends HookBase {
   readonly path: string;
   /** The plugin the hook comes from; null for a settings file's own hooks. */
   readonly plugin: HookPlugin | null;
+  /** Where `timeoutMs` comes from: the hook's own `timeout`, or its host's default for its type and event. */
+  readonly timeoutSetting: "settings" | "host-default";
 }
 
 /** A handler registered with `bus.use()`. */

@@ -1,6 +1,8 @@
 import { join } from "node:path";
 import { EVENT_NAMES } from "../schema/eventNames.js";
 import { toHookProtocol } from "../output/hookProtocol.js";
+import type { EventName } from "../schema/events.js";
+import type { HandlerType } from "../schema/settings.js";
 import type { HostDialect } from "./hostDialect.js";
 
 /**
@@ -20,5 +22,16 @@ export const claudeHost: HostDialect = {
   loadsEnabledPlugins: true,
   events: EVENT_NAMES,
   callsQhooksFromOutsideLevels: true,
+  defaultTimeoutSeconds,
+  defaultsName: "Claude Code's default",
   answer: toHookProtocol,
 };
+
+/** Claude Code's hooks reference: 600 s for command, http and mcp_tool hooks, 30 s for prompt, 60 s for agent. */
+const BY_TYPE: Readonly<Record<HandlerType, number>> = { command: 600, http: 600, mcp_tool: 600, prompt: 30, agent: 60 };
+/** Events whose hooks get less, whatever their type: the user is waiting on them. */
+const BY_EVENT: Partial<Readonly<Record<EventName, number>>> = { UserPromptSubmit: 30, PreModelSwitch: 30, PostModelSwitch: 30, MessageDisplay: 10 };
+
+function defaultTimeoutSeconds(type: HandlerType, event: EventName): number {
+  return Math.min(BY_TYPE[type], BY_EVENT[event] ?? Number.POSITIVE_INFINITY);
+}

@@ -1,4 +1,5 @@
 import type { EventName } from "../schema/events.js";
+import type { HandlerType } from "../schema/settings.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { HookProtocolReply } from "../output/hookProtocol.js";
 
@@ -41,6 +42,13 @@ export interface HostDialect {
    * (qhooks would then run itself).
    */
   readonly callsQhooksFromOutsideLevels: boolean;
+  /**
+   * The timeout, in seconds, the host gives a hook of this type on this event when its settings name none: qhooks
+   * gives the same, so that a hook that works under the host is not killed sooner under qhooks.
+   */
+  defaultTimeoutSeconds(type: HandlerType, event: EventName): number;
+  /** What the user's settings are called when they name no timeout: "Claude Code's default". */
+  readonly defaultsName: string;
   /** What the single hook the host calls answers for an outcome: exit code, stdout, stderr. */
   answer(outcome: Outcome): HookProtocolReply;
 }

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { CLASSIC_EVENT_NAMES } from "../schema/eventNames.js";
 import { toHookProtocol } from "../output/hookProtocol.js";
+import { DEFAULT_TIMEOUT_SECONDS } from "../schema/settings.js";
 import type { HostDialect } from "./hostDialect.js";
 
 /** Qoder CN CLI: `~/.qoder-cn/settings.json`, then the project's `.qoder/settings.json` and `settings.local.json`. */
@@ -17,5 +18,8 @@ export const qoderHost: HostDialect = {
   loadsEnabledPlugins: false,
   events: CLASSIC_EVENT_NAMES,
   callsQhooksFromOutsideLevels: false,
+  // The seed's one default for every handler type and event.
+  defaultTimeoutSeconds: () => DEFAULT_TIMEOUT_SECONDS,
+  defaultsName: "the default",
   answer: toHookProtocol,
 };

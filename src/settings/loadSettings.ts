@@ -7,6 +7,7 @@ import { parseSettingsFile, type ParsedSettingsFile } from "./parseSettingsFile.
 import { claudePluginRequests, loadPlugins, pluginFileOutsideText, type EnabledEntry, type PluginRequest } from "./plugins.js";
 import { readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 import type { SettingsSource } from "./settingsSources.js";
+import type { Dialect } from "../hosts/hostDialect.js";
 import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } from "../redact/redactor.js";
 import { capOf, keptStopBlockCaps, type StopBlockCapSetting } from "./stopBlockCap.js";
 import type { DeclaredHook } from "../core/hookDescriptor.js";
@@ -57,6 +58,8 @@ export interface PluginPlan {
   readonly folders: readonly string[];
   /** What `~` means in `qhooks.plugins`, and where Claude Code keeps its plugins. */
   readonly homeDir: string;
+  /** The host whose defaults apply to the plugins' hooks (the default dialect's when absent). */
+  readonly dialect?: Dialect;
   /** The claude dialect: also load the plugins Claude Code has enabled for this project. */
   readonly claude: { readonly projectDir: string } | null;
 }
@@ -81,7 +84,7 @@ export function loadSettings(sources: readonly SettingsSource[], plugins: Plugin
     for (const w of claude.warnings) warnings.push(w);
     for (const w of claude.watched) watched.push(w);
   }
-  const loaded = loadPlugins(requests, plugins.homeDir, readSettingsSource);
+  const loaded = loadPlugins(requests, plugins.homeDir, readSettingsSource, plugins.dialect);
   for (const w of loaded.watched) watched.push(w);
   // Plugins first: the lowest priority, so that the user's own files keep the last word on `updatedInput`.
   const parts = [...loaded.sources.map((source, i) => parseRead(source, loaded.reads[i]!)), ...files];

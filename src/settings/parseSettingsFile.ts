@@ -1,7 +1,6 @@
 import type { z } from "zod";
 import { EVENT_NAMES, EVENT_TRAITS, EventNameSchema } from "../schema/events.js";
 import {
-  DEFAULT_TIMEOUT_SECONDS,
   GroupSettingSchema,
   HandlerSettingSchema,
   KNOWN_GROUP_KEYS,
@@ -14,6 +13,8 @@ import { describeIssue, formatPath } from "../schema/zodIssues.js";
 import { compileMatcher } from "../core/compileMatcher.js";
 import type { DeclaredHook, HookPlugin } from "../core/hookDescriptor.js";
 import type { SettingsSource } from "./settingsSources.js";
+import { DEFAULT_DIALECT } from "../hosts/hostDialect.js";
+import { hostDialect } from "../hosts/hosts.js";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { editDistance } from "./editDistance.js";
 import { replaceLiteral } from "../text/replaceLiteral.js";
@@ -95,6 +96,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
   if (section === undefined) return { hooks: [], qhooks, enabledPlugins, hooksSection: undefined };
 
   const hooks: DeclaredHook[] = [];
+  const host = hostDialect(source.dialect ?? DEFAULT_DIALECT);
   for (const [key, groups] of Object.entries(section)) {
     const eventPath = ["hooks", key];
     const event = EventNameSchema.safeParse(key);
@@ -130,10 +132,11 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           warn([...handlerPath, "onFailure"], `${event.data} cannot be blocked; a failure of this hook stays an error`);
         else if (handler.data.onFailure === "block" && handler.data.async === true)
           warn([...handlerPath, "onFailure"], "an async hook never changes the outcome; a failure of this hook stays an error");
-        let timeout = handler.data.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+        const hostDefault = host.defaultTimeoutSeconds(handler.data.type, event.data);
+        let timeout = handler.data.timeout ?? hostDefault;
         if (timeout > MAX_TIMEOUT_SECONDS) {
-          warn([...handlerPath, "timeout"], `${timeout} s is more than a day (milliseconds?); the default of ${DEFAULT_TIMEOUT_SECONDS} s applies`);
-          timeout = DEFAULT_TIMEOUT_SECONDS;
+          warn([...handlerPath, "timeout"], `${timeout} s is more than a day (milliseconds?); ${host.defaultsName} of ${hostDefault} s applies`);
+          timeout = hostDefault;
         }
         const plugin = source.plugin ?? null;
         const handlerData: HandlerSetting =
@@ -153,6 +156,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           // A plugin's hooks are named after it, so that logs and stats tell two plugins' `hooks/check.sh` apart.
           name: handler.data.name ?? (plugin ? `${plugin.name}: ${written}` : written),
           timeoutMs: Math.round(timeout * 1000),
+          timeoutSetting: timeout === handler.data.timeout ? "settings" : "host-default",
           plugin,
           shadow: handler.data.mode === "shadow",
         });

@@ -8,6 +8,7 @@ import { oneLineText } from "../text/oneLine.js";
 import type { SettingsRead } from "./readSettingsSource.js";
 import type { HookPlugin } from "../core/hookDescriptor.js";
 import type { SettingsSource } from "./settingsSources.js";
+import type { Dialect } from "../hosts/hostDialect.js";
 import { readRegularFile } from "./readSettingsSource.js";
 
 /** A plugin someone asked for: a folder, and who named it (for messages). */
@@ -78,18 +79,23 @@ export const pluginDataDir = (homeDir: string, id: string): string => join(homeD
  * and `hooks` naming more hook files or holding them inline) and `hooks/hooks.json`. Each hooks file becomes a
  * settings source of level `plugin`, read here. Never throws for what the folders hold.
  */
-export function loadPlugins(requests: readonly PluginRequest[], homeDir: string, read: (source: SettingsSource) => SettingsRead): PluginLoad {
+export function loadPlugins(
+  requests: readonly PluginRequest[],
+  homeDir: string,
+  read: (source: SettingsSource) => SettingsRead,
+  dialect?: Dialect,
+): PluginLoad {
   const load: PluginLoad = { sources: [], reads: [], warnings: [], outside: [], watched: [] };
   const seen = new Set<string>();
   for (const request of requests) {
     if (seen.has(request.root)) continue;
     seen.add(request.root);
-    loadOne(request, homeDir, read, load);
+    loadOne(request, homeDir, read, load, dialect);
   }
   return load;
 }
 
-function loadOne(request: PluginRequest, homeDir: string, readSource: (source: SettingsSource) => SettingsRead, load: PluginLoad): void {
+function loadOne(request: PluginRequest, homeDir: string, readSource: (source: SettingsSource) => SettingsRead, load: PluginLoad, dialect?: Dialect): void {
   const { root } = request;
   const where = `${request.namedBy}: plugin ${oneLineText(root)}`;
   const manifestPath = join(root, MANIFEST);
@@ -138,7 +144,7 @@ function loadOne(request: PluginRequest, homeDir: string, readSource: (source: S
       continue;
     }
     load.watched.push(path);
-    const source: SettingsSource = { level: "plugin", path, display: path, plugin, explicit };
+    const source: SettingsSource = { level: "plugin", path, display: path, plugin, explicit, ...(dialect ? { dialect } : {}) };
     const read = readSource(source);
     if (read.state === "missing" && !explicit) continue;
     found++;

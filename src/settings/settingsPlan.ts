@@ -27,11 +27,13 @@ export interface SettingsPlan {
 export function planSettings(choice: SettingsChoice): SettingsPlan {
   const dialect = choice.dialect ?? DEFAULT_DIALECT;
   const sources =
-    choice.settingsFiles !== undefined ? explicitSettings(choice.settingsFiles, choice.baseDir) : discoverSettings(choice.homeDir, choice.projectDir, dialect);
+    choice.settingsFiles !== undefined
+      ? explicitSettings(choice.settingsFiles, choice.baseDir, dialect)
+      : discoverSettings(choice.homeDir, choice.projectDir, dialect);
   const folders = (choice.plugins ?? []).map((p) => (isAbsolute(p) ? p : resolve(choice.baseDir, p)));
   return {
     sources,
-    plugins: { folders, homeDir: choice.homeDir, claude: hostDialect(dialect).loadsEnabledPlugins ? { projectDir: choice.projectDir } : null },
+    plugins: { folders, homeDir: choice.homeDir, dialect, claude: hostDialect(dialect).loadsEnabledPlugins ? { projectDir: choice.projectDir } : null },
   };
 }
 

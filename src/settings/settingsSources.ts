@@ -14,19 +14,21 @@ export interface SettingsSource {
   readonly explicit?: boolean;
   /** Set for a plugin's hooks file. */
   readonly plugin?: HookPlugin;
+  /** The host whose file it is: its defaults apply to what the file leaves out (the default dialect's when absent). */
+  readonly dialect?: Dialect;
 }
 
 /** The three settings levels of a host (user, project, local), lowest priority first. */
 export function discoverSettings(homeDir: string, projectDir: string, dialect: Dialect = DEFAULT_DIALECT): SettingsSource[] {
   return hostDialect(dialect)
     .settingsLevels(homeDir, projectDir)
-    .map((l) => ({ level: l.level, path: l.path, display: l.display }));
+    .map((l) => ({ level: l.level, path: l.path, display: l.display, dialect }));
 }
 
 /** `--settings` files replace discovery; each is its own level, named by its absolute path. */
-export function explicitSettings(files: readonly string[], baseDir: string): SettingsSource[] {
+export function explicitSettings(files: readonly string[], baseDir: string, dialect: Dialect = DEFAULT_DIALECT): SettingsSource[] {
   return files.map((file) => {
     const path = isAbsolute(file) ? file : resolve(baseDir, file);
-    return { level: path, path, display: path, explicit: true };
+    return { level: path, path, display: path, explicit: true, dialect };
   });
 }

@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { HostDialect } from "../../src/hosts/hostDialect.js";
 import { EVENT_NAMES } from "../../src/schema/eventNames.js";
+import { HANDLER_TYPES, MAX_TIMEOUT_SECONDS } from "../../src/schema/settings.js";
 import { OutcomeSchema, type Outcome } from "../../src/schema/outcome.js";
 import { discoverSettings } from "../../src/settings/settingsSources.js";
 import { loadSettings } from "../../src/settings/loadSettings.js";
@@ -25,7 +26,7 @@ export function describeHostDialect(host: HostDialect): void {
       expect(levels[0]!.path.startsWith(`${sb.home}/`), levels[0]!.path).to.equal(true);
       expect(levels[0]!.display.startsWith("~/")).to.equal(true);
       for (const l of levels.slice(1)) {
-        expect(l.path.startsWith(join(sb.project, host.projectFolder) + "/"), l.path).to.equal(true);
+        expect(l.path.startsWith(`${join(sb.project, host.projectFolder)}/`), l.path).to.equal(true);
         expect(l.display.startsWith(`${host.projectFolder}/`), l.display).to.equal(true);
       }
       expect(new Set(levels.map((l) => l.path)).size).to.equal(3);
@@ -74,6 +75,14 @@ export function describeHostDialect(host: HostDialect): void {
       const blocks = reply.exitCode === 2 || /"(deny|block)"/.test(said);
       expect(blocks, JSON.stringify(reply)).to.equal(true);
       expect(`${reply.stderr}${said}`).to.include("rm -rf is not allowed");
+    });
+
+    it("gives every handler type a positive default timeout on every event it fires", () => {
+      for (const type of HANDLER_TYPES)
+        for (const event of host.events) {
+          const seconds = host.defaultTimeoutSeconds(type, event);
+          expect(seconds > 0 && seconds <= MAX_TIMEOUT_SECONDS, `${type} ${event}: ${seconds}`).to.equal(true);
+        }
     });
 
     it("answers nothing to say with an empty exit 0", () => {

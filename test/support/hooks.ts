@@ -12,6 +12,7 @@ export function commandHook(command: string, timeoutMs = 10_000, event: EventNam
     matcherSource: null,
     matcher: compileMatcher(undefined).matcher,
     timeoutMs,
+    timeoutSetting: "settings" as const,
     shadow: false,
     handler: { type: "command" as const, command },
     command,

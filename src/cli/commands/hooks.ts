@@ -40,6 +40,8 @@ interface HookRow {
   /** The command as the file writes it (a plugin's `${CLAUDE_PLUGIN_ROOT}` not yet filled in). */
   readonly written: string;
   readonly timeoutSeconds: number;
+  /** Where the timeout comes from: the hook's own `timeout`, or the host's default for its type and event. */
+  readonly timeoutSetting: "settings" | "host-default";
   readonly sameCommandAs: string | null;
   /** `shadow`: it runs, but never changes the outcome. */
   readonly mode: "enforce" | "shadow";
@@ -67,6 +69,7 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
       command: h.command,
       written: h.written,
       timeoutSeconds: h.timeoutMs / 1000,
+      timeoutSetting: h.timeoutSetting,
       sameCommandAs: first ?? null,
       mode: h.shadow ? "shadow" : "enforce",
       handler: h.handler,
@@ -86,7 +89,8 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
           configHash: snapshot.hash,
           dialect: context.dialect,
           projectDir: context.projectDir,
-          files: snapshot.sources,
+          // The dialect is said once, above; each file's is the same.
+          files: snapshot.sources.map(({ dialect: _dialect, ...file }) => file),
           hooks: rows,
           warnings: snapshot.warnings,
         },
@@ -144,7 +148,7 @@ const TABLE_COLUMNS: Column<HookRow>[] = [
     min: 12,
     keep: 9,
   },
-  { header: "TIMEOUT", cell: (r) => `${r.timeoutSeconds}s`, keep: 3, align: "right" },
+  { header: "TIMEOUT", cell: (r) => `${r.timeoutSeconds}s${r.timeoutSetting === "host-default" ? " (default)" : ""}`, keep: 3, align: "right" },
   { header: "DECLARED AT", cell: (r) => `${r.file} ${r.path}`, max: 80, min: 16, keep: 4, cutFrom: "start" },
 ];
 
