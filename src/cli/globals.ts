@@ -5,14 +5,15 @@ import type { Command } from "commander";
 import { defaultLogPath } from "../store/logPath.js";
 import { isPostgresUrl } from "../store/openStore.js";
 import { QhooksError } from "../errors.js";
-import { dialectOf } from "../settings/settingsPlan.js";
+import { chooseDialect } from "../settings/detectDialect.js";
+import { err } from "./io.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { oneLineText } from "../text/oneLine.js";
-import { hostDialect } from "../hosts/hosts.js";
+import { HOSTS, hostDialect } from "../hosts/hosts.js";
 
 /** What every command needs to know about where it runs. */
 export interface CliContext {
-  /** Whose settings levels are read (`--dialect`, else $QHOOKS_DIALECT, else qoder). */
+  /** Whose settings levels are read (`--dialect`, else $QHOOKS_DIALECT, else the one host with settings here, else qoder). */
   readonly dialect: Dialect;
   readonly projectDir: string;
   readonly homeDir: string;
@@ -21,11 +22,24 @@ export interface CliContext {
   readonly env: NodeJS.ProcessEnv;
 }
 
-export function cliContext(command: Command): CliContext {
+/**
+ * The context of a command. `detectDialect`: a command a person types reads the one host whose settings exist when no
+ * dialect is named; one a host calls (`run`, `record`) passes false and keeps the default.
+ */
+export function cliContext(command: Command, { detectDialect = true }: { readonly detectDialect?: boolean } = {}): CliContext {
   const globals = command.optsWithGlobals<{ db?: string; projectDir?: string; dialect?: string }>();
   const env = process.env;
   const homeDir = homedir();
-  const dialect = dialectOf(globals.dialect, env);
+  const anyHostsProject = Object.values(HOSTS)
+    .flatMap((host) => host.projectDirVariables.map((name) => env[name]))
+    .find((value) => value !== undefined);
+  const choice = chooseDialect(globals.dialect, env, {
+    homeDir,
+    projectDir: resolve(globals.projectDir ?? anyHostsProject ?? process.cwd()),
+    detect: detectDialect,
+  });
+  if (choice.note !== null) err(`qhooks: note: ${choice.note}`);
+  const dialect = choice.dialect;
   // The host's hooks environment names the project (CLAUDE_PROJECT_DIR in front of Claude Code).
   const fromEnv = hostDialect(dialect)
     .projectDirVariables.map((name) => env[name])

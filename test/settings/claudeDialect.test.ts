@@ -101,13 +101,32 @@ describe("settings: the claude dialect", function () {
     ]);
   });
 
-  it("QHOOKS_DIALECT=claude does the same; the default stays Qoder's levels", async () => {
+  it("QHOOKS_DIALECT=claude does the same; without either, the one host whose files exist is read", async () => {
     claudeSetup();
     const viaEnv = await listing([], { QHOOKS_DIALECT: "claude" });
     expect(viaEnv.hooks).to.have.length(7);
-    const qoder = await listing([]);
-    expect(qoder.dialect).to.equal("qoder");
-    expect(qoder.hooks).to.deep.equal([]);
+    // Only Claude Code's files: a person typing `qhooks hooks` sees its hooks, not "No hooks configured".
+    const detected = await listing([]);
+    expect(detected.dialect).to.equal("claude");
+    expect(detected.hooks).to.have.length(7);
+    // Named, Qoder's levels are read, and one line says where the hooks are.
+    const pinned = await sb.run(["hooks", "--json", "--dialect", "qoder"]);
+    expect(JSON.parse(pinned.stdout).hooks).to.deep.equal([]);
+    expect(pinned.stderr).to.equal("qhooks: note: no Qoder CN CLI settings files here, but Claude Code's exist: add --dialect claude to read them\n");
+    // Both hosts' files: the default stays Qoder's, with no note.
+    sb.userSettings({ hooks: {} });
+    const both = await sb.run(["hooks", "--json"]);
+    expect(JSON.parse(both.stdout).dialect).to.equal("qoder");
+    expect(both.stderr).to.equal("");
+  });
+
+  it("a command the host calls never detects: qhooks run without --dialect stays on Qoder's levels", async () => {
+    claudeSetup();
+    const input = JSON.stringify(payloadFor("PreToolUse", { tool_input: { command: "rm -rf /tmp/build" } }));
+    const r = await sb.run(["run", "PreToolUse", "--no-log"], { input });
+    expect(r.code, r.stderr).to.equal(0);
+    expect(JSON.parse(r.stdout).hooks).to.deep.equal([]);
+    expect(r.stderr).to.equal("");
   });
 
   it("in front of Claude Code: qhooks run --format hook --dialect claude judges with its hooks and plugins, and logs the event", async () => {

@@ -12,6 +12,10 @@ export const record: CommandSpec = {
       .option("--print-settings", "print the settings snippet that puts qhooks record on all twelve classic events (every event with --dialect claude)"),
   action: async ({ args: [event], opts, command }) => {
     const { recordCommand, RecordFlagsSchema } = await import("../commands/record.js");
-    return recordCommand(event === undefined ? undefined : eventArgument(event), flagsOf(RecordFlagsSchema, opts), cliContext(command));
+    return recordCommand(
+      event === undefined ? undefined : eventArgument(event),
+      flagsOf(RecordFlagsSchema, opts),
+      cliContext(command, { detectDialect: false }),
+    );
   },
 };

@@ -31,6 +31,6 @@ Examples:
       ),
   action: async ({ args: [event], opts, command }) => {
     const { runCommand, RunFlagsSchema } = await import("../commands/run.js");
-    return runCommand(eventArgument(event!), flagsOf(RunFlagsSchema, opts), cliContext(command));
+    return runCommand(eventArgument(event!), flagsOf(RunFlagsSchema, opts), cliContext(command, { detectDialect: false }));
   },
 };
