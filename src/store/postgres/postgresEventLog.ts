@@ -22,14 +22,14 @@ import {
 import { contentDigest, linkHash } from "../journal/hashFormat.js";
 import type { JournalRow } from "../journal/record.js";
 import { snapshotRow, type PendingRow } from "../journal/rows.js";
-import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../sqlite/appendRecords.js";
-import { GroupCommit, type Attempt } from "../sqlite/groupCommit.js";
+import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../journal/prepareAppend.js";
+import { GroupCommit, type Attempt } from "../journal/groupCommit.js";
 import { toLogRecord, type EventListRow } from "../sqlite/queryEvents.js";
-import { DISPATCH_DEADLINE_MS, connect, describePgError, dropClient, endClient, isConnectionError, shownUrl } from "./connect.js";
+import { DISPATCH_DEADLINE_MS, connect, describePgError, dropClient, endClient, isConnectionError, shownUrl } from "./connection.js";
 import { eraseEvents, pruneChains } from "./maintenance.js";
 import { migratePg } from "./migrations.js";
 import { allocateGids, insertPlaced, type PlacedRow } from "./placeRows.js";
-import { verifyChains } from "./verifyChains.js";
+import { verifyChains } from "./verifyChain.js";
 import { bytes, type Window } from "./filterSql.js";
 import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js";
 import { readEvent } from "./readEvent.js";

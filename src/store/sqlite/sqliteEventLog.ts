@@ -22,9 +22,9 @@ import {
 import { eraseEvents, PRUNE_STEP_RECORDS, pruneCut, pruneStep } from "./maintenance.js";
 import { emptyWal, rewriteFile, withSecureDelete } from "./scrub.js";
 import { wellFormed } from "../journal/hashFormat.js";
-import { prepareAppend, type AppendOutcome, type PreparedAppend } from "./appendRecords.js";
+import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../journal/prepareAppend.js";
 import { Connection, identityOf, sameFile } from "./connection.js";
-import { GroupCommit, type Attempt } from "./groupCommit.js";
+import { GroupCommit, type Attempt } from "../journal/groupCommit.js";
 import { makeLogPrivate, prepareLogFile } from "./logFile.js";
 import { migrate } from "./migrations.js";
 import { betterSqliteAddon } from "./nativeBinding.js";

@@ -1,8 +1,8 @@
 import { QhooksError } from "../../errors.js";
 import type { LogEntry, SnapshotRecord } from "../eventLog.js";
-import { contentDigest, linkHash } from "../journal/hashFormat.js";
-import { JOURNAL_COLUMNS, journalValues } from "../journal/record.js";
-import { eventRow, hookRow, outcomeRow, replayRunRow, snapshotRow, type PendingRow } from "../journal/rows.js";
+import { contentDigest, linkHash } from "./hashFormat.js";
+import { JOURNAL_COLUMNS, journalValues } from "./record.js";
+import { eventRow, hookRow, outcomeRow, replayRunRow, snapshotRow, type PendingRow } from "./rows.js";
 import type { Statement } from "better-sqlite3";
 
 /** Appends of at most this many entries are made into records before the transaction; larger ones as they are placed. */
