@@ -22,9 +22,10 @@ import {
 import { contentDigest, linkHash } from "../journal/hashFormat.js";
 import type { JournalRow } from "../journal/record.js";
 import { snapshotRow, type PendingRow } from "../journal/rows.js";
+import { refusal } from "../journal/appendRules.js";
 import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../journal/prepareAppend.js";
 import { GroupCommit, type Attempt } from "../journal/groupCommit.js";
-import { toLogRecord, type EventListRow } from "../sqlite/queryEvents.js";
+import { toLogRecord, toStoredEvent, type EventListRow, type EventReadRow } from "../journal/eventRows.js";
 import { DISPATCH_DEADLINE_MS, connect, describePgError, dropClient, endClient, isConnectionError, shownUrl } from "./connection.js";
 import { eraseEvents, pruneChains } from "./maintenance.js";
 import { migratePg } from "./migrations.js";
@@ -244,12 +245,8 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     const added: string[] = [];
     const outcomes = batch.map((append): AppendOutcome => {
       for (const { row } of append.rows) {
-        if (row.kind === "hook" && !events.has(row.ref!))
-          return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach a hook result to`) };
-        if (row.kind !== "outcome") continue;
-        const event = events.get(row.ref!);
-        if (!event) return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach an outcome to`) };
-        if (event.judged) return { ok: false, error: new QhooksError("log", `event ${row.ref} already has its outcome`) };
+        const refused = refusal(row, row.ref === null ? undefined : events.get(row.ref));
+        if (refused) return { ok: false, error: refused };
       }
       for (const { row } of append.rows) if (row.kind === "outcome") events.get(row.ref!)!.judged = true;
       for (const { ts, snapshot } of append.snapshots) {
@@ -298,18 +295,12 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   }
 
   read(filter: LogFilter, from: ReadFrom = {}): AsyncIterable<StoredEvent> {
-    return this.pages(filter, "ASC", Number.MAX_SAFE_INTEGER, from.after ?? null, (r) => ({
-      seq: r.seq as number,
-      event: r.event as StoredEvent["event"],
-      sessionId: r.session_id as string | null,
-      matchValue: r.match_value as string | null,
-      projectDir: (r.project_dir as string | null) ?? "",
-      decision: ((r.e_decision as string | null) ?? "unfinished") as StoredEvent["decision"],
-      blocked: r.blocked === 1,
-      reason: (r.r_reason as string | null) ?? null,
-      hooks: ((r.hooks as Buffer[] | null) ?? []).map((h) => h.toString("utf8")),
-      payload: r.payload as string,
-    }));
+    return this.pages(filter, "ASC", Number.MAX_SAFE_INTEGER, from.after ?? null, (r) =>
+      toStoredEvent(
+        { ...(r as unknown as EventReadRow), decision: r.e_decision as string | null, reason: (r.r_reason as string | null) ?? null },
+        ((r.hooks as Buffer[] | null) ?? []).map((h) => h.toString("utf8")),
+      ),
+    );
   }
 
   /** Matching events page by page (postgres/queryEvents.ts). */

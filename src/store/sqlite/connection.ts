@@ -1,7 +1,8 @@
 import { statSync } from "node:fs";
 import type { Database as Db, Statement } from "better-sqlite3";
 import { JOURNAL_COLUMNS } from "../journal/record.js";
-import { appendRecords, type AppendedRecords, type PreparedAppend } from "../journal/prepareAppend.js";
+import type { PreparedAppend } from "../journal/prepareAppend.js";
+import { appendRecords, type AppendedRecords } from "./appendRecords.js";
 
 /** Which file a path names: a removed or replaced log has another identity, or none. */
 export interface FileIdentity {

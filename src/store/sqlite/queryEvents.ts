@@ -1,28 +1,8 @@
 import type { Database } from "better-sqlite3";
-import { nestsDeeperThan } from "../../json/jsonDepth.js";
 import type { LogRecord } from "../../schema/logRecord.js";
-import type { Outcome } from "../../schema/outcome.js";
 import type { LogFilter, StoredEvent } from "../eventLog.js";
+import { toLogRecord, toStoredEvent, type EventListRow, type EventReadRow } from "../journal/eventRows.js";
 import { wellFormed } from "../journal/hashFormat.js";
-
-/** An event's row as the listing reads it (shared with the PostgreSQL backend, which reads the same columns). */
-export interface EventListRow {
-  seq: number;
-  ts: string;
-  event: string | null;
-  session_id: string | null;
-  match_value: string | null;
-  project_dir: string | null;
-  source: string;
-  ref: number | null;
-  run_id: string | null;
-  config_hash: string | null;
-  e_decision: string | null;
-  e_reason: string | null;
-  payload: string;
-  outcome: string | null;
-  async_hooks: string | null;
-}
 
 /**
  * The WHERE clause and parameters for a filter, over the event projection `v` joined to the event's record `e` and
@@ -96,62 +76,6 @@ export async function* queryEvents(db: Database, filter: LogFilter, limit: numbe
   for (const row of rows) yield toLogRecord(row);
 }
 
-export function toLogRecord(row: EventListRow): LogRecord {
-  const outcome = row.outcome === null ? null : (JSON.parse(row.outcome) as Outcome);
-  const base = {
-    ts: row.ts,
-    matchValue: row.match_value,
-    projectDir: row.project_dir ?? "",
-    payload: parseOr(row.payload),
-    asyncHooks: row.async_hooks === null ? [] : (JSON.parse(row.async_hooks) as LogRecord["asyncHooks"]),
-    source: row.source as LogRecord["source"],
-    replay: row.run_id !== null && row.ref !== null ? { runId: row.run_id, of: row.ref } : null,
-  };
-  // An outcome logged before `skipped` (or `env`) existed has none.
-  if (outcome)
-    return {
-      ...outcome,
-      skipped: (outcome.skipped as Outcome["skipped"] | undefined) ?? [],
-      env: (outcome.env as Outcome["env"] | undefined) ?? {},
-      seq: row.seq,
-      ...base,
-    };
-  return {
-    event: row.event as LogRecord["event"],
-    sessionId: row.session_id,
-    seq: row.seq,
-    decision: (row.e_decision ?? "unfinished") as LogRecord["decision"],
-    blocked: false,
-    reason: row.e_reason,
-    continue: true,
-    stopReason: null,
-    systemMessages: [],
-    additionalContext: [],
-    updatedInput: null,
-    suppressOutput: false,
-    configHash: row.config_hash,
-    durationMs: null,
-    hooks: [],
-    skipped: [],
-    env: {},
-    warnings: [],
-    ...base,
-  };
-}
-
-/**
- * A stored payload as JSON when it parses; otherwise, or when it nests too deep to be printed again (an agent may
- * send any depth, and hooks got it as it was), its text.
- */
-function parseOr(text: string): unknown {
-  if (nestsDeeperThan(text)) return text;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
 /** Rows per page when reading for replay: a page is read whole, so no statement stays open while rows are used. */
 const PAGE = 200;
 
@@ -166,37 +90,14 @@ export async function* readEvents(db: Database, filter: LogFilter, from = 0): As
   );
   for (let after = from; ; ) {
     const rows = page.all({ ...params, after }) as ReadRow[];
-    for (const r of rows) {
-      yield {
-        seq: r.seq,
-        event: r.event as StoredEvent["event"],
-        sessionId: r.session_id,
-        matchValue: r.match_value,
-        projectDir: r.project_dir ?? "",
-        decision: r.decision as StoredEvent["decision"],
-        blocked: r.blocked === 1,
-        reason: r.reason,
-        hooks: JSON.parse(r.hooks) as string[],
-        payload: r.payload,
-      };
-    }
+    for (const r of rows) yield toStoredEvent(r, JSON.parse(r.hooks) as string[]);
     if (rows.length < PAGE) return;
     after = rows[rows.length - 1]!.seq;
   }
 }
 
-interface ReadRow {
-  seq: number;
-  event: string | null;
-  session_id: string | null;
-  match_value: string | null;
-  project_dir: string | null;
-  payload: string;
-  decision: string;
-  blocked: number;
-  reason: string | null;
-  hooks: string;
-}
+/** The hook names come as one JSON array. */
+type ReadRow = EventReadRow & { hooks: string };
 
 export function countEvents(db: Database, filter: LogFilter): number {
   const { where, params } = eventWhere(filter);
