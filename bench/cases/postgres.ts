@@ -6,7 +6,7 @@ import pg from "pg";
 import type { EventEntry } from "../../src/store/eventLog.js";
 import type { JournalRow } from "../../src/store/journal/record.js";
 import { openPostgresLog } from "../../src/store/postgres/postgresEventLog.js";
-import { shipLog } from "../../src/store/postgres/ship.js";
+import { shipLog } from "../../src/store/ship.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
 import { BUILD_BATCH, generateEntries, type BigLog } from "../bigLog.js";
 import { BenchDir, REPO_ROOT } from "../fixtures.js";

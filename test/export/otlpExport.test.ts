@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { readdirSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { shipLog } from "../../src/store/postgres/ship.js";
+import { shipLog } from "../../src/store/ship.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
 import { makeOutcome, seedLog, waitFor, type SeedEvent } from "../store/storeHelpers.js";
 import { OtlpReceiver } from "../support/otlpReceiver.js";

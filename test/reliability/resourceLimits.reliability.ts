@@ -15,7 +15,7 @@ import { QUICK, clip, cliWithDeadline, expectCleanCli, prng } from "./support.js
  * stays readable and verified once the fault is gone.
  */
 
-/** The append budget of src/store/sqlite/sqliteEventLog.ts: how long an event waits for a lock, once. */
+/** The append budget of src/store/sqlite/busy.ts (APPEND_BUDGET_MS): how long an event waits for a lock, once. */
 const APPEND_BUDGET_MS = 5000;
 
 describe("reliability: resource limits", function () {

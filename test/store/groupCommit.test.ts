@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { GroupCommit, type Attempt } from "../../src/store/sqlite/groupCommit.js";
+import { GroupCommit, type Attempt } from "../../src/store/journal/groupCommit.js";
 
 class Busy extends Error {}
 

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import pg from "pg";
 import { QhooksError } from "../../src/errors.js";
 import { openPostgresLog } from "../../src/store/postgres/postgresEventLog.js";
-import { shipLog } from "../../src/store/postgres/ship.js";
+import { shipLog } from "../../src/store/ship.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
 import { CLI, Sandbox } from "../support/sandbox.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";

@@ -21,7 +21,7 @@ export async function shipCommand(flags: ShipFlags, context: CliContext): Promis
     throw new QhooksError("usage", `--to ${JSON.stringify(shownUrl(flags.to))}: expected a PostgreSQL URL (postgres://user@host:5432/database)`);
   if (isPostgresUrl(context.dbPath)) throw new QhooksError("usage", "ship copies a local log file: --db (or $QHOOKS_DB) names a database, not a file");
   const interval = parseInterval("--interval", flags.interval);
-  const { shipLog } = await import("../../store/postgres/ship.js");
+  const { shipLog } = await import("../../store/ship.js");
   const to = shownUrl(flags.to);
   const once = async () => {
     const done = await shipLog({ from: context.dbPath, to: flags.to, batch: flags.batch });

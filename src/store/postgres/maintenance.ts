@@ -4,7 +4,7 @@ import type { EraseResult, EraseSelector, Leftover, PruneResult } from "../event
 import { erasedParts, erasureRow, pruneRow, type ErasureBody, type PruneBody } from "../journal/erasure.js";
 import { contentDigest, linkHash, wellFormed } from "../journal/hashFormat.js";
 import type { JournalRow } from "../journal/record.js";
-import type { PendingRow } from "../journal/rows.js";
+import { storedSnapshotRow, type PendingRow } from "../journal/rows.js";
 import { allocateGids, insertPlaced, journalRowOf, lockWriter, setHead, type PlacedRow } from "./placeRows.js";
 
 /**
@@ -226,27 +226,7 @@ export async function pruneChains(client: pg.Client, maintainer: string, before:
     const { rows: anchored } = await client.query<{ writer_id: string; anchor_seq: number; anchor_hash: string }>(
       "SELECT writer_id, anchor_seq, anchor_hash FROM qhooks_writers WHERE anchor_seq > 0 ORDER BY writer_id",
     );
-    const copies: PendingRow[] = snapshots.map((s) => ({
-      ts,
-      kind: "snapshot",
-      event: null,
-      session_id: null,
-      match_value: null,
-      project_dir: null,
-      source: null,
-      ref: null,
-      run_id: null,
-      config_hash: s.config_hash.toString("utf8"),
-      name: null,
-      status: null,
-      decision: null,
-      blocked: null,
-      duration_ms: null,
-      reason: null,
-      body: s.body.toString("utf8"),
-      format: 4,
-      outcome: null,
-    }));
+    const copies = snapshots.map((s) => storedSnapshotRow(ts, s.config_hash.toString("utf8"), s.body.toString("utf8")));
     const prunes: PendingRow[] = anchored.map((a) => {
       const base = pruneRow(ts, { through: Number(a.anchor_seq), hash: a.anchor_hash, records: removed.get(a.writer_id) ?? 0, before: iso });
       const body: ChainPruneBody = { ...(JSON.parse(base.body) as PruneBody), chain: a.writer_id };

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { JournalRow } from "../journal/record.js";
+import { stopStreakStep } from "../journal/appendRules.js";
 
 /**
  * Writing records into the PostgreSQL journal, the same way for a process appending directly and for `qhooks ship`
@@ -231,14 +232,15 @@ export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow
       hooks.status.push(h.status);
       hooks.ms.push(h.durationMs);
     });
-    if (row.event === "Stop" && isLive && row.session_id !== null) {
-      const s = streaks.get(row.session_id) ?? { reset: false, add: 0 };
-      if (row.blocked === 1) s.add++;
+    const step = stopStreakStep(row, isLive);
+    if (step !== null) {
+      const s = streaks.get(row.session_id!) ?? { reset: false, add: 0 };
+      if (step === "up") s.add++;
       else {
         s.reset = true;
         s.add = 0;
       }
-      streaks.set(row.session_id, s);
+      streaks.set(row.session_id!, s);
     }
   }
   if (hooks.event.length > 0) {

@@ -19,20 +19,19 @@ import {
   type ReadFrom,
   type StoredEvent,
 } from "../eventLog.js";
-import { contentDigest, linkHash } from "../journal/hashFormat.js";
-import type { JournalRow } from "../journal/record.js";
-import { snapshotRow, type PendingRow } from "../journal/rows.js";
-import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../sqlite/appendRecords.js";
-import { GroupCommit, type Attempt } from "../sqlite/groupCommit.js";
-import { toLogRecord, type EventListRow } from "../sqlite/queryEvents.js";
-import { DISPATCH_DEADLINE_MS, connect, describePgError, dropClient, endClient, isConnectionError, shownUrl } from "./connect.js";
+import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../journal/prepareAppend.js";
+import { GroupCommit, type Attempt } from "../journal/groupCommit.js";
+import { toLogRecord, toStoredEvent, type EventListRow, type EventReadRow } from "../journal/eventRows.js";
+import { DISPATCH_DEADLINE_MS, connect, describePgError, dropClient, endClient, isConnectionError, shownUrl } from "./connection.js";
 import { eraseEvents, pruneChains } from "./maintenance.js";
+import { appendRecords, type AppendTarget } from "./appendRecords.js";
 import { migratePg } from "./migrations.js";
-import { allocateGids, insertPlaced, type PlacedRow } from "./placeRows.js";
-import { verifyChains } from "./verifyChains.js";
-import { bytes, type Window } from "./filterSql.js";
+import { verifyChains } from "./verifyChain.js";
+import type { Window } from "../journal/filterTerms.js";
+import { bytes } from "./filterSql.js";
 import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js";
 import { readEvent } from "./readEvent.js";
+import { replayRuns } from "./replayRuns.js";
 import { countEvents, pageEvents } from "./queryEvents.js";
 
 export interface PostgresLogOptions {
@@ -82,9 +81,9 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   private readonly commits: GroupCommit<PreparedAppend, AppendOutcome>;
   /** Snapshot hashes known to be in this writer's chain. */
   private readonly knownSnapshots = new Set<string>();
+  /** The chain appends go to (appendRecords.ts). */
+  private readonly chain: AppendTarget;
   private closed = false;
-  /** This writer's row exists (no need to create it again). */
-  private writerKnown = false;
   private readonly shown: string;
 
   constructor(
@@ -94,6 +93,7 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     private readonly deadlines: "dispatch" | "audit",
   ) {
     this.shown = shownUrl(url);
+    this.chain = { writer, knownSnapshots: this.knownSnapshots, writerKnown: false };
     this.commits = new GroupCommit<PreparedAppend, AppendOutcome>({
       commit: (batch) => this.commit(batch),
       // Two writers of one chain wait for each other on its head row; a deadlock or a serialization failure is retried.
@@ -190,7 +190,7 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   private async commit(batch: readonly PreparedAppend[]): Promise<Attempt<AppendOutcome>> {
     const client = await this.client();
     try {
-      const result = await this.place(client, batch);
+      const result = await appendRecords(client, this.chain, batch);
       for (const hash of result.snapshots) this.knownSnapshots.add(hash);
       return { ok: true, results: result.outcomes };
     } catch (e) {
@@ -199,89 +199,6 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
       else await client.query("ROLLBACK").catch(() => undefined);
       throw e;
     }
-  }
-
-  /** The records of a batch of appends, after this writer's head: checked, numbered, linked and inserted. */
-  private async place(client: pg.Client, batch: readonly PreparedAppend[]): Promise<{ outcomes: AppendOutcome[]; snapshots: string[] }> {
-    // Outcomes and async hooks' results name an event of the log: looked up once for the batch.
-    const refs = batch.flatMap((a) => a.rows.filter((r) => r.row.kind === "outcome" || r.row.kind === "hook").map((r) => r.row.ref!));
-    const events = new Map<number, { live: boolean; judged: boolean }>();
-    if (refs.length > 0) {
-      const { rows } = await client.query<{ gid: number; live: boolean; judged: boolean }>(
-        `SELECT e.gid, e.run_id IS NULL AS live,
-                (e.outcome IS NOT NULL OR EXISTS (SELECT 1 FROM qhooks_journal o WHERE o.kind = 'outcome' AND o.ref_gid = e.gid)) AS judged
-         FROM qhooks_journal e WHERE e.gid = ANY($1::bigint[]) AND e.kind = 'event'`,
-        [refs],
-      );
-      for (const r of rows) events.set(r.gid, { live: r.live, judged: r.judged });
-    }
-    const wanted = [...new Set(batch.flatMap((a) => a.snapshots.map((s) => s.snapshot.hash)))].filter((h) => !this.knownSnapshots.has(h));
-    // Round trips are most of what an append costs: the transaction starts, the chain's head is locked and (when
-    // no lookup can change how many records there are) the records' numbers are taken in one of them.
-    const writer = client.escapeLiteral(this.writer);
-    const certain = refs.length === 0 && wanted.length === 0 ? batch.reduce((n, a) => n + a.rows.length, 0) : null;
-    const opening = (await client.query(
-      `BEGIN;${this.writerKnown ? "" : ` INSERT INTO qhooks_writers (writer_id, origin, label) VALUES (${writer}, 'direct', ${client.escapeLiteral(hostname())}) ON CONFLICT (writer_id) DO NOTHING;`}
-       SELECT head_seq, head_hash FROM qhooks_writers WHERE writer_id = ${writer} FOR UPDATE` +
-        (certain ? `; SELECT nextval('qhooks_journal_gid_seq') AS g FROM generate_series(1, ${certain})` : ""),
-    )) as unknown as pg.QueryResult[];
-    this.writerKnown = true;
-    const headRow = opening.find((r) => r.command === "SELECT")!.rows[0] as { head_seq: number; head_hash: string };
-    const head = { seq: Number(headRow.head_seq), hash: headRow.head_hash };
-    const taken = certain ? (opening[opening.length - 1]!.rows as { g: string | number }[]).map((r) => Number(r.g)).sort((a, b) => a - b) : null;
-    const present = new Set<string>();
-    if (wanted.length > 0) {
-      const { rows } = await client.query<{ h: Buffer }>(
-        "SELECT DISTINCT config_hash AS h FROM qhooks_journal WHERE kind = 'snapshot' AND writer_id = $1 AND config_hash = ANY($2::bytea[])",
-        [this.writer, wanted.map(bytes)],
-      );
-      for (const r of rows) present.add(r.h.toString("utf8"));
-    }
-
-    let seq = head.seq;
-    let hash = head.hash;
-    const pending: { row: PendingRow; digest: string }[] = [];
-    const added: string[] = [];
-    const outcomes = batch.map((append): AppendOutcome => {
-      for (const { row } of append.rows) {
-        if (row.kind === "hook" && !events.has(row.ref!))
-          return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach a hook result to`) };
-        if (row.kind !== "outcome") continue;
-        const event = events.get(row.ref!);
-        if (!event) return { ok: false, error: new QhooksError("log", `no event ${row.ref} in the log to attach an outcome to`) };
-        if (event.judged) return { ok: false, error: new QhooksError("log", `event ${row.ref} already has its outcome`) };
-      }
-      for (const { row } of append.rows) if (row.kind === "outcome") events.get(row.ref!)!.judged = true;
-      for (const { ts, snapshot } of append.snapshots) {
-        if (this.knownSnapshots.has(snapshot.hash) || present.has(snapshot.hash) || added.includes(snapshot.hash)) continue;
-        const row = snapshotRow(ts, snapshot);
-        pending.push({ row, digest: contentDigest(row) });
-        added.push(snapshot.hash);
-      }
-      const first = pending.length;
-      for (const r of append.rows) pending.push({ row: r.row, digest: r.digest });
-      // Seqs are known once numbers are taken; remembered here by position.
-      return { ok: true, seqs: append.entryRows.map((i) => first + i) };
-    });
-    const gids = taken ?? (await allocateGids(client, pending.length));
-    const placed: PlacedRow[] = pending.map(({ row, digest }, i) => {
-      seq++;
-      hash = linkHash(this.writer, seq, hash, digest);
-      const full: JournalRow = { ...row, seq, hash };
-      return { gid: gids[i]!, writer: this.writer, row: full, refGid: row.ref };
-    });
-    const live = new Map([...events].map(([gid, e]) => [gid, e.live]));
-    await insertPlaced(client, placed, live);
-    // The head moves and the transaction commits in one round trip (a hash is hex: a safe literal).
-    await client.query(
-      placed.length > 0
-        ? `UPDATE qhooks_writers SET head_seq = ${seq}, head_hash = '${hash}', updated_at = now() WHERE writer_id = ${writer}; COMMIT`
-        : "COMMIT",
-    );
-    return {
-      outcomes: outcomes.map((o) => (o.ok ? { ok: true, seqs: o.seqs.map((position) => gids[position]!) } : o)),
-      snapshots: added,
-    };
   }
 
   async stopBlockStreak(sessionId: string): Promise<number> {
@@ -298,18 +215,12 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   }
 
   read(filter: LogFilter, from: ReadFrom = {}): AsyncIterable<StoredEvent> {
-    return this.pages(filter, "ASC", Number.MAX_SAFE_INTEGER, from.after ?? null, (r) => ({
-      seq: r.seq as number,
-      event: r.event as StoredEvent["event"],
-      sessionId: r.session_id as string | null,
-      matchValue: r.match_value as string | null,
-      projectDir: (r.project_dir as string | null) ?? "",
-      decision: ((r.e_decision as string | null) ?? "unfinished") as StoredEvent["decision"],
-      blocked: r.blocked === 1,
-      reason: (r.r_reason as string | null) ?? null,
-      hooks: ((r.hooks as Buffer[] | null) ?? []).map((h) => h.toString("utf8")),
-      payload: r.payload as string,
-    }));
+    return this.pages(filter, "ASC", Number.MAX_SAFE_INTEGER, from.after ?? null, (r) =>
+      toStoredEvent(
+        { ...(r as unknown as EventReadRow), decision: r.e_decision as string | null, reason: (r.r_reason as string | null) ?? null },
+        ((r.hooks as Buffer[] | null) ?? []).map((h) => h.toString("utf8")),
+      ),
+    );
   }
 
   /** Matching events page by page (postgres/queryEvents.ts). */
@@ -323,12 +234,7 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
 
   async replayRuns(): Promise<ReplayRun[]> {
     const { ReplayRunSchema } = await import("../../schema/replay.js");
-    const runs = new Map<string, ReplayRun>();
-    for (const row of await this.query<{ run_id: Buffer; body: Buffer }>("SELECT run_id, body FROM qhooks_journal WHERE kind = 'replay_run' ORDER BY gid")) {
-      const run = ReplayRunSchema.safeParse(JSON.parse(row.body.toString("utf8")));
-      if (run.success) runs.set(row.run_id.toString("utf8"), run.data);
-    }
-    return [...runs.values()].reverse();
+    return replayRuns(this.query.bind(this), ReplayRunSchema);
   }
 
   sessions(filter: Window): Promise<SessionRow[]> {

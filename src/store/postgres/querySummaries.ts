@@ -1,12 +1,13 @@
 import type { MatchCount, SessionRow, Stats } from "../../schema/logRecord.js";
-import { compareText, Params, textOf, type Window, windowTerms } from "./filterSql.js";
+import type { Window } from "../journal/filterTerms.js";
+import { compareText, Params, textOf, windowSql } from "./filterSql.js";
 import type { Query } from "./query.js";
 
 /** The summaries of the log (sessions, stats, match counts), as SQLite's querySummaries.ts gives them. */
 
 export async function querySessions(query: Query, filter: Window): Promise<SessionRow[]> {
   const p = new Params();
-  const time = windowTerms(filter, p);
+  const time = windowSql(filter, p);
   const rows = await query<{ id: Buffer; first_ts: string; last_ts: string; project_dir: Buffer | null; events: number; blocked: number }>(
     `WITH g AS (SELECT session_id, min(gid) AS first, max(gid) AS last, count(*) AS events, sum(blocked) AS blocked FROM qhooks_events
                 WHERE run_id IS NULL AND session_id IS NOT NULL${time} GROUP BY session_id)
@@ -28,7 +29,7 @@ export async function querySessions(query: Query, filter: Window): Promise<Sessi
 
 export async function queryStats(query: Query, filter: Window): Promise<Stats> {
   const p = new Params();
-  const time = windowTerms(filter, p);
+  const time = windowSql(filter, p);
   const counts = await query<{ event: string; decision: Stats["byEvent"][number]["decision"]; n: number }>(
     `SELECT coalesce(event, '?') AS event, coalesce(decision, 'unfinished') AS decision, count(*) AS n FROM qhooks_events
      WHERE run_id IS NULL${time} GROUP BY 1, 2 ORDER BY 1, 2`,
@@ -42,7 +43,7 @@ export async function queryStats(query: Query, filter: Window): Promise<Stats> {
   byEvent.sort((a, b) => a.event.localeCompare(b.event) || b.count - a.count);
   const q = new Params();
   const windowed = filter.since !== undefined || filter.until !== undefined;
-  const hookWindow = windowTerms(filter, q, "v.ts");
+  const hookWindow = windowSql(filter, q, "v.ts");
   // Nearest-rank percentiles, as percentile_disc takes them, in one sort per hook. A hook's last run is the time
   // of the newest event (by seq, as in SQLite) it ran for: its gid is in the covering index, and only those
   // events are read (without a window, no event row is joined at all).
@@ -91,7 +92,7 @@ export async function queryStats(query: Query, filter: Window): Promise<Stats> {
 
 export async function queryMatchCounts(query: Query, filter: Window): Promise<MatchCount[]> {
   const p = new Params();
-  const time = windowTerms(filter, p);
+  const time = windowSql(filter, p);
   const rows = await query<{ event: string; match_value: Buffer | null; n: number }>(
     `SELECT event, match_value, count(*) AS n FROM qhooks_events
      WHERE run_id IS NULL AND event IS NOT NULL${time} GROUP BY event, match_value`,

@@ -2,6 +2,8 @@
 
 /** How long a write transaction waits for another process's lock, blocking, before the append waits asynchronously. */
 export const WRITE_SPIN_MS = 10;
+/** How long an append (or a write step of maintenance) keeps retrying, asynchronously, before it gives up and the caller is told. */
+export const APPEND_BUDGET_MS = 5_000;
 /** Reads wait for a lock only in rare moments (another connection recovering the WAL index). */
 export const READ_SPIN_MS = 200;
 const pause = new Int32Array(new SharedArrayBuffer(4));

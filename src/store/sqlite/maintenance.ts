@@ -3,7 +3,7 @@ import type { EraseResult, EraseSelector } from "../eventLog.js";
 import { erasedParts, erasureRow, pruneRow } from "../journal/erasure.js";
 import { contentDigest, linkHash, wellFormed } from "../journal/hashFormat.js";
 import { JOURNAL_COLUMNS, journalValues, type JournalRow } from "../journal/record.js";
-import type { PendingRow } from "../journal/rows.js";
+import { storedSnapshotRow, type PendingRow } from "../journal/rows.js";
 
 /**
  * Erasure and retention on a SQLite log: each step one IMMEDIATE transaction, so that appends of other processes
@@ -118,27 +118,7 @@ export function pruneStep(db: Database, end: number, before: Date): { records: n
            GROUP BY s.config_hash`,
         )
         .all({ end }) as { config_hash: string; body: string }[];
-      const copies: PendingRow[] = snapshots.map((s) => ({
-        ts,
-        kind: "snapshot",
-        event: null,
-        session_id: null,
-        match_value: null,
-        project_dir: null,
-        source: null,
-        ref: null,
-        run_id: null,
-        config_hash: s.config_hash,
-        name: null,
-        status: null,
-        decision: null,
-        blocked: null,
-        duration_ms: null,
-        reason: null,
-        body: s.body,
-        format: 4,
-        outcome: null,
-      }));
+      const copies = snapshots.map((s) => storedSnapshotRow(ts, s.config_hash, s.body));
       // The projections of the events deleted: counts and sessions recomputed from what stays.
       db.prepare(
         `INSERT INTO proj_counts (event, decision, n)

@@ -1,26 +1,11 @@
 import type { Database } from "better-sqlite3";
 import type { LogDecision, MatchCount, SessionRow, Stats } from "../../schema/logRecord.js";
-import type { LogFilter } from "../eventLog.js";
-
-type Window = Pick<LogFilter, "since" | "until">;
-
-function timeTerms(filter: Window): { sql: string; params: Record<string, string> } {
-  const terms: string[] = [];
-  const params: Record<string, string> = {};
-  if (filter.since) {
-    terms.push("ts >= @since");
-    params.since = filter.since.toISOString();
-  }
-  if (filter.until) {
-    terms.push("ts < @until");
-    params.until = filter.until.toISOString();
-  }
-  return { sql: terms.map((t) => ` AND ${t}`).join(""), params };
-}
+import type { Window } from "../journal/filterTerms.js";
+import { windowSql } from "./filterSql.js";
 
 /** One row per live session, most recently active first. */
 export function querySessions(db: Database, filter: Window): SessionRow[] {
-  const time = timeTerms(filter);
+  const time = windowSql(filter);
   // Without a time window the sessions are kept by the projections; with one, they are counted.
   const groups = (
     time.sql
@@ -29,7 +14,7 @@ export function querySessions(db: Database, filter: Window): SessionRow[] {
             `SELECT session_id AS id, min(seq) AS first, max(seq) AS last, count(*) AS events, sum(blocked) AS blocked FROM proj_events
              WHERE run_id IS NULL AND session_id IS NOT NULL${time.sql} GROUP BY session_id`,
           )
-          .all(time.params)
+          .all(...time.params)
       : db.prepare("SELECT session_id AS id, first_seq AS first, last_seq AS last, events, blocked FROM proj_sessions").all()
   ) as { id: string; first: number; last: number; events: number; blocked: number }[];
   const at = db.prepare("SELECT ts, project_dir FROM journal WHERE seq = ?");
@@ -44,7 +29,7 @@ export function querySessions(db: Database, filter: Window): SessionRow[] {
 
 /** Counts by event and decision over live history; per hook: runs, outcomes and p50/p95 duration. */
 export function queryStats(db: Database, filter: Window): Stats {
-  const time = timeTerms(filter);
+  const time = windowSql(filter);
   // Without a time window the counts are kept by the projections; with one, they are counted.
   let events = 0;
   const byEvent: Stats["byEvent"] = [];
@@ -52,7 +37,7 @@ export function queryStats(db: Database, filter: Window): Stats {
     ? `SELECT coalesce(event, '?') AS event, coalesce(decision, 'unfinished') AS decision, count(*) AS n FROM proj_events
        WHERE run_id IS NULL${time.sql} GROUP BY 1, 2`
     : "SELECT event, decision, n FROM proj_counts WHERE n > 0";
-  for (const r of db.prepare(counts).iterate(time.params) as IterableIterator<{ event: string; decision: LogDecision; n: number }>) {
+  for (const r of db.prepare(counts).iterate(...time.params) as IterableIterator<{ event: string; decision: LogDecision; n: number }>) {
     events += r.n;
     byEvent.push({ event: r.event, decision: r.decision, count: r.n });
   }
@@ -64,9 +49,9 @@ export function queryStats(db: Database, filter: Window): Stats {
   const perHook = new Map<string, { durations: number[]; blocks: number; errors: number; invalidOutputs: number; timeouts: number; lastSeq: number }>();
   const hookRuns = time.sql
     ? `SELECT h.name, h.status, h.duration_ms AS ms, h.event_seq AS seq FROM proj_hooks h JOIN proj_events v ON v.seq = h.event_seq
-       WHERE h.live = 1${time.sql.replaceAll("ts", "v.ts")} ORDER BY h.name, h.duration_ms`
+       WHERE h.live = 1${windowSql(filter, "v.ts").sql} ORDER BY h.name, h.duration_ms`
     : "SELECT name, status, duration_ms AS ms, event_seq AS seq FROM proj_hooks WHERE live = 1 ORDER BY name, duration_ms";
-  for (const r of db.prepare(hookRuns).iterate(time.params) as IterableIterator<{ name: string; status: string; ms: number; seq: number }>) {
+  for (const r of db.prepare(hookRuns).iterate(...time.params) as IterableIterator<{ name: string; status: string; ms: number; seq: number }>) {
     let acc = perHook.get(r.name);
     if (!acc) perHook.set(r.name, (acc = { durations: [], blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, lastSeq: 0 }));
     acc.durations.push(r.ms);
@@ -96,11 +81,11 @@ export function queryStats(db: Database, filter: Window): Stats {
 
 /** Live events by event and match value, most frequent first. */
 export function queryMatchCounts(db: Database, filter: Window): MatchCount[] {
-  const time = timeTerms(filter);
+  const time = windowSql(filter);
   return db
     .prepare(
       `SELECT event, match_value AS matchValue, count(*) AS count FROM proj_events
        WHERE run_id IS NULL AND event IS NOT NULL${time.sql} GROUP BY event, match_value ORDER BY event, count DESC, match_value`,
     )
-    .all(time.params) as MatchCount[];
+    .all(...time.params) as MatchCount[];
 }

@@ -1,10 +1,9 @@
-// One file over 300 lines: the SqliteLog class holds the state its write path shares (the connection, the projector
-// thread, the group commit, reopening a replaced file). Its jobs live in files of their own (appendRecords,
-// queryEvents, querySummaries, maintenance, scrub, busy, openErrors...); what is left here sequences them.
-import { statSync } from "node:fs";
+// The SqliteLog class holds the state its write path shares (the connection, the projector thread, the group
+// commit, reopening a replaced file). Its jobs live in files of their own (connection, appendRecords, queryEvents,
+// querySummaries, eraseAndPrune, logAccess, busy, openErrors...); what is left here sequences them.
 import type { Worker } from "node:worker_threads";
-import Database, { type Database as Db } from "better-sqlite3";
-import { QhooksError, messageOf } from "../../errors.js";
+import type { Database as Db } from "better-sqlite3";
+import { QhooksError } from "../../errors.js";
 import {
   appendResult,
   type AppendOptions,
@@ -15,40 +14,26 @@ import {
   type EventLog,
   type LogEntry,
   type LogMaintenance,
-  type Leftover,
   type LogWarning,
   type PruneResult,
 } from "../eventLog.js";
-import { eraseEvents, PRUNE_STEP_RECORDS, pruneCut, pruneStep } from "./maintenance.js";
-import { emptyWal, rewriteFile, withSecureDelete } from "./scrub.js";
+import { eraseLog, pruneLog } from "./eraseAndPrune.js";
+import { guarded, guardedRows, upToDate } from "./logAccess.js";
 import { wellFormed } from "../journal/hashFormat.js";
-import { prepareAppend, type AppendOutcome, type PreparedAppend } from "./appendRecords.js";
-import { Connection, identityOf, sameFile } from "./connection.js";
-import { GroupCommit, type Attempt } from "./groupCommit.js";
-import { makeLogPrivate, prepareLogFile } from "./logFile.js";
-import { migrate } from "./migrations.js";
-import { betterSqliteAddon } from "./nativeBinding.js";
+import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../journal/prepareAppend.js";
+import { closeDatabase, Connection, identityOf, openDatabase, sameFile } from "./connection.js";
+import { GroupCommit, type Attempt } from "../journal/groupCommit.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { Projector, type ProjectorState } from "./projector.js";
-import { catchUpStep, projectionLag } from "./projections.js";
+import { projectionLag } from "./projections.js";
 import { countEvents, queryEvents, readEvents } from "./queryEvents.js";
 import { readEvent } from "./readEvent.js";
 import type { ReplayRun } from "../../schema/replay.js";
 import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js";
 import { verifyChain } from "./verifyChain.js";
-import { latestRuns } from "./replayRuns.js";
-import { isBusy, isLocked, READ_SPIN_MS, whileBusy, WRITE_SPIN_MS } from "./busy.js";
-import { describeSqliteError, readOnlyDirectory, switchToWal } from "./openErrors.js";
-
-/** How long one attempt waits for another process's write lock, blocking: short, so the event loop keeps going. */
-const BUSY_TIMEOUT_MS = 20;
-/** How long an append keeps retrying (asynchronously) before it gives up and the caller is told. */
-const APPEND_BUDGET_MS = 5_000;
-/**
- * How long opening may wait for the write lock, blocking: only creating the file, switching it to WAL or migrating
- * it takes that lock, once per file and version, when several processes that found no log may meet here.
- */
-const SETUP_BUSY_TIMEOUT_MS = 5_000;
+import { replayRuns } from "./replayRuns.js";
+import { APPEND_BUDGET_MS, isBusy, isLocked, READ_SPIN_MS, whileBusy, WRITE_SPIN_MS } from "./busy.js";
+import { describeSqliteError } from "./openErrors.js";
 
 export interface SqliteLogOptions {
   /** Audits read an existing log and never create one where a path was mistyped. */
@@ -70,32 +55,7 @@ export type SqliteEventLog = EventLog &
  * transactions but never corrupts the file. The file is private to its owner (0600, directory 0700).
  */
 export function openSqliteLog(path: string, options: SqliteLogOptions = {}): SqliteEventLog {
-  let db: Db;
-  try {
-    prepareLogFile(path, options.mustExist ?? false);
-    // The typings say string; better-sqlite3 also takes the loaded addon object (its docs, "nativeBinding").
-    const nativeBinding = betterSqliteAddon() as string | undefined;
-    db = new Database(path, { timeout: BUSY_TIMEOUT_MS, fileMustExist: options.mustExist ?? false, nativeBinding });
-  } catch (e) {
-    if (e instanceof QhooksError) throw e;
-    throw new QhooksError("log", `cannot open the event log ${path}: ${describeSqliteError(e)}`, { cause: e });
-  }
-  try {
-    // Opening races with other processes: the last connection to close checkpoints the WAL under an exclusive
-    // lock, and a connection that starts reading at that moment gets SQLITE_BUSY. Setup, which happens once per
-    // open, may wait for that as long as an append would; afterwards the short blocking slices apply again.
-    db.pragma(`busy_timeout = ${SETUP_BUSY_TIMEOUT_MS}`);
-    switchToWal(db, SETUP_BUSY_TIMEOUT_MS);
-    db.pragma("synchronous = NORMAL");
-    migrate(db);
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    if (!options.mustExist) makeLogPrivate(path);
-  } catch (e) {
-    db.close();
-    if (e instanceof QhooksError) throw e;
-    throw new QhooksError("log", `cannot use the event log ${path}: ${readOnlyDirectory(path) ?? describeSqliteError(e)}`, { cause: e });
-  }
-  return logOn(path, db);
+  return logOn(path, openDatabase(path, options.mustExist ?? false));
 }
 
 /** The log over an open, migrated file; reading its id can still meet a damaged page. */
@@ -112,13 +72,6 @@ function logOn(path: string, db: Db): SqliteLog {
 const WAL_SIZE_LIMIT = 8 * 1024 * 1024;
 /** Appends in one transaction at most: a long one holds the lock that other processes wait for. */
 const MAX_APPENDS_PER_COMMIT = 256;
-/** A log that closes this far behind brings its projections this much closer first (one short transaction). */
-const CLOSE_CATCH_UP_LAG = 1_000;
-const CLOSE_CATCH_UP_RECORDS = 500;
-/** A WAL past this size (SQLite's automatic checkpoint runs at 1,000 pages) is checkpointed by whoever closes. */
-const CLOSE_CHECKPOINT_WAL_BYTES = 4 * 1024 * 1024;
-/** Records per transaction when a reader catches the projections up. */
-const READER_CATCH_UP_RECORDS = 5_000;
 
 class SqliteLog implements EventLog, AuditLog, LogMaintenance {
   private conn: Connection;
@@ -292,173 +245,55 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
     return row?.streak ?? 0;
   }
 
-  /**
-   * Brings the projections up to date before a query: in short transactions, letting other writers in between, so
-   * that a reader far behind (a log only `qhooks run` wrote to) never holds the lock for long.
-   */
-  private async upToDate(): Promise<void> {
-    let applied = 0;
-    try {
-      for (let attempt = 0; ; ) {
-        let step;
-        try {
-          step = whileBusy(() => catchUpStep(this.db, READER_CATCH_UP_RECORDS), WRITE_SPIN_MS);
-        } catch (e) {
-          if (!(isBusy(e) || isLocked(e)) || attempt >= 250) throw e;
-          await new Promise((r) => setTimeout(r, Math.min(2 << attempt++, 20)));
-          continue;
-        }
-        applied += step.applied;
-        if (step.behind === 0) break;
-        await new Promise((r) => setImmediate(r));
-      }
-    } catch (e) {
-      // A log that cannot be written (a read-only file) can still be read while nothing is left to apply.
-      const readOnly = String((e as { code?: unknown }).code).startsWith("SQLITE_READONLY");
-      if (readOnly && projectionLag(this.db) === 0) return;
-      if (readOnly || isBusy(e))
-        throw new QhooksError("log", `cannot bring the audit indexes of the event log ${this.path} up to date: ${describeSqliteError(e)}`, { cause: e });
-      throw this.readError(e);
-    }
-    // This writing reader has no automatic checkpoint either.
-    if (applied > 0) this.db.pragma("wal_checkpoint(PASSIVE)");
-  }
-
   event: AuditLog["event"] = async (seq) => this.caughtUp(() => readEvent(this.db, seq));
-  events: AuditLog["events"] = (filter, limit) => this.guardedRows(this.afterCatchUp(() => queryEvents(this.db, filter, limit)));
-  read: AuditLog["read"] = (filter, from) => this.guardedRows(this.afterCatchUp(() => readEvents(this.db, filter, from?.after ?? 0)));
+  events: AuditLog["events"] = (filter, limit) =>
+    guardedRows(
+      this,
+      this.afterCatchUp(() => queryEvents(this.db, filter, limit)),
+    );
+  read: AuditLog["read"] = (filter, from) =>
+    guardedRows(
+      this,
+      this.afterCatchUp(() => readEvents(this.db, filter, from?.after ?? 0)),
+    );
   count: AuditLog["count"] = async (filter) => this.caughtUp(() => countEvents(this.db, filter));
   sessions: AuditLog["sessions"] = async (filter) => this.caughtUp(() => querySessions(this.db, filter));
   stats: AuditLog["stats"] = async (filter) => this.caughtUp(() => queryStats(this.db, filter));
   matchCounts: AuditLog["matchCounts"] = async (filter) => this.caughtUp(() => queryMatchCounts(this.db, filter));
-  verify: AuditLog["verify"] = async () => this.guarded(() => verifyChain(this.db));
+  verify: AuditLog["verify"] = async () => guarded(this, () => verifyChain(this.db));
 
   async erase(selector: EraseSelector, why: string | null = null): Promise<EraseResult> {
-    await this.upToDate();
-    return withSecureDelete(this.db, async () => {
-      const erased = await this.writeStep(() => eraseEvents(this.db, selector, why));
-      // Rewritten also when nothing new matched: an earlier erase's rewrite may have been cut short.
-      return { ...erased, leftovers: await this.scrub() };
-    });
+    return eraseLog(this, selector, why);
   }
 
   async prune(before: Date): Promise<PruneResult> {
-    await this.upToDate();
-    return withSecureDelete(this.db, () => this.pruneSteps(before));
+    return pruneLog(this, before);
   }
 
-  private async pruneSteps(before: Date): Promise<PruneResult> {
-    const bytesBefore = this.bytes();
-    let records = 0;
-    let events = 0;
-    let from: number | null = null;
-    // Where to cut is decided once (what later steps append lies after it); then in steps, each one short
-    // transaction, so that other writers get in between.
-    const target = this.guarded(() => pruneCut(this.db, before));
-    for (let first = target?.from ?? 0; target !== null && first < target.cut; ) {
-      const step = await this.writeStep(() => pruneStep(this.db, Math.min(target.cut, first + PRUNE_STEP_RECORDS), before));
-      records += step.records;
-      events += step.events;
-      from = target.cut;
-      if (step.records === 0) break;
-      first = this.guarded(() => (this.db.prepare("SELECT min(seq) AS seq FROM journal").get() as { seq: number }).seq);
-    }
-    // The file gives the space back, and the deleted records' bytes go with it.
-    const leftovers = records > 0 ? await this.scrub() : [];
-    return { records, events, from, bytesBefore, bytesAfter: this.bytes(), leftovers };
-  }
-
-  /** Rewrites the file (holding the write lock while it does), then empties the write-ahead file: scrub.ts. */
-  private async scrub(): Promise<Leftover[]> {
-    try {
-      await this.writeStep(() => rewriteFile(this.db));
-    } catch (e) {
-      return [{ kind: "file-not-rewritten", file: this.path, why: messageOf(e) }];
-    }
-    return this.projector.exclusive(() => emptyWal(this.db, this.path));
-  }
-
-  private bytes(): number {
-    return (statSync(this.path, { throwIfNoEntry: false })?.size ?? 0) + (statSync(`${this.path}-wal`, { throwIfNoEntry: false })?.size ?? 0);
-  }
-
-  /** A write transaction of maintenance: waits for other writers' locks as long as an append would. */
-  private async writeStep<T>(step: () => T): Promise<T> {
-    const deadline = performance.now() + APPEND_BUDGET_MS;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return this.projector.exclusive(() => whileBusy(step, WRITE_SPIN_MS));
-      } catch (e) {
-        if (!(isBusy(e) || isLocked(e)) || performance.now() > deadline) throw this.readError(e);
-        await new Promise((r) => setTimeout(r, Math.min(2 << Math.min(attempt, 4), 20)));
-      }
-    }
+  /** For logAccess.ts: runs `work` while the projector thread keeps off the write lock. */
+  exclusive<T>(work: () => T): T {
+    return this.projector.exclusive(work);
   }
 
   private async caughtUp<T>(query: () => T): Promise<T> {
-    await this.upToDate();
-    return this.guarded(query);
+    await upToDate(this);
+    return guarded(this, query);
   }
 
   private async *afterCatchUp<T>(rows: () => AsyncIterable<T>): AsyncGenerator<T> {
-    await this.upToDate();
+    await upToDate(this);
     yield* rows();
   }
 
   async replayRuns(): Promise<ReplayRun[]> {
     // Imported here: building the read side's schemas is start-up time that every `qhooks run` would pay.
     const { ReplayRunSchema } = await import("../../schema/replay.js");
-    return this.guarded(() => latestRuns(this.db, ReplayRunSchema));
-  }
-
-  /** A file that opened but cannot be read (a damaged page) is the user's problem to see, not an internal error. */
-  private guarded<T>(query: () => T): T {
-    try {
-      return whileBusy(query, READ_SPIN_MS);
-    } catch (e) {
-      throw this.readError(e);
-    }
-  }
-
-  private async *guardedRows<T>(rows: AsyncIterable<T>): AsyncGenerator<T> {
-    try {
-      yield* rows;
-    } catch (e) {
-      throw this.readError(e);
-    }
-  }
-
-  private readError(e: unknown): unknown {
-    // A record whose JSON body was damaged in the file (SQLite itself saw nothing wrong with the page).
-    if (e instanceof SyntaxError) {
-      return new QhooksError("log", `cannot read the event log ${this.path}: a record is damaged (${oneLineText(e.message, 80)}); qhooks verify names it`, {
-        cause: e,
-      });
-    }
-    if (e instanceof QhooksError || typeof (e as { code?: unknown }).code !== "string" || !String((e as { code: string }).code).startsWith("SQLITE_")) return e;
-    return new QhooksError("log", `cannot read the event log ${this.path}: ${describeSqliteError(e)}`, { cause: e });
+    return guarded(this, () => replayRuns(this.db, ReplayRunSchema));
   }
 
   async close(): Promise<void> {
     await this.commits.settled();
     await this.projector.stop();
-    if (!this.db.open) return;
-    try {
-      if (!sameFile(identityOf(this.path), this.conn.identity)) {
-        // Replaced since the last append: SQLite would leave this file's WAL at the path for the next one to read.
-        this.db.pragma("wal_checkpoint(TRUNCATE)");
-      } else {
-        // A log that no projector kept up to date (a short-lived writer) takes a step now and then, so that whoever
-        // reads it next has little to catch up. Best effort: the records are in the journal either way.
-        if (projectionLag(this.db) >= CLOSE_CATCH_UP_LAG) catchUpStep(this.db, CLOSE_CATCH_UP_RECORDS);
-        // The last connection to close checkpoints and removes the WAL; while others stay open (overlapping
-        // `qhooks run`s, a bus), nobody else may, since no writer checkpoints as it commits: this one does when the
-        // WAL has grown past what SQLite's own automatic checkpoint would allow.
-        if ((statSync(`${this.path}-wal`, { throwIfNoEntry: false })?.size ?? 0) > CLOSE_CHECKPOINT_WAL_BYTES) this.db.pragma("wal_checkpoint(PASSIVE)");
-      }
-    } catch {
-      // Locked or read-only: the next one to close, or the projector, does it.
-    }
-    this.db.close();
+    closeDatabase(this.conn, this.path);
   }
 }

@@ -1,14 +1,14 @@
 import { hostname } from "node:os";
 import type pg from "pg";
-import { QhooksError } from "../../errors.js";
-import { erasedParts, type ErasureBody, type PruneBody } from "../journal/erasure.js";
-import { recordHash, type PartDigests } from "../journal/hashFormat.js";
-import type { JournalRow } from "../journal/record.js";
-import { chainAnchor } from "../sqlite/maintenance.js";
-import { openSqliteLog } from "../sqlite/sqliteEventLog.js";
-import { connect, describePgError, isConnectionError, shownUrl } from "./connect.js";
-import { migratePg } from "./migrations.js";
-import { allocateGids, insertPlaced, journalRowOf, lockWriter, setHead, type PlacedRow } from "./placeRows.js";
+import { QhooksError } from "../errors.js";
+import { erasedParts, type ErasureBody, type PruneBody } from "./journal/erasure.js";
+import { recordHash, type PartDigests } from "./journal/hashFormat.js";
+import type { JournalRow } from "./journal/record.js";
+import { chainAnchor } from "./sqlite/maintenance.js";
+import { openSqliteLog } from "./sqlite/sqliteEventLog.js";
+import { connect, describePgError, isConnectionError, shownUrl } from "./postgres/connection.js";
+import { migratePg } from "./postgres/migrations.js";
+import { allocateGids, insertPlaced, journalRowOf, lockWriter, setHead, type PlacedRow } from "./postgres/placeRows.js";
 
 export interface ShipOptions {
   /** The local SQLite log. */
