@@ -17,5 +17,8 @@ export const qoderHost: HostDialect = {
   loadsEnabledPlugins: false,
   events: CLASSIC_EVENT_NAMES,
   callsQhooksFromOutsideLevels: false,
+  managedSettings: () => null,
+  // The classic generation's default.
+  commandTimeoutSeconds: 60,
   answer: toHookProtocol,
 };

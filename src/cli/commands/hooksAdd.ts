@@ -10,7 +10,7 @@ import { parseSettingsFile } from "../../settings/parseSettingsFile.js";
 import { discoverSettings, type SettingsSource } from "../../settings/settingsSources.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { requireProjectDir, type CliContext } from "../globals.js";
-import { addProperty, appendToArray, styleOf } from "../jsonInsert.js";
+import { addProperty, appendToArray, styleOf } from "../../json/jsonInsert.js";
 import { out } from "../io.js";
 
 export const HooksAddFlagsSchema = z.object({
