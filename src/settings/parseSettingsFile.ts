@@ -125,7 +125,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           warnIssue(handlerPath, handler.error, "this hook is skipped");
           return;
         }
-        // qhooks' own entry (`qhooks install`, a merged recorder) in a level it reads: running it would run qhooks
+        // qhooks' own entry (`qhooks install --scope managed`, the old hand-made recipe) in a level it reads: running it would run qhooks
         // inside itself. Files named on purpose (--settings) are read as given.
         if (handler.data.type === "command" && source.explicit !== true && isQhooksSelfCall(handler.data.command)) return;
         warnUnknownKeys(rawHandler, KNOWN_HANDLER_KEYS_BY_TYPE[handler.data.type], handlerPath, warn);

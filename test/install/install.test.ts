@@ -129,7 +129,7 @@ describe("install: qhooks in front of Claude Code, and out again", function () {
     expect(readdirSync(managed)).to.deep.equal([]);
   });
 
-  it("user scope: recorder entries in ~/.claude/settings.json, which qhooks never runs itself; uninstall restores the file byte for byte", async () => {
+  it("user scope: recorder entries in ~/.claude/settings.json; uninstall restores the file byte for byte", async () => {
     claudeSetup();
     const installed = await run(["install", "claude", "--scope", "user"]);
     expect(installed.code, installed.stderr).to.equal(0);
@@ -139,10 +139,10 @@ describe("install: qhooks in front of Claude Code, and out again", function () {
     const hooks = (JSON.parse(text) as { hooks: Record<string, { hooks: { command: string }[] }[]> }).hooks;
     expect(hooks.Stop![0]!.hooks[0]!.command).to.match(/qhooks\.cjs record Stop --dialect claude$/);
 
-    // qhooks reading Claude Code's levels leaves its own entries out: only the user's, project's and plugin's hooks run.
-    const outcome = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_input: { command: "ls" } }), ["--dialect", "claude"]);
-    expect((outcome.outcome!.hooks as { command: string }[]).map((h) => h.command).filter((c) => c.includes("qhooks.cjs"))).to.deep.equal([]);
-    expect((outcome.outcome!.hooks as unknown[]).length).to.equal(3);
+    const recorder = hooks.PreToolUse![1]!.hooks[0]!.command;
+    const recorded = await sh(recorder, JSON.stringify(payloadFor("PreToolUse")), sb.project, sb.env({ PATH: "/usr/bin:/bin" }));
+    expect(recorded.code, recorded.stderr).to.equal(0);
+    expect((await run(["log", "--json"])).stdout).to.include('"decision": "recorded"');
 
     const removed = await run(["uninstall", "claude"]);
     expect(removed.stdout).to.include("byte for byte");
@@ -182,6 +182,10 @@ describe("install: qhooks in front of Claude Code, and out again", function () {
     expect(r.code).to.equal(1);
     expect(r.stderr).to.match(/already calls qhooks at hooks\.Stop\[0\]\.hooks\[0\] .*nothing was changed\n$/);
     expect(readFileSync(userFile(), "utf8")).to.equal(handMade);
+    // Reading Claude Code's levels, qhooks leaves that entry out: it would run itself.
+    const judged = await sb.runEvent("Stop", payloadFor("Stop"), ["--dialect", "claude"]);
+    expect(judged.code, judged.stderr).to.equal(0);
+    expect(judged.outcome!.hooks).to.deep.equal([]);
 
     // A drop-in of the same name made by hand.
     sb.file(dropIn(), handMade);
@@ -204,7 +208,7 @@ describe("install: qhooks in front of Claude Code, and out again", function () {
     r = await run(["install", "cursor"]);
     expect(r.stderr).to.match(/^qhooks: unknown host "cursor"/);
 
-    // hooks add refuses an entry that would have qhooks run itself.
+    // hooks add refuses to write an entry that would have qhooks run itself.
     r = await run(["hooks", "add", "Stop", "--command", "qhooks run Stop --format hook --dialect claude", "--dialect", "claude"]);
     expect(r.code).to.equal(1);
     expect(r.stderr).to.match(/^qhooks: not added: ~\/\.claude\/settings\.json is read by qhooks itself/);
