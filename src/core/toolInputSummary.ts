@@ -51,7 +51,6 @@ const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" 
 /** One line (control characters escaped, runs of spaces kept), at most SUMMARY_LENGTH characters. */
 function cut(text: string | null): string | null {
   if (text === null) return null;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
   const line = text
     .replace(/\r?\n/g, " ⏎ ")
     .replace(/[\u0000-\u001f\u007f]/g, " ")
