@@ -292,7 +292,13 @@ function compare(record: StoredEvent, after: ReplaySide, outcome: Outcome | null
   }
   const failures = (outcome?.hooks ?? []).flatMap((h): ReplayHookFailure[] =>
     h.outcome === "error" || h.outcome === "invalid-output" || h.outcome === "timeout"
-      ? [{ name: h.name, outcome: h.outcome, error: firstLine(h.error ?? (h.outcome === "timeout" ? `timed out after ${(h.durationMs / 1000).toFixed(1)} s` : h.outcome)) }]
+      ? [
+          {
+            name: h.name,
+            outcome: h.outcome,
+            error: firstLine(h.error ?? (h.outcome === "timeout" ? `timed out after ${(h.durationMs / 1000).toFixed(1)} s` : h.outcome)),
+          },
+        ]
       : [],
   );
   return {

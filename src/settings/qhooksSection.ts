@@ -26,7 +26,14 @@ export interface QhooksSection {
   readonly replay: ReplayOverrides | undefined;
 }
 
-export const EMPTY_QHOOKS_SECTION: QhooksSection = { plugins: [], stopBlockCap: undefined, requireTrust: undefined, redact: [], retention: undefined, replay: undefined };
+export const EMPTY_QHOOKS_SECTION: QhooksSection = {
+  plugins: [],
+  stopBlockCap: undefined,
+  requireTrust: undefined,
+  redact: [],
+  retention: undefined,
+  replay: undefined,
+};
 
 /**
  * Reads the `qhooks` section of a settings file key by key, like the hooks section: a bad value is one warning

@@ -25,7 +25,9 @@ describe("qhooks replay never surprises: it asks, and skips or stubs what it is 
   const settings = (qhooks?: unknown) =>
     sb.file("replay-settings.json", {
       hooks: {
-        PreToolUse: [group("Bash", { name: "audit", command: append("audit.txt") }, { name: "guard", command: `${append("guard.txt")}; echo 'no rm' >&2; exit 2` })],
+        PreToolUse: [
+          group("Bash", { name: "audit", command: append("audit.txt") }, { name: "guard", command: `${append("guard.txt")}; echo 'no rm' >&2; exit 2` }),
+        ],
         Notification: [group(undefined, { name: "notify", command: append("notify.txt") })],
       },
       ...(qhooks === undefined ? {} : { qhooks }),
@@ -109,7 +111,7 @@ describe("qhooks replay never surprises: it asks, and skips or stubs what it is 
     );
   });
 
-  it('qhooks.replay.skip: the named hooks do not run (under any name their command has); the rest do, and the replay says which were skipped', async () => {
+  it("qhooks.replay.skip: the named hooks do not run (under any name their command has); the rest do, and the replay says which were skipped", async () => {
     const file = sb.file("skip.json", {
       hooks: {
         PreToolUse: [group("Bash", { name: "audit", command: append("audit.txt") }, { name: "guard", command: `${append("guard.txt")}; exit 0` })],

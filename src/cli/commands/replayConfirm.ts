@@ -16,7 +16,8 @@ export async function confirmReplay(plan: ReplayPlan, options: { readonly yes: b
   const hooks = `${plan.hooks.length} hook${plan.hooks.length === 1 ? "" : "s"}`;
   const events = `${plan.eventsRunning} event${plan.eventsRunning === 1 ? "" : "s"}`;
   const ofAll = plan.eventsRunning === plan.events ? events : `${plan.eventsRunning} of ${plan.events} events`;
-  const names = plan.hooks.slice(0, NAMES_SHOWN).map(options.shown).join(", ") + (plan.hooks.length > NAMES_SHOWN ? `, and ${plan.hooks.length - NAMES_SHOWN} more` : "");
+  const names =
+    plan.hooks.slice(0, NAMES_SHOWN).map(options.shown).join(", ") + (plan.hooks.length > NAMES_SHOWN ? `, and ${plan.hooks.length - NAMES_SHOWN} more` : "");
   const spared = [
     ...(plan.skippedHooks.length ? [`skipped: ${plan.skippedHooks.map(options.shown).join(", ")}`] : []),
     ...(plan.stubbedHooks.length ? [`stubbed: ${plan.stubbedHooks.map(options.shown).join(", ")}`] : []),
@@ -25,10 +26,7 @@ export async function confirmReplay(plan: ReplayPlan, options: { readonly yes: b
   const what = `${hooks} (${names}) on ${ofAll}, ${plan.runs} run${plan.runs === 1 ? "" : "s"} in all${spared.length ? `; ${spared.join("; ")}` : ""}`;
   if (options.yes) return err(`Replay runs ${what}.`);
   if (!(process.stdin.isTTY && process.stderr.isTTY)) {
-    throw new QhooksError(
-      "usage",
-      `replay would run ${what}, for real: pass --yes to run them, or --match-only to see which hooks match without running any`,
-    );
+    throw new QhooksError("usage", `replay would run ${what}, for real: pass --yes to run them, or --match-only to see which hooks match without running any`);
   }
   err(`Replay will run ${what}.`);
   const answer = await ask(`Run ${hooks} on ${events}? [y/N] `);
