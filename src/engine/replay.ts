@@ -100,14 +100,15 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     };
     const load = (projectDir: string): Judging => {
       const snapshot = engineFor(projectDir).load();
-      const overrides = replayOverrides(options.enforceShadow ? enforcingShadow(snapshot) : snapshot);
+      const settings = options.enforceShadow ? enforcingShadow(snapshot) : snapshot;
+      const overrides = replayOverrides(settings);
       if (!warned.has(snapshot.hash)) {
         warned.add(snapshot.hash);
         for (const w of snapshot.warnings) warn(w);
         // A misspelt name would run the hook whose side effects it was meant to spare.
         for (const name of overrides.unknownNames) warn(`qhooks.replay: no hook is named "${oneLineText(name)}"; nothing is skipped or stubbed for it`);
       }
-      return { settings: options.enforceShadow ? enforcingShadow(snapshot) : snapshot, ...overrides };
+      return { settings, ...overrides };
     };
     const explicit = options.settingsFiles?.length ? load(options.cwd ?? process.cwd()) : null;
     const snapshots = new Map<string, Judging>();
@@ -174,9 +175,16 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       const projectDir = isDirectory(record.projectDir) ? record.projectDir : (options.cwd ?? process.cwd());
       const arrival: Arrival = { input: record.payload, event: record.event ?? undefined, receivedAt: new Date(), startedAt: performance.now() };
       const stream = streamFor(projectDir, judging);
-      const plan = stream.match(arrival);
-      if (typeof plan === "string") return of(skipped(record, plan));
-      if (options.matchOnly) return of(withPlan(compare(record, { decision: null, blocked: false, reason: null, hooks: plan.all }, null, null), plan));
+      const matched = stream.match(arrival);
+      if (options.matchOnly) {
+        return of(
+          typeof matched === "string"
+            ? skipped(record, matched)
+            : withPlan(compare(record, { decision: null, blocked: false, reason: null, hooks: matched.all }, null, null), matched),
+        );
+      }
+      // A payload that does not validate goes through the pipeline all the same: it reports (and logs) the rejection.
+      const plan = typeof matched === "string" ? NO_PLAN : matched;
       liveSeq.set(arrival, record.seq);
       return stream.judge.judge(arrival).pipe(
         mergeMap((judgement) => {
@@ -340,6 +348,8 @@ interface Plan {
   readonly stubbed: string[];
   readonly runs: string[];
 }
+
+const NO_PLAN: Plan = { all: [], skipped: [], stubbed: [], runs: [] };
 
 /** The configuration a project's events are judged by: as written, and as a replay runs it. */
 interface Judging extends ReplayOverrides {
