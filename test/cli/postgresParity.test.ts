@@ -164,7 +164,7 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
 
   it("replay of a session against other settings: the same changes", async () => {
     const other = sb.file("allow-all.json", { hooks: {} });
-    const [s, p] = await both(["replay", "--session", SESSION, "--settings", other, "--json"]);
+    const [s, p] = await both(["replay", "--session", SESSION, "--settings", other, "--yes", "--json"]);
     expect(normalized(JSON.parse(p))).to.deep.equal(normalized(JSON.parse(s)));
     const [ls, lp] = await both(["replay", "--list", "--json"]);
     expect(normalized(JSON.parse(lp))).to.deep.equal(normalized(JSON.parse(ls)));
