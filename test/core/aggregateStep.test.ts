@@ -188,7 +188,9 @@ describe("core: aggregateStep, one outcome per event", () => {
       expect(stops.outcome.shadow).to.include({ changed: true, continue: false, decision: "none" });
       const rewrites = step(ran("PreToolUse", [judged("a", { updatedInput: { x: 1 } }), judged("t", { updatedInput: { x: 2 } }, { shadow: true })]));
       expect(rewrites.outcome.shadow).to.include({ changed: true, decision: "none" });
-      const sameInput = step(ran("PreToolUse", [judged("a", { updatedInput: { x: 1, y: 2 } }), judged("t", { updatedInput: { y: 2, x: 1 } }, { shadow: true })]));
+      const sameInput = step(
+        ran("PreToolUse", [judged("a", { updatedInput: { x: 1, y: 2 } }), judged("t", { updatedInput: { y: 2, x: 1 } }, { shadow: true })]),
+      );
       expect(sameInput.outcome.shadow).to.include({ changed: false });
     });
 

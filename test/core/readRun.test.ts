@@ -164,12 +164,14 @@ describe("core: interpretRun, one hook run read as a decision", () => {
       expect(interpretRun("Stop", command("m"), exited(127, "", "sh: 1: ./m.sh: not found\n")).result.error).to.equal(
         "exit 127: command not found (sh: 1: ./m.sh: not found)",
       );
-      expect(interpretRun("Stop", command("m"), exited(127)).result.error).to.equal("exit 127: command not found");
+      expect(interpretRun("Stop", command("m"), exited(127)).result).to.include({ outcome: "error", error: "exit 127: command not found" });
     });
 
     it("any other exit is an error with stderr's first non-empty line, cut at 300 characters", () => {
-      const judged = interpretRun("PreToolUse", command("f"), exited(1, "out", "\n\n   it broke   \nstack"));
+      const judged = interpretRun("PreToolUse", command("f"), exited(1, "out", "\n  \n   it broke   \nstack"));
       expect(judged.result).to.include({ outcome: "error", decision: "none", reason: null, error: "exit 1: it broke", exitCode: 1, stdout: "out" });
+      expect(judged.verdict).to.equal(EMPTY_VERDICT);
+      expect(judged.warnings).to.deep.equal([]);
       expect(interpretRun("PreToolUse", command("f"), exited(3)).result.error).to.equal("exit 3");
       expect(interpretRun("PreToolUse", command("f"), exited(1, "", "x".repeat(300))).result.error).to.equal(`exit 1: ${"x".repeat(300)}`);
       expect(interpretRun("PreToolUse", command("f"), exited(1, "", "x".repeat(301))).result.error).to.equal(`exit 1: ${"x".repeat(300)}…`);
@@ -275,10 +277,9 @@ describe("core: interpretRun, one hook run read as a decision", () => {
       const odd = interpretRun("PreToolUse", inProcess("h"), returned({ decision: "maybe" }));
       expect(odd.result.outcome).to.equal("invalid-output");
       expect(odd.result.error).to.match(/^returned decision: /);
-      expect(interpretRun("PreToolUse", inProcess("h"), { type: "threw", message: "boom", durationMs: 1 }).result).to.include({
-        outcome: "error",
-        error: "threw: boom",
-      });
+      const threw = interpretRun("PreToolUse", inProcess("h"), { type: "threw", message: "boom", durationMs: 1 });
+      expect(threw.result).to.include({ outcome: "error", error: "threw: boom", stdout: "", stderr: "", truncated: false, exitCode: null, timedOut: false });
+      expect(threw.warnings).to.deep.equal([]);
       expect(interpretRun("PreToolUse", inProcess("h"), { type: "unreadable", message: "a cycle", durationMs: 1 }).result).to.include({
         outcome: "invalid-output",
         error: "returned a cycle",

@@ -78,6 +78,11 @@ describe("json: describeJsonError, where a JSON text stops being JSON", () => {
     ['{"a":1,"b"}', 10],
     ['"\\u0041', 7],
     ['"\\"', 3],
+    // A space is text inside a string; a digit 9 starts a number; a fraction and an exponent take every digit.
+    ['["a b", x]', 8],
+    ["[9 x]", 3],
+    ["[1.25 x]", 6],
+    ["[1e25 x]", 6],
   ];
   for (const [text, offset] of pointed) {
     it(`${JSON.stringify(text)}: offset ${offset}`, () => {

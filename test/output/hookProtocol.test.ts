@@ -139,6 +139,9 @@ describe("output: toHookProtocol, an outcome as the agent's hook protocol", () =
   it("on events that discard continue: false, a block that also stops is still exit 2", () => {
     expect(toHookProtocol(outcome("ConfigChange", { decision: "block", blocked: true, reason: "r", continue: false }))).to.deep.equal(exit2("r"));
     expect(toHookProtocol(outcome("TaskCreated", { decision: "block", blocked: true, continue: false, stopReason: "s" }))).to.deep.equal(exit2("s"));
+    for (const event of ["Elicitation", "ElicitationResult"] as const) {
+      expect(toHookProtocol(outcome(event, { decision: "block", blocked: true, reason: "r", continue: false })), event).to.deep.equal(exit2("r"));
+    }
   });
 
   it("PreToolUse and PreModelSwitch: the permission decision, its reason and the rewritten input", () => {
@@ -205,7 +208,7 @@ describe("output: relayedFields and lastPlainLine, what the hooks' own output ad
       hook("plain"),
       hook(JSON.stringify({ hookSpecificOutput: [1] })),
       hook(JSON.stringify({ terminalSequence: "t", other: 1 }), { outcome: "invalid-output" }),
-      hook(JSON.stringify({ terminalSequence: "kept" })),
+      hook(`  ${JSON.stringify({ terminalSequence: "kept" })}\n`),
     ];
     expect(relayedFields("Stop", hooks, false)).to.deep.equal({ specific: {}, topLevel: { terminalSequence: "kept" }, updatedPermissions: undefined });
   });
@@ -221,8 +224,14 @@ describe("output: relayedFields and lastPlainLine, what the hooks' own output ad
     ).to.equal("a");
   });
 
+  it("a permission decision that is not an object carries no update", () => {
+    const odd = hook(specific("PermissionRequest", { decision: null }), { decision: "allow" });
+    expect(relayedFields("PermissionRequest", [odd], true)).to.deep.equal({ specific: {}, topLevel: {}, updatedPermissions: undefined });
+  });
+
   it("finds no plain line where every hook printed JSON, nothing or failed", () => {
     expect(lastPlainLine([hook(""), hook("  {}"), hook("/p", { exitCode: 1 }), hook("/q", { outcome: "block" })])).to.equal(null);
     expect(lastPlainLine([hook("a\nb\n")])).to.equal("b");
+    expect(lastPlainLine([hook("first\n   /tmp/wt  \n")])).to.equal("/tmp/wt");
   });
 });

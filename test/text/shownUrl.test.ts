@@ -24,6 +24,24 @@ describe("text: shownUrl, a URL with no secret in it", () => {
     );
   });
 
+  it("knows the spellings of each secret word", () => {
+    const names = [
+      "passwd",
+      "password",
+      "apikey",
+      "api-key",
+      "accesskey",
+      "access_key",
+      "privatekey",
+      "private-key",
+      "credential",
+      "db_password",
+      "authorization",
+    ];
+    const query = names.map((n) => `${n}=v`).join("&");
+    expect(shownUrl(`https://h/?${query}`)).to.equal(`https://h/?${names.map((n) => `${n}=***`).join("&")}`);
+  });
+
   it("matches a secret parameter's whole name: one that only contains a secret word elsewhere is shown", () => {
     expect(shownUrl("https://h/x?tokens_left=5&sslkeylog=1&authority=x")).to.equal("https://h/x?tokens_left=5&sslkeylog=1&authority=x");
     expect(shownUrl(`https://h/x?${"a".repeat(41)}token=1`)).to.equal(`https://h/x?${"a".repeat(41)}token=1`);
