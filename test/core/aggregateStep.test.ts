@@ -124,6 +124,10 @@ describe("core: aggregateStep, one outcome per event", () => {
   it("measures the event from its arrival, to a tenth of a millisecond", () => {
     expect(aggregateStep(() => 100.04)(ran("Stop", [])).outcome.durationMs).to.equal(0);
     expect(aggregateStep(() => 350.06)(ran("Stop", [])).outcome.durationMs).to.equal(250.1);
+    // By default the clock is performance.now(), as the arrival's startedAt.
+    const arrival = { input: "{}", receivedAt: new Date(), startedAt: performance.now() };
+    const measured = aggregateStep()(ran("Stop", [], { arrival })).outcome.durationMs;
+    expect(measured).to.be.a("number").at.least(0).and.below(60_000);
   });
 
   it("folds the hooks' verdicts and lists their results in order", () => {
@@ -161,6 +165,9 @@ describe("core: aggregateStep, one outcome per event", () => {
     const alone = step(ran("Stop", [judged("a")], { warnings: [{ kind: "line", text: "only" }] }));
     expect(alone.outcome.warnings).to.deep.equal(["only"]);
     expect(step(ran("Stop", [], { selectionWarnings: ["sel"] })).outcome.warnings).to.deep.equal(["sel"]);
+    // The fold's own warnings, with nothing from selection.
+    const folded = step(ran("Stop", [judged("a", {}, { warnings: ["hook a: y ignored"] })], { warnings: [{ kind: "line", text: "stage" }] }));
+    expect(folded.outcome.warnings).to.deep.equal(["stage", "hook a: y ignored"]);
   });
 
   describe("shadow hooks", () => {

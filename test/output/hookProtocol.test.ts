@@ -218,6 +218,9 @@ describe("output: relayedFields and lastPlainLine, what the hooks' own output ad
       hook(specific("PermissionRequest", { decision: { behavior: decision, updatedPermissions: value } }), { decision });
     expect(relayedFields("PermissionRequest", [out("a", "allow"), out("b", "deny")], true).updatedPermissions).to.equal("a");
     expect(relayedFields("PermissionRequest", [out("a", "allow")], false).updatedPermissions).to.equal(undefined);
+    // A later allowing hook that names no update leaves an earlier one's.
+    const bare = hook(specific("PermissionRequest", { decision: { behavior: "allow" } }), { decision: "allow" });
+    expect(relayedFields("PermissionRequest", [out("a", "allow"), bare], true).updatedPermissions).to.equal("a");
     expect(
       relayedFields("PermissionRequest", [out("a", "allow"), hook(specific("PermissionRequest", { decision: "allow" }), { decision: "allow" })], true)
         .updatedPermissions,
