@@ -1,3 +1,5 @@
+import { oneLineText } from "../text/oneLine.js";
+
 /** Where JSON.parse gave up, as line and column: V8 only sometimes says, and never as a line. */
 export function describeJsonError(text: string, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -6,9 +8,10 @@ export function describeJsonError(text: string, error: unknown): string {
   const line = upTo.split("\n").length;
   const column = offset - upTo.lastIndexOf("\n");
   // V8 quotes the text around the mistake, `..."…"...` when it cuts it: drop the quote, which can span lines and
-  // holds what the file or payload says (one line per message, nothing of the content echoed).
+  // holds what the file or payload says (one line per message, nothing of the content echoed). What is left may still
+  // quote the one character V8 stopped at, a raw newline when that is where the text broke off.
   const what = message.replace(/ in JSON at position \d+[\s\S]*$/, "").replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, "");
-  return `line ${line} column ${column}: ${what}`;
+  return `line ${line} column ${column}: ${oneLineText(what)}`;
 }
 
 /**

@@ -114,6 +114,67 @@ describe("streams: turnBudget, the cooperative scheduler of synchronous judging"
     expect((e.failed() as Error).message).to.equal("boom");
   });
 
+  it("completion and errors with nothing waiting pass at once", () => {
+    const h = harness(2);
+    h.source.next({ name: "a", at: 100 });
+    h.source.complete();
+    expect(h.done()).to.equal(true);
+    const e = harness(2);
+    e.source.error(new Error("boom"));
+    expect((e.failed() as Error).message).to.equal("boom");
+  });
+
+  it("completion sent while the waiting ones pass still waits behind a value sent before it", () => {
+    const events = loop();
+    const source = new Subject<Item>();
+    const seen: string[] = [];
+    let completed = false;
+    source.pipe(turnBudget(2, (i: Item) => i.at, events.nextTurn)).subscribe({
+      next: (item) => {
+        seen.push(item.name);
+        if (item.name === "b") {
+          source.next({ name: "echo", at: 0 });
+          source.complete();
+        }
+      },
+      complete: () => (completed = true),
+    });
+    source.next({ name: "a", at: 100 });
+    source.next({ name: "b", at: 103 });
+    events.turn();
+    expect(seen).to.deep.equal(["a", "b"]);
+    expect(completed).to.equal(false);
+    events.turn();
+    expect(seen).to.deep.equal(["a", "b", "echo"]);
+    expect(completed).to.equal(true);
+  });
+
+  it("once the waiting values have passed, a value in the new turn passes at once", () => {
+    const h = harness(2);
+    h.source.next({ name: "a", at: 100 });
+    h.source.next({ name: "b", at: 103 });
+    h.events.turn();
+    h.source.next({ name: "c", at: 104 });
+    expect(h.seen).to.deep.equal(["a", "b", "c"]);
+  });
+
+  it("unsubscribing lets go of the source", () => {
+    const h = harness(2);
+    expect(h.source.observed).to.equal(true);
+    h.subscription.unsubscribe();
+    expect(h.source.observed).to.equal(false);
+  });
+
+  it("takes a budget of 0: values of the same instant pass together, a later one waits", () => {
+    const h = harness(0);
+    h.source.next({ name: "a", at: 100 });
+    h.source.next({ name: "b", at: 100 });
+    h.source.next({ name: "c", at: 100.5 });
+    expect(h.seen).to.deep.equal(["a", "b"]);
+    h.events.turn();
+    expect(h.seen).to.deep.equal(["a", "b", "c"]);
+  });
+
   it("unsubscribing drops the waiting values", () => {
     const h = harness(2);
     h.source.next({ name: "a", at: 100 });
