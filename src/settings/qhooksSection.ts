@@ -15,9 +15,11 @@ export interface QhooksSection {
   readonly redact: readonly RedactPattern[];
   /** `qhooks.retention`, as written (`90d`). */
   readonly retention: string | undefined;
+  /** `qhooks.notify`: whether failures of hooks are told to the person in the host's answer. */
+  readonly notify: boolean | undefined;
 }
 
-export const EMPTY_QHOOKS_SECTION: QhooksSection = { plugins: [], stopBlockCap: undefined, requireTrust: undefined, redact: [], retention: undefined };
+export const EMPTY_QHOOKS_SECTION: QhooksSection = { plugins: [], stopBlockCap: undefined, requireTrust: undefined, redact: [], retention: undefined, notify: undefined };
 
 /**
  * Reads the `qhooks` section of a settings file key by key, like the hooks section: a bad value is one warning
@@ -35,6 +37,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
   let stopBlockCap: number | undefined;
   let requireTrust: boolean | undefined;
   let retention: string | undefined;
+  let notify: boolean | undefined;
   const redact: RedactPattern[] = [];
   for (const [key, value] of Object.entries(section)) {
     const path = ["qhooks", key];
@@ -51,6 +54,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
     if (key === "stopBlockCap") stopBlockCap = checked.data as number;
     if (key === "requireTrust") requireTrust = checked.data as boolean;
     if (key === "retention") retention = checked.data as string;
+    if (key === "notify") notify = checked.data as boolean;
     if (key === "redact") {
       (checked.data as unknown[]).forEach((entry, i) => {
         const parsedEntry = RedactEntrySchema.safeParse(entry);
@@ -68,7 +72,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
       });
     }
   }
-  return { plugins, stopBlockCap, requireTrust, redact, retention };
+  return { plugins, stopBlockCap, requireTrust, redact, retention, notify };
 }
 
 function warnIssue(path: PropertyKey[], error: z.ZodError, consequence: string, warn: (path: PropertyKey[], message: string) => void): void {
