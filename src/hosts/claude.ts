@@ -32,8 +32,7 @@ const withNotices = (outcome: Outcome, notices: readonly string[]): Outcome => (
  * and stderr is then answered in the JSON form with the decision inside (as for any block with a system message),
  * except on the events that take a block from exit 2 alone: there the block wins and the notice is not said.
  */
-const showsNotices = (outcome: Outcome): boolean =>
-  !DISCARDS_SYSTEM_MESSAGE.has(outcome.event) && toHookProtocol(withNotices(outcome, ["-"])).exitCode === 0;
+const showsNotices = (outcome: Outcome): boolean => !DISCARDS_SYSTEM_MESSAGE.has(outcome.event) && toHookProtocol(withNotices(outcome, ["-"])).exitCode === 0;
 
 /**
  * Claude Code: `~/.claude/settings.json`, then the project's `.claude/settings.json` and `settings.local.json`, with

@@ -19,7 +19,14 @@ export interface QhooksSection {
   readonly notify: boolean | undefined;
 }
 
-export const EMPTY_QHOOKS_SECTION: QhooksSection = { plugins: [], stopBlockCap: undefined, requireTrust: undefined, redact: [], retention: undefined, notify: undefined };
+export const EMPTY_QHOOKS_SECTION: QhooksSection = {
+  plugins: [],
+  stopBlockCap: undefined,
+  requireTrust: undefined,
+  redact: [],
+  retention: undefined,
+  notify: undefined,
+};
 
 /**
  * Reads the `qhooks` section of a settings file key by key, like the hooks section: a bad value is one warning

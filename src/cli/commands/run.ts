@@ -106,7 +106,10 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     const host = hostDialect(context.dialect);
     const hookReply =
       flags.format === "hook" && judgement.kind === "outcome"
-        ? host.answer(judgement.outcome, notices(judgement.outcome, snapshot, host.showsNotices(judgement.outcome), logged ? context.dbPath : null, context.homeDir))
+        ? host.answer(
+            judgement.outcome,
+            notices(judgement.outcome, snapshot, host.showsNotices(judgement.outcome), logged ? context.dbPath : null, context.homeDir),
+          )
         : null;
     if (hookReply?.exitCode !== 2) for (const w of warnings) warn(w);
 
