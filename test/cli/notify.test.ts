@@ -176,6 +176,13 @@ describe("--format hook: failures reach the person", function () {
     expect(quiet.stdout).to.equal("");
   });
 
+  it("a qhooks.notify that is not true or false is one warning, and the notices stay on", async () => {
+    userFile({ qhooks: { notify: "no" }, ...hooksOn("PreToolUse", { name: "guard", command: "exit 1" }) });
+    const r = await run("PreToolUse");
+    expect(r.reply).to.deep.equal({ systemMessage: 'qhooks: hook "guard" failed (exit 1)' });
+    expect(r.stderr).to.contain("qhooks.notify: expected true or false; ignored");
+  });
+
   describe("the qoder dialect (Qoder CN CLI shows the person only the stderr of a block)", () => {
     it("a block: exit 2, the reason, then the notice on stderr", async () => {
       const file = sb.file("guards.json", hooksOn("PreToolUse", hookCommand(sb, { stderr: "no rm", exit: 2 }), { name: "audit", command: "exit 1" }));
