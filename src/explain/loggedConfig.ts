@@ -103,6 +103,8 @@ function viewOf(parts: readonly { source: SettingsSource; hooks: unknown }[], ha
     redactor: builtInRedactor,
     retention: null,
     replay: { skip: [], stub: new Map() },
+    notify: true,
+    missingPlugins: [],
     watched: [],
     document: parts.map((p) => ({ level: p.source.level, file: p.source.path, ...(p.source.plugin ? { plugin: p.source.plugin.name } : {}), hooks: p.hooks })),
   };

@@ -1,7 +1,8 @@
 import { join } from "node:path";
-import { EVENT_NAMES } from "../schema/eventNames.js";
-import { toHookProtocol } from "../output/hookProtocol.js";
 import type { EventName } from "../schema/events.js";
+import { EVENT_NAMES } from "../schema/eventNames.js";
+import type { Outcome } from "../schema/outcome.js";
+import { toHookProtocol } from "../output/hookProtocol.js";
 import type { HandlerType } from "../schema/settings.js";
 import type { HostDialect } from "./hostDialect.js";
 
@@ -10,6 +11,35 @@ const MANAGED_DIRS: Partial<Record<NodeJS.Platform, string>> = {
   linux: "/etc/claude-code",
   darwin: "/Library/Application Support/ClaudeCode",
 };
+
+/**
+ * Events whose `systemMessage` Claude Code discards (its hooks reference; docs/claude-code.md): a notice there would
+ * reach no one, so the answer stays as it was.
+ */
+const DISCARDS_SYSTEM_MESSAGE: ReadonlySet<EventName> = new Set([
+  "Notification",
+  "PreCompact",
+  "PostCompact",
+  "SessionEnd",
+  "Setup",
+  "InstructionsLoaded",
+  "MessageDisplay",
+  "ConfigChange",
+  "WorktreeCreate",
+  "WorktreeRemove",
+  "Elicitation",
+  "ElicitationResult",
+  "StopFailure",
+]);
+
+const withNotices = (outcome: Outcome, notices: readonly string[]): Outcome => ({ ...outcome, systemMessages: [...outcome.systemMessages, ...notices] });
+
+/**
+ * Notices go out as `systemMessage` lines, which Claude Code shows the person. A block that would have been exit 2
+ * and stderr is then answered in the JSON form with the decision inside (as for any block with a system message),
+ * except on the events that take a block from exit 2 alone: there the block wins and the notice is not said.
+ */
+const showsNotices = (outcome: Outcome): boolean => !DISCARDS_SYSTEM_MESSAGE.has(outcome.event) && toHookProtocol(withNotices(outcome, ["-"])).exitCode === 0;
 
 /**
  * Claude Code: `~/.claude/settings.json`, then the project's `.claude/settings.json` and `settings.local.json`, with
@@ -36,7 +66,8 @@ export const claudeHost: HostDialect = {
     if (dir === undefined) return null;
     return { dir, file: join(dir, "managed-settings.d", "50-qhooks.json"), onlyManagedHooks: { allowManagedHooksOnly: true } };
   },
-  answer: toHookProtocol,
+  showsNotices,
+  answer: (outcome, notices = []) => toHookProtocol(notices.length > 0 && showsNotices(outcome) ? withNotices(outcome, notices) : outcome),
 };
 
 /** Claude Code's hooks reference: 600 s for command, http and mcp_tool hooks, 30 s for prompt, 60 s for agent. */

@@ -64,6 +64,15 @@ export interface HostDialect {
    * none (Qoder CN CLI reads only the user, project and local files).
    */
   managedSettings(env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform): ManagedSettings | null;
-  /** What the single hook the host calls answers for an outcome: exit code, stdout, stderr. */
-  answer(outcome: Outcome): HookProtocolReply;
+  /**
+   * Whether the person sees notices (qhooks' lines about failed or skipped hooks) in the answer to this outcome: false
+   * where the host discards the one channel qhooks has on this event. A notice not shown is not counted as said.
+   */
+  showsNotices(outcome: Outcome): boolean;
+  /**
+   * What the single hook the host calls answers for an outcome: exit code, stdout, stderr; with `notices` put where
+   * the host shows them to the person (nowhere when `showsNotices` is false). The decision is the same with or
+   * without them.
+   */
+  answer(outcome: Outcome, notices?: readonly string[]): HookProtocolReply;
 }

@@ -1,8 +1,15 @@
 import { join } from "node:path";
 import { CLASSIC_EVENT_NAMES } from "../schema/eventNames.js";
+import type { Outcome } from "../schema/outcome.js";
 import { toHookProtocol } from "../output/hookProtocol.js";
 import { DEFAULT_TIMEOUT_SECONDS } from "../schema/settings.js";
 import type { HostDialect } from "./hostDialect.js";
+
+/**
+ * Qoder CN CLI shows the person nothing of a hook's exit 0 (no `systemMessage` line): the one channel is the stderr of
+ * a block, exit 2. Notices go there, after the reason, and only there; an allowed event says nothing (the log has it).
+ */
+const showsNotices = (outcome: Outcome): boolean => toHookProtocol(outcome).exitCode === 2;
 
 /** Qoder CN CLI: `~/.qoder-cn/settings.json`, then the project's `.qoder/settings.json` and `settings.local.json`. */
 export const qoderHost: HostDialect = {
@@ -22,5 +29,10 @@ export const qoderHost: HostDialect = {
   defaultTimeoutSeconds: () => DEFAULT_TIMEOUT_SECONDS,
   defaultsName: "the default",
   managedSettings: () => null,
-  answer: toHookProtocol,
+  showsNotices,
+  answer(outcome, notices = []) {
+    const reply = toHookProtocol(outcome);
+    if (reply.exitCode !== 2 || notices.length === 0) return reply;
+    return { ...reply, stderr: [reply.stderr, ...notices].join("\n") };
+  },
 };

@@ -158,6 +158,12 @@ export const QhooksSettingsSchema = lazy(() =>
     requireTrust: z.boolean({ error: "expected true or false" }).optional(),
     /** Patterns of the user's own secrets, redacted in the log after the built-in detectors; each entry checked alone. */
     redact: z.array(z.unknown(), { error: 'expected an array of {"pattern", "kind"} entries' }).optional(),
+    /**
+     * Whether `qhooks run --format hook` tells the person, in the host's own channel (a `systemMessage` line), that a
+     * hook failed, timed out, printed invalid output or was skipped for a reason to act on. On by default; read from
+     * the user's own files only: a project must not be able to silence the failures of the guards the user relies on.
+     */
+    notify: z.boolean({ error: "expected true or false" }).optional(),
     /** How long records stay in the log: what `qhooks prune` removes when no --before is given (`90d`, `12w`, `48h`). */
     retention: z
       .string({ error: 'expected a duration such as "90d"' })

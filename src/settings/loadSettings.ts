@@ -4,7 +4,7 @@ import type { EventName } from "../schema/events.js";
 import { messageOf } from "../errors.js";
 import { canonicalJson, sha256Hex } from "../json/canonicalHash.js";
 import { parseSettingsFile, type ParsedSettingsFile } from "./parseSettingsFile.js";
-import { claudePluginRequests, loadPlugins, pluginFileOutsideText, type EnabledEntry, type PluginRequest } from "./plugins.js";
+import { claudePluginRequests, loadPlugins, pluginFileOutsideText, type EnabledEntry, type MissingPlugin, type PluginRequest } from "./plugins.js";
 import { readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 import type { SettingsSource } from "./settingsSources.js";
 import type { Dialect } from "../hosts/hostDialect.js";
@@ -53,6 +53,13 @@ export interface SettingsSnapshot {
    * of the hash: it changes replays only, never what a live event is judged by.
    */
   readonly replay: ReplayPlanSettings;
+  /**
+   * `qhooks.notify` of the user's own files (the user-level file, or a `--settings` file named on the command line;
+   * the highest-priority one that sets it), true when none does. Other files cannot change it (one warning).
+   */
+  readonly notify: boolean;
+  /** Plugins asked for that load no hooks (folder gone, enabled but not installed): their guards are off. */
+  readonly missingPlugins: readonly MissingPlugin[];
   /** Every file whose change can change this configuration (plugin manifests and folders included), for watchers. */
   readonly watched: readonly string[];
   /** What the log keeps of this configuration: the `hooks` sections only, never other settings. */
@@ -82,6 +89,7 @@ export function loadSettings(sources: readonly SettingsSource[], plugins: Plugin
   const files = sources.map((source) => parseRead(source, readSettingsSource(source)));
   const requests: PluginRequest[] = plugins.folders.map((root) => ({ root, namedBy: "plugin folder", explicit: true }));
   const warnings: string[] = [];
+  const missing: MissingPlugin[] = [];
   const watched = sources.map((s) => s.path);
   for (const { source, parsed } of files) {
     for (const { folder, path } of parsed?.qhooks.plugins ?? []) {
@@ -95,13 +103,15 @@ export function loadSettings(sources: readonly SettingsSource[], plugins: Plugin
     // Loops, never push(...list): a spread passes each element on the stack (about 125,000 overflow it).
     for (const r of claude.requests) requests.push(r);
     for (const w of claude.warnings) warnings.push(w);
+    for (const m of claude.missing) missing.push(m);
     for (const w of claude.watched) watched.push(w);
   }
   const loaded = loadPlugins(requests, plugins.homeDir, readSettingsSource, plugins.dialect);
   for (const w of loaded.watched) watched.push(w);
   // Plugins first: the lowest priority, so that the user's own files keep the last word on `updatedInput`.
   const parts = [...loaded.sources.map((source, i) => parseRead(source, loaded.reads[i]!)), ...files];
-  return assemble(parts, [...warnings, ...loaded.warnings, ...loaded.outside.map(pluginFileOutsideText)], watched);
+  const snapshot = assemble(parts, [...warnings, ...loaded.warnings, ...loaded.outside.map(pluginFileOutsideText)], watched);
+  return { ...snapshot, missingPlugins: [...missing, ...loaded.missing] };
 }
 
 /** A snapshot of exactly these sources and their contents (no plugin discovery): the pure part of loadSettings. */
@@ -143,6 +153,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   const caps: StopBlockCapSetting[] = [];
   let requireTrust: boolean | null = parts.some((p) => p.source.level === "user") ? false : null;
   let retention: string | null = null;
+  let notify = true;
   const redact: RedactPattern[] = [];
   const replaySkip = new Set<string>();
   const replayStub = new Map<string, ReplayStub>();
@@ -172,6 +183,11 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
       // Removing records is the user's call: a project that could set it could have its own traces removed.
       if (source.level === "user") retention = parsed.qhooks.retention;
       else warnings.push(`${source.display}: qhooks.retention: read only from the user-level settings file; ignored here`);
+    }
+    if (parsed.qhooks.notify !== undefined) {
+      // Safety first: a project that could set it could hide that its own hooks, or the user's, fail or do not run.
+      if (source.plugin === undefined && (source.level === "user" || source.explicit === true)) notify = parsed.qhooks.notify;
+      else warnings.push(`${source.display}: qhooks.notify: read only from your own settings (the user-level file or --settings); ignored here`);
     }
     if (parsed.hooksSection !== undefined) {
       document.push(
@@ -209,6 +225,8 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     redactor: redact.length === 0 ? builtInRedactor : createRedactor(redact),
     retention,
     replay: { skip: [...replaySkip], stub: replayStub },
+    notify,
+    missingPlugins: [],
     watched: [...new Set(watched)],
     document,
   };

@@ -31,7 +31,20 @@ export interface PluginLoad {
   readonly warnings: string[];
   /** Hooks files refused for lying outside their plugin's folder: one warning each (pluginFileOutsideText). */
   readonly outside: PluginFileOutside[];
+  /** Plugins asked for that bring no hooks at all (folder gone, not installed): each is also one of `warnings`. */
+  readonly missing: MissingPlugin[];
   readonly watched: string[];
+}
+
+/**
+ * A plugin someone asked for that loads nothing: its guards are off. Kept apart from the warnings so that the
+ * notices of `qhooks run --format hook` need not read messages to find them.
+ */
+export interface MissingPlugin {
+  /** Claude Code's plugin id, or the folder as requested. */
+  readonly plugin: string;
+  /** Why, in a few words: `does not exist`, `enabled, but not installed`. */
+  readonly why: string;
 }
 
 /**
@@ -85,7 +98,7 @@ export function loadPlugins(
   read: (source: SettingsSource) => SettingsRead,
   dialect?: Dialect,
 ): PluginLoad {
-  const load: PluginLoad = { sources: [], reads: [], warnings: [], outside: [], watched: [] };
+  const load: PluginLoad = { sources: [], reads: [], warnings: [], outside: [], missing: [], watched: [] };
   const seen = new Set<string>();
   for (const request of requests) {
     if (seen.has(request.root)) continue;
@@ -98,12 +111,15 @@ export function loadPlugins(
 function loadOne(request: PluginRequest, homeDir: string, readSource: (source: SettingsSource) => SettingsRead, load: PluginLoad, dialect?: Dialect): void {
   const { root } = request;
   const where = `${request.namedBy}: plugin ${oneLineText(root)}`;
+  const plugin = request.id ?? root;
   const manifestPath = join(root, MANIFEST);
   const defaultHooks = join(root, DEFAULT_HOOKS);
   load.watched.push(root, manifestPath, defaultHooks);
   const kind = statKind(root);
   if (kind !== "directory") {
-    load.warnings.push(`${where}: ${kind === "missing" ? "does not exist" : "is not a folder"}; no hooks from it`);
+    const why = kind === "missing" ? "does not exist" : "is not a folder";
+    load.warnings.push(`${where}: ${why}; no hooks from it`);
+    load.missing.push({ plugin, why });
     return;
   }
 
@@ -132,7 +148,7 @@ function loadOne(request: PluginRequest, homeDir: string, readSource: (source: S
     load.warnings.push(`${manifestPath}: cannot be read (${manifestText.error}); the plugin is named after its folder`);
   }
 
-  const plugin: HookPlugin = { name, root, dataDir: pluginDataDir(homeDir, request.id ?? `${name}@inline`) };
+  const hookPlugin: HookPlugin = { name, root, dataDir: pluginDataDir(homeDir, request.id ?? `${name}@inline`) };
   const files = [defaultHooks, ...extraHooks.map((p) => (isAbsolute(p) ? p : resolve(root, p)))].filter((p, i, all) => all.indexOf(p) === i);
   const realRoot = realPathOf(root);
   let found = 0;
@@ -144,7 +160,7 @@ function loadOne(request: PluginRequest, homeDir: string, readSource: (source: S
       continue;
     }
     load.watched.push(path);
-    const source: SettingsSource = { level: "plugin", path, display: path, plugin, explicit, ...(dialect ? { dialect } : {}) };
+    const source: SettingsSource = { level: "plugin", path, display: path, plugin: hookPlugin, explicit, ...(dialect ? { dialect } : {}) };
     const read = readSource(source);
     if (read.state === "missing" && !explicit) continue;
     found++;
@@ -155,10 +171,13 @@ function loadOne(request: PluginRequest, homeDir: string, readSource: (source: S
     found++;
     // A manifest's inline hooks are the hooks.json form ({"hooks": {...}}) or the events map itself.
     const hooks = typeof inline === "object" && inline !== null && "hooks" in inline ? inline : { hooks: inline };
-    load.sources.push({ level: "plugin", path: manifestPath, display: `${manifestPath} (hooks)`, plugin });
+    load.sources.push({ level: "plugin", path: manifestPath, display: `${manifestPath} (hooks)`, plugin: hookPlugin });
     load.reads.push({ state: "loaded", text: JSON.stringify(hooks), worldWritable: false });
   }
-  if (found === 0 && request.explicit) load.warnings.push(`${where}: has no ${DEFAULT_HOOKS}; no hooks from it`);
+  if (found === 0 && request.explicit) {
+    load.warnings.push(`${where}: has no ${DEFAULT_HOOKS}; no hooks from it`);
+    load.missing.push({ plugin, why: `has no ${DEFAULT_HOOKS}` });
+  }
 }
 
 /**
@@ -231,9 +250,10 @@ export function claudePluginRequests(
   enabled: ReadonlyMap<string, EnabledEntry>,
   homeDir: string,
   projectDir: string,
-): { requests: PluginRequest[]; warnings: string[]; watched: string[] } {
+): { requests: PluginRequest[]; warnings: string[]; missing: MissingPlugin[]; watched: string[] } {
   const file = installedPluginsFile(homeDir);
   const warnings: string[] = [];
+  const missing: MissingPlugin[] = [];
   const installed = readInstalled(file, projectDir, warnings);
   const requests: PluginRequest[] = [];
   for (const [id, entry] of enabled) {
@@ -243,6 +263,7 @@ export function claudePluginRequests(
       warnings.push(
         `${entry.file}: enabledPlugins: ${oneLineText(id)} is enabled, but not installed (not in ~/.claude/plugins/installed_plugins.json); no hooks from it`,
       );
+      missing.push({ plugin: id, why: "enabled, but not installed" });
       continue;
     }
     requests.push({ root, namedBy: `${entry.file}: enabledPlugins`, explicit: false, id });
@@ -251,7 +272,7 @@ export function claudePluginRequests(
     if (enabled.has(id)) continue;
     requests.push({ root, namedBy: "~/.claude/plugins/installed_plugins.json", explicit: false, id, byDefault: true });
   }
-  return { requests, warnings, watched: [file] };
+  return { requests, warnings, missing, watched: [file] };
 }
 
 function readInstalled(file: string, projectDir: string, warnings: string[]): Map<string, string> {

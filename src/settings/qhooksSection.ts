@@ -24,6 +24,8 @@ export interface QhooksSection {
   readonly retention: string | undefined;
   /** `qhooks.replay`: hooks that replays skip or answer for with a stub, by name. */
   readonly replay: ReplayOverrides | undefined;
+  /** `qhooks.notify`: whether failures of hooks are told to the person in the host's answer. */
+  readonly notify: boolean | undefined;
 }
 
 export const EMPTY_QHOOKS_SECTION: QhooksSection = {
@@ -33,6 +35,7 @@ export const EMPTY_QHOOKS_SECTION: QhooksSection = {
   redact: [],
   retention: undefined,
   replay: undefined,
+  notify: undefined,
 };
 
 /**
@@ -52,6 +55,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
   let requireTrust: boolean | undefined;
   let retention: string | undefined;
   let replay: ReplayOverrides | undefined;
+  let notify: boolean | undefined;
   const redact: RedactPattern[] = [];
   for (const [key, value] of Object.entries(section)) {
     const path = ["qhooks", key];
@@ -69,6 +73,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
     if (key === "requireTrust") requireTrust = checked.data as boolean;
     if (key === "retention") retention = checked.data as string;
     if (key === "replay") replay = checked.data as ReplayOverrides;
+    if (key === "notify") notify = checked.data as boolean;
     if (key === "redact") {
       (checked.data as unknown[]).forEach((entry, i) => {
         const parsedEntry = RedactEntrySchema.safeParse(entry);
@@ -86,7 +91,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
       });
     }
   }
-  return { plugins, stopBlockCap, requireTrust, redact, retention, replay };
+  return { plugins, stopBlockCap, requireTrust, redact, retention, replay, notify };
 }
 
 function warnIssue(path: PropertyKey[], error: z.ZodError, consequence: string, warn: (path: PropertyKey[], message: string) => void): void {

@@ -95,6 +95,32 @@ export function describeHostDialect(host: HostDialect): void {
         }
     });
 
+    it("puts a notice where it says the person sees it, and nowhere else; the decision is the same with it", () => {
+      const notice = 'qhooks: hook "guard.sh" failed (exit 127)';
+      const outcomes = [
+        outcomeOf({ event: "PreToolUse", decision: "deny", blocked: true, reason: "rm -rf is not allowed" }),
+        outcomeOf({ event: "PreToolUse", decision: "allow" }),
+        outcomeOf({ event: "Stop", decision: "block", blocked: true, reason: "tests fail" }),
+        outcomeOf({ event: "PostToolUse" }),
+        outcomeOf({ event: "Notification" }),
+        outcomeOf({ event: "TaskCompleted", decision: "block", blocked: true, reason: "not done" }),
+      ];
+      for (const outcome of outcomes) {
+        const plain = host.answer(outcome);
+        const told = host.answer(outcome, [notice]);
+        const message = told.stdout ? (JSON.parse(told.stdout) as { systemMessage?: string }).systemMessage : undefined;
+        const said = `${message ?? ""}\n${told.stderr}`;
+        if (!host.showsNotices(outcome)) {
+          expect(told, outcome.event).to.deep.equal(plain);
+          continue;
+        }
+        expect(said, outcome.event).to.include(notice);
+        const blocks = (r: typeof plain) => r.exitCode === 2 || /"(deny|block)"/.test(r.stdout);
+        expect(blocks(told), outcome.event).to.equal(blocks(plain));
+        expect(/"allow"/.test(told.stdout), outcome.event).to.equal(/"allow"/.test(plain.stdout));
+      }
+    });
+
     it("answers nothing to say with an empty exit 0", () => {
       const outcome = outcomeOf({ event: "PostToolUse" });
       expect(host.answer(outcome)).to.deep.equal({ exitCode: 0, stdout: "", stderr: "" });

@@ -15,6 +15,10 @@ import { DetachedHooks } from "../../handlers/detachedHooks.js";
 import { limitsFromEnv } from "../../engine/limits.js";
 import { fileOnce } from "../../handlers/once.js";
 import { hostDialect } from "../../hosts/hosts.js";
+import { failureNotices, memoryCounter, noticesToSay } from "../../output/failureNotices.js";
+import { fileNoticeCounter } from "../../handlers/noticeMemory.js";
+import type { Outcome } from "../../schema/outcome.js";
+import type { SettingsSnapshot } from "../../settings/loadSettings.js";
 
 export const RunFlagsSchema = z.object({
   settings: z.array(z.string()).default([]),
@@ -76,7 +80,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     (seq) => log.placeOf?.(seq) ?? null,
   );
   try {
-    const { judgement, configWarnings } = await judgeOnce({
+    const { judgement, configWarnings, snapshot } = await judgeOnce({
       input,
       event,
       projectDir,
@@ -99,7 +103,14 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
       ...configWarnings,
       ...(judgement.kind === "outcome" ? judgement.outcome.warnings : judgement.kind === "rejected" ? judgement.warnings : []),
     ];
-    const hookReply = flags.format === "hook" && judgement.kind === "outcome" ? hostDialect(context.dialect).answer(judgement.outcome) : null;
+    const host = hostDialect(context.dialect);
+    const hookReply =
+      flags.format === "hook" && judgement.kind === "outcome"
+        ? host.answer(
+            judgement.outcome,
+            notices(judgement.outcome, snapshot, host.showsNotices(judgement.outcome), logged ? context.dbPath : null, context.homeDir),
+          )
+        : null;
     if (hookReply?.exitCode !== 2) for (const w of warnings) warn(w);
 
     if (judgement.kind === "failed") return cannotJudge(judgement.error);
@@ -132,6 +143,18 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
   } finally {
     await log.close();
   }
+}
+
+/**
+ * What the person is told in the host's answer about hooks that failed or did not run (`qhooks.notify`, on by
+ * default): each notice once per session, counted in a file next to the log (in this process's memory without one).
+ */
+function notices(outcome: Outcome, snapshot: SettingsSnapshot, shown: boolean, db: string | null, homeDir: string): string[] {
+  if (!snapshot.notify || !shown) return [];
+  const found = failureNotices(outcome, snapshot.missingPlugins);
+  if (found.length === 0) return [];
+  const counter = db === null ? memoryCounter() : fileNoticeCounter(join(besideLog(db, homeDir), "notices"));
+  return noticesToSay(found, outcome.sessionId, counter);
 }
 
 /**
