@@ -9,6 +9,7 @@ import { dialectOf } from "../settings/settingsPlan.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { oneLineText } from "../text/oneLine.js";
 import { hostDialect } from "../hosts/hosts.js";
+import { ColourChoiceSchema, type ColourChoice } from "./output/colour.js";
 
 /** What every command needs to know about where it runs. */
 export interface CliContext {
@@ -19,10 +20,12 @@ export interface CliContext {
   /** The log file or PostgreSQL URL: `--db`, else $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db. */
   readonly dbPath: string;
   readonly env: NodeJS.ProcessEnv;
+  /** `--color`: whether tables and listings on a terminal show decisions and failures in colour. */
+  readonly colour: ColourChoice;
 }
 
 export function cliContext(command: Command): CliContext {
-  const globals = command.optsWithGlobals<{ db?: string; projectDir?: string; dialect?: string }>();
+  const globals = command.optsWithGlobals<{ db?: string; projectDir?: string; dialect?: string; color?: string }>();
   const env = process.env;
   const homeDir = homedir();
   const dialect = dialectOf(globals.dialect, env);
@@ -32,7 +35,9 @@ export function cliContext(command: Command): CliContext {
     .find((value) => value !== undefined);
   const projectDir = resolve(globals.projectDir ?? fromEnv ?? process.cwd());
   const dbPath = globals.db !== undefined ? (isPostgresUrl(globals.db) ? globals.db : resolve(globals.db)) : defaultLogPath(env, homeDir);
-  return { dialect, projectDir, homeDir, dbPath, env };
+  // Commander checked the choice; auto when the flag is absent.
+  const colour = ColourChoiceSchema.catch("auto").parse(globals.color);
+  return { dialect, projectDir, homeDir, dbPath, env, colour };
 }
 
 /** Hooks run in the project directory: a missing one is the user's mistake, said before anything runs. */
