@@ -15,7 +15,7 @@ export class QhooksError extends Error {
   override readonly name = "QhooksError";
   constructor(
     readonly code: QhooksErrorCode,
-    /** One line, no trailing period, no stack: it is shown to the user as is. */
+    /** One line, no trailing period, no stack, no `qhooks:` prefix (main.ts adds it): shown to the user as is. */
     message: string,
     options?: { cause?: unknown },
   ) {

@@ -51,8 +51,8 @@ export type {
   RedactEntry,
   HandlerType,
 } from "./schema/settings.js";
-export { VerdictSchema, HOOK_OUTPUT_SCHEMAS } from "./schema/hookOutput.js";
-export type { Verdict } from "./schema/hookOutput.js";
+export { VerdictSchema, HOOK_OUTPUT_SCHEMAS, HandlerVerdictSchema } from "./schema/hookOutput.js";
+export type { Verdict, HandlerVerdict } from "./schema/hookOutput.js";
 export { HookOutcomeKindSchema, HookResultSchema, SkipReasonSchema, SkippedHookSchema, OutcomeSchema } from "./schema/outcome.js";
 export type { HookOutcomeKind, HookResult, SkipReason, SkippedHook, Outcome } from "./schema/outcome.js";
 export {

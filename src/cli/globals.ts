@@ -11,6 +11,7 @@ import type { Dialect } from "../hosts/hostDialect.js";
 import { oneLineText } from "../text/oneLine.js";
 import { HOSTS, hostDialect } from "../hosts/hosts.js";
 import { settingsFileProblem } from "../settings/settingsFileProblem.js";
+import { ColourChoiceSchema, type ColourChoice } from "./output/colour.js";
 
 /** What every command needs to know about where it runs. */
 export interface CliContext {
@@ -21,6 +22,8 @@ export interface CliContext {
   /** The log file or PostgreSQL URL: `--db`, else $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db. */
   readonly dbPath: string;
   readonly env: NodeJS.ProcessEnv;
+  /** `--color`: whether tables and listings on a terminal show decisions and failures in colour. */
+  readonly colour: ColourChoice;
 }
 
 /**
@@ -28,7 +31,7 @@ export interface CliContext {
  * dialect is named; one a host calls (`run`, `record`) passes false and keeps the default.
  */
 export function cliContext(command: Command, { detectDialect = true }: { readonly detectDialect?: boolean } = {}): CliContext {
-  const globals = command.optsWithGlobals<{ db?: string; projectDir?: string; dialect?: string }>();
+  const globals = command.optsWithGlobals<{ db?: string; projectDir?: string; dialect?: string; color?: string }>();
   const env = process.env;
   const homeDir = homedir();
   const anyHostsProject = Object.values(HOSTS)
@@ -47,7 +50,9 @@ export function cliContext(command: Command, { detectDialect = true }: { readonl
     .find((value) => value !== undefined);
   const projectDir = resolve(globals.projectDir ?? fromEnv ?? process.cwd());
   const dbPath = globals.db !== undefined ? (isPostgresUrl(globals.db) ? globals.db : resolve(globals.db)) : defaultLogPath(env, homeDir);
-  return { dialect, projectDir, homeDir, dbPath, env };
+  // Commander checked the choice; auto when the flag is absent.
+  const colour = ColourChoiceSchema.catch("auto").parse(globals.color);
+  return { dialect, projectDir, homeDir, dbPath, env, colour };
 }
 
 /** Hooks run in the project directory: a missing one is the user's mistake, said before anything runs. */

@@ -13,6 +13,12 @@ import { COMMANDS } from "./registry/index.js";
  */
 let exitStatusIsTheAnswer = false;
 
+/**
+ * An error's line on stderr: `qhooks: ` once. Messages are written without it (QhooksError's rule); one that
+ * carries it anyway (a hook's own qhooks, quoted) does not get it twice.
+ */
+const errorLine = (message: string): string => `qhooks: ${message.replace(/^qhooks: /, "")}`;
+
 /** The one place that turns errors into a line on stderr and an exit status. */
 async function main(argv: readonly string[]): Promise<number> {
   let code: number = EXIT.ok;
@@ -27,15 +33,15 @@ async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return EXIT.ok; // --help, --version
       // Commander puts its "(Did you mean --settings?)" on a line of its own: keep the message on one line.
-      err(`qhooks: ${error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")}`);
+      err(errorLine(error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")));
       return EXIT.failure;
     }
     if (isQhooksError(error)) {
-      err(`qhooks: ${error.message}`);
+      err(errorLine(error.message));
       return exitCodeFor(error);
     }
     // Not the user's doing: say so, with enough to file a report, still on one line unless asked for more.
-    err(`qhooks: internal error: ${messageOf(error)} (set QHOOKS_DEBUG=1 for a stack trace)`);
+    err(errorLine(`internal error: ${messageOf(error)} (set QHOOKS_DEBUG=1 for a stack trace)`));
     if (process.env.QHOOKS_DEBUG) err(error instanceof Error ? (error.stack ?? "") : String(error));
     return EXIT.failure;
   }

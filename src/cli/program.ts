@@ -12,9 +12,13 @@ export interface CommandEffects {
   readonly statusIsTheAnswer: () => void;
 }
 
+/** Commands qhooks runs for itself (`__async-hook`): they work when called, and no help or hint names them. */
+const internal = new WeakSet<Command>();
+const publicCommands = (parent: Command): Command[] => parent.commands.filter((c) => !internal.has(c));
+
 /** `unknown command "rnu"; did you mean run?`, or the list of commands. */
 function unknownCommand(parent: Command, name: string): string {
-  const names = parent.commands.map((c) => c.name());
+  const names = publicCommands(parent).map((c) => c.name());
   const close = names.find((n) => editDistance(n, name.toLowerCase()) <= 2);
   return `unknown command "${oneLineText(name, 64)}"; ${close ? `did you mean ${close}?` : `the commands are ${names.join(", ")}`} (qhooks --help)`;
 }
@@ -44,6 +48,7 @@ function lazyCommand(parent: Command, spec: CommandSpec, effects: CommandEffects
   }
   const name = spec.path[spec.path.length - 1]!;
   const command = parent.command(name, { hidden: spec.hidden ?? false }).description(spec.description);
+  if (spec.hidden) internal.add(command);
   definitions.set(command, (c) =>
     spec.define(c).action(async (...given: unknown[]) => {
       // Commander passes the declared arguments, then the options, then the command itself.
@@ -86,7 +91,8 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
     // Every command's help shows the options above too, which apply to it (given before or after its name).
     .configureHelp({
       showGlobalOptions: true,
-      visibleGlobalOptions: (): Option[] => program.options.filter((o) => !o.hidden && o.long !== "--version"),
+      // The root's own help lists them once, as its options; a command's help adds them under "Global Options".
+      visibleGlobalOptions: (command: Command): Option[] => (command === program ? [] : program.options.filter((o) => !o.hidden && o.long !== "--version")),
       // A command's help lists its subcommands with their arguments and options: define them first.
       visibleCommands(this: Help, command: Command): Command[] {
         for (const sub of command.commands) defined(sub);
@@ -99,6 +105,11 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
         "--dialect <name>",
         "whose settings to read: qoder (~/.qoder-cn, .qoder) or claude (~/.claude, .claude, and Claude Code's enabled plugins); default $QHOOKS_DIALECT, else qoder",
       ).choices(["qoder", "claude"]),
+    )
+    .addOption(
+      new Option("--color <when>", "colour decisions and failures in tables: auto (on a terminal, unless $NO_COLOR is set), always or never")
+        .choices(["auto", "always", "never"])
+        .default("auto"),
     )
     .addHelpText("after", ROOT_HELP)
     .exitOverride()
@@ -118,7 +129,7 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
     .action((names: string[]) => {
       let command = program;
       for (const name of names) {
-        const sub = command.commands.find((c) => c.name() === name);
+        const sub = publicCommands(command).find((c) => c.name() === name);
         if (sub === undefined) throw new QhooksError("usage", unknownCommand(command, name));
         command = defined(sub);
       }

@@ -2,7 +2,8 @@
  * One hook, whatever declares it (a settings file, a plugin, `bus.use()`) and whatever runs it: its kind is data,
  * so that choosing a runner, trust, `once` and the log read one field instead of guessing from optional ones.
  */
-import type { EventName } from "../schema/events.js";
+import type { EventName, Payload } from "../schema/events.js";
+import type { HandlerVerdict } from "../schema/hookOutput.js";
 import type { HandlerSetting, HandlerType } from "../schema/settings.js";
 import type { PinnedSite } from "./runSite.js";
 import type { Matcher } from "./compileMatcher.js";
@@ -20,8 +21,16 @@ export interface HookPlugin {
   readonly dataDir: string;
 }
 
-/** The function a `bus.use()` handler is: it gets the payload and returns an answer (or a promise of one). */
-export type InProcessHook = (payload: Readonly<Record<string, unknown>>) => unknown;
+/**
+ * The function a `bus.use()` handler is: it gets the payload of its event, typed by that event's schema
+ * (`Payload<"PreToolUse">` has `tool_name` and `tool_input`), and answers with a HandlerVerdict, `undefined` for no
+ * opinion, or a promise of either. The types hold the compiler to the protocol (`{ decision: "nope" }` does not
+ * compile); what the handler returns is still read at run time, and a value that does not parse is its
+ * `invalid-output`.
+ */
+export type InProcessHook<E extends EventName = EventName> = (
+  payload: Readonly<Payload<E>>,
+) => HandlerVerdict | undefined | Promise<HandlerVerdict | undefined>;
 
 interface HookBase {
   readonly event: EventName;

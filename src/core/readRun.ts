@@ -1,26 +1,17 @@
 import { oneLineText } from "../text/oneLine.js";
-import { z } from "zod";
+import type { z } from "zod";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
 import { EVENT_TRAITS, isBlockingDecision, type Decision, type EventName } from "../schema/events.js";
-import { EMPTY_VERDICT, HOOK_OUTPUT_SCHEMAS, type Verdict } from "../schema/hookOutput.js";
+import { EMPTY_VERDICT, HandlerVerdictSchema, HOOK_OUTPUT_SCHEMAS, type Verdict } from "../schema/hookOutput.js";
+import { lazy } from "../schema/lazy.js";
 import type { HookOutcomeKind, HookResult } from "../schema/outcome.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
 import type { HookRun, JudgedHook } from "./hookRun.js";
 import type { SelectedHook } from "./hookDescriptor.js";
 
-/** What an in-process handler may return; `undefined` means no opinion. */
-export const InProcessResultSchema = z
-  .object({
-    decision: z.enum(["allow", "deny", "ask", "block"]).optional(),
-    reason: z.string().optional(),
-    updatedInput: z.record(z.string(), z.unknown()).optional(),
-    additionalContext: z.string().optional(),
-    systemMessage: z.string().optional(),
-    continue: z.boolean().optional(),
-    stopReason: z.string().optional(),
-  })
-  .optional();
+/** What an in-process handler may return; `undefined` means no opinion (HandlerVerdictSchema, schema/hookOutput.ts). */
+export const InProcessResultSchema = lazy(() => HandlerVerdictSchema.optional());
 export type InProcessResult = z.infer<typeof InProcessResultSchema>;
 
 /** Reads a finished run of `spec` as a decision: exit codes and JSON for commands, return values for in-process handlers (docs/hooks.md). */

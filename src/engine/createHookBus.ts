@@ -67,7 +67,7 @@ export interface HookBus {
   /** Judges one event; resolves to its outcome, rejects (naming the field) for an invalid payload. */
   dispatch(payload: object | string): Promise<Outcome>;
   /** Registers an in-process handler; returns a function that removes it. */
-  use(event: EventName, matcher: string | null | undefined, handler: InProcessHook, options?: UseOptions): () => void;
+  use<E extends EventName>(event: E, matcher: string | null | undefined, handler: InProcessHook<E>, options?: UseOptions): () => void;
   /** Every outcome, emitted before the dispatch() promise for it resolves. */
   readonly outcomes$: Observable<Outcome>;
   /** Settings warnings of the configuration in force (replayed to each new subscriber), then runtime warnings. */
@@ -169,7 +169,8 @@ export function createHookBus(options: HookBusOptions): HookBus {
         matcher: compiled.matcher,
         name: checked.data.name ?? `in-process:${event}#${n}`,
         timeoutMs: Math.round((checked.data.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
-        handle,
+        // Registered for its own event, it is only ever called with that event's payload.
+        handle: handle as InProcessHook,
       };
       handlers.push(handler);
       return () => {

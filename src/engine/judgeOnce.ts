@@ -32,6 +32,11 @@ export interface JudgeOnceOptions {
    * Stop-loop guard, which counts live events only, stays out of it.
    */
   readonly replay?: boolean;
+  /**
+   * False: the Stop-loop guard stays out (a hook test judges one event on its own, with no log: no streak of
+   * blocked Stops can build up, and a warning that the guard cannot count would be said for every blocking Stop).
+   */
+  readonly stopLoopGuard?: boolean;
   /** Evaluator and MCP caller; by default the chat endpoint of QHOOKS_EVALUATOR_URL, and no MCP caller. */
   readonly services?: HandlerServices;
   /** Which once-hooks already ran (`qhooks run` keeps markers next to its log); this call's memory by default. */
@@ -56,8 +61,8 @@ export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceRes
   const background: BackgroundRunner = options.background ?? new BackgroundHooks(options.log);
   const judgement = await firstValueFrom(
     of({ input: options.input, event: options.event, receivedAt: new Date(), startedAt: performance.now() }).pipe(
-      judgeEvents(
-        engine.pipeline({
+      judgeEvents({
+        ...engine.pipeline({
           log: options.log,
           source: options.replay ? "replay" : "dispatch",
           snapshot: () => snapshot,
@@ -67,7 +72,9 @@ export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceRes
           background,
           ...(options.once ? { once: options.once } : {}),
         }),
-      ),
+        // A cap of 0 is the guard turned off, as QHOOKS_STOP_BLOCK_CAP=0 would, without telling the hooks so.
+        ...(options.stopLoopGuard === false ? { stopBlockCap: 0 } : {}),
+      }),
     ),
   );
   return { judgement, snapshot, configWarnings: [...engine.limits.warnings, ...snapshot.warnings], background };

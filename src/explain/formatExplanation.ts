@@ -6,6 +6,11 @@ export interface FormatOptions {
   readonly text: (s: string) => string;
   /** How a logged time is shown. */
   readonly time: (iso: string) => string;
+  /** Colour for a terminal (the CLI's colour.ts): the decision, and hooks that failed; plain text without it. */
+  readonly paint?: {
+    readonly decision: (word: string, decision: string, blocked: boolean) => string;
+    readonly failure: (text: string) => string;
+  };
 }
 
 /** Every verdict's label, padded to one width in the listing. */
@@ -32,7 +37,8 @@ export function formatExplanation(x: Explanation, o: FormatOptions): string {
   lines.push(head.join("  "));
   if (x.decision !== null) {
     const decision = x.blocked ? x.decision.toUpperCase() : x.decision;
-    lines.push(`decision: ${decision}${x.reason ? `  (${t(x.reason)})` : ""}`);
+    const shown = o.paint ? o.paint.decision(decision, x.decision, x.blocked) : decision;
+    lines.push(`decision: ${shown}${x.reason ? `  (${t(x.reason)})` : ""}`);
   }
   const config = x.configHash === null ? "unknown" : x.configHash.slice(0, 12);
   lines.push(`configuration: ${config} (${x.basis === "log" ? "the snapshot logged with the event" : "the settings files as they are now; no hook was run"})`);
@@ -45,7 +51,7 @@ export function formatExplanation(x: Explanation, o: FormatOptions): string {
   const others = x.hooks.filter((h) => h.verdict.kind === "other-event");
   lines.push("", `hooks (${x.hooks.length}):`);
   if (x.hooks.length === 0) lines.push("  none configured");
-  for (const h of own) lines.push(...hookLines(h, x, t));
+  for (const h of own) lines.push(...hookLines(h, x, t, o.paint?.failure ?? ((s) => s)));
   if (others.length) {
     const list = others.map((h) => `${h.name === null ? "(no name)" : t(h.name, 60)} (${h.verdict.kind === "other-event" ? h.verdict.event : ""})`);
     lines.push(`  ${LABEL["other-event"].padEnd(WIDTH)}${others.length} hook${others.length === 1 ? "" : "s"} of other events: ${list.join(", ")}`);
@@ -67,13 +73,15 @@ export function formatExplanation(x: Explanation, o: FormatOptions): string {
   return lines.join("\n");
 }
 
-function hookLines(h: ExplainedHook, x: Explanation, t: (s: string, max?: number) => string): string[] {
+function hookLines(h: ExplainedHook, x: Explanation, t: (s: string, max?: number) => string, failure: (s: string) => string): string[] {
   const v = h.verdict;
   const name = h.name === null ? "(no name)" : t(h.name, 60);
   const shadow = h.mode === "shadow" ? " [shadow]" : "";
   const first = `  ${LABEL[v.kind].padEnd(WIDTH)}${name}${shadow}  ${sourceText(h.source, t)}`;
   const detail = detailOf(h, v, x, t);
-  return detail === null ? [first] : [first, `  ${" ".repeat(WIDTH)}${detail}`];
+  // A run that failed (error, timeout, bad output), a hook that never loaded or was skipped: what to look at first.
+  const failed = (v.kind === "ran" && v.outcome !== "success" && v.outcome !== "block") || v.kind === "invalid" || v.kind === "skipped";
+  return detail === null ? [first] : [first, `  ${" ".repeat(WIDTH)}${failed ? failure(detail) : detail}`];
 }
 
 function sourceText(s: HookSource, t: (s: string, max?: number) => string): string {

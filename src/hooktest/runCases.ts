@@ -80,6 +80,7 @@ async function judgeCase(entry: TestFileEntry, options: RunCasesOptions): Promis
     plugins: options.plugins,
     dialect: options.dialect,
     log: nullEventLog,
+    stopLoopGuard: false,
     env: { ...options.env, [TEST_VAR]: "1" },
     callChain: options.callChain,
   });
@@ -92,5 +93,22 @@ async function judgeCase(entry: TestFileEntry, options: RunCasesOptions): Promis
     return { result: { ...base, problems: [problem], outcome: null, durationMs }, warnings: [...configWarnings, ...judgement.warnings] };
   }
   const { outcome } = judgement;
-  return { result: { ...base, problems: checkOutcome(testCase.expect, outcome), outcome, durationMs }, warnings: [...configWarnings, ...outcome.warnings] };
+  const loop = stopLoopWarning(testCase.event, testCase.payload, outcome);
+  return {
+    result: { ...base, problems: checkOutcome(testCase.expect, outcome), outcome, durationMs },
+    warnings: [...configWarnings, ...outcome.warnings, ...(loop === null ? [] : [loop])],
+  };
+}
+
+/**
+ * The Stop-loop guard stays out of hook tests (no log, no streak), and so does its warning. What a case can show is
+ * the loop itself: a Stop hook that blocks although the payload says `stop_hook_active` (the agent is already
+ * continuing because of a Stop hook) would keep the agent going, but for the guard.
+ */
+function stopLoopWarning(event: string, payload: unknown, outcome: { readonly blocked: boolean }): string | null {
+  if ((event !== "Stop" && event !== "SubagentStop") || !outcome.blocked) return null;
+  const active = typeof payload === "object" && payload !== null && (payload as Record<string, unknown>).stop_hook_active === true;
+  return active
+    ? `a ${event} hook blocks although stop_hook_active is true: live, it would keep the agent going until the Stop-loop guard lets it stop (qhooks.stopBlockCap)`
+    : null;
 }

@@ -22,6 +22,25 @@ export const VerdictSchema = lazy(() =>
 );
 export type Verdict = z.infer<typeof VerdictSchema>;
 
+/**
+ * What an in-process handler (`bus.use()`) answers, in the engine's vocabulary: a decision (`deny` and `block`
+ * both stop what the event can stop; `allow` and `ask` where the event has them), its reason, and the outcome's
+ * other parts. Every field may be left out; returning `undefined` is no opinion. Its type is what `use()` checks a
+ * handler against; at run time a value that does not parse makes that handler's result `invalid-output`.
+ */
+export const HandlerVerdictSchema = lazy(() =>
+  z.object({
+    decision: z.enum(["allow", "deny", "ask", "block"]).optional(),
+    reason: z.string().optional(),
+    updatedInput: z.record(z.string(), z.unknown()).optional(),
+    additionalContext: z.string().optional(),
+    systemMessage: z.string().optional(),
+    continue: z.boolean().optional(),
+    stopReason: z.string().optional(),
+  }),
+);
+export type HandlerVerdict = z.infer<typeof HandlerVerdictSchema>;
+
 export const EMPTY_VERDICT: Verdict = Object.freeze({
   decision: "none",
   reason: null,

@@ -115,7 +115,9 @@ describe("cli output: where it goes", () => {
   const pipe = { isTTY: false } as unknown as NodeJS.WriteStream;
 
   it("a terminal's width, $COLUMNS over it, no limit for a pipe unless $COLUMNS says one", () => {
-    expect(stdoutTerminal({ LANG: "C.UTF-8" }, tty)).to.deep.equal({ isTTY: true, columns: 100, utf8: true });
+    expect(stdoutTerminal({ LANG: "C.UTF-8" }, tty)).to.deep.equal({ isTTY: true, columns: 100, utf8: true, colour: true });
+    expect(stdoutTerminal({ LANG: "C.UTF-8", NO_COLOR: "1" }, tty).colour).to.equal(false);
+    expect(stdoutTerminal({}, pipe, "always").colour).to.equal(true);
     expect(stdoutTerminal({ COLUMNS: "20", LANG: "C.UTF-8" }, tty).columns).to.equal(20);
     expect(stdoutTerminal({}, pipe).columns).to.equal(null);
     expect(stdoutTerminal({ COLUMNS: "33" }, pipe).columns).to.equal(33);

@@ -91,7 +91,7 @@ describe("engine: in-process handlers", () => {
     ];
     for (const [event, said, mapped] of cases) {
       it(`${event}: "${said}" ${mapped ? `is ${mapped}` : "is ignored with a warning"}`, async () => {
-        bus.use(event as never, null, () => ({ decision: said, reason: `because ${said}` }));
+        bus.use(event as never, null, () => ({ decision: said as "allow", reason: `because ${said}` }));
         const outcome = await bus.dispatch(payload(event));
         const hook = onlyHook(outcome.hooks);
         if (mapped) {
@@ -182,7 +182,8 @@ describe("engine: in-process handlers", () => {
     ];
     for (const [what, value] of invalid) {
       it(`returning ${what} is invalid-output, with no effect`, async () => {
-        bus.use("PreToolUse", null, () => value);
+        // What a JavaScript caller, unchecked by the compiler, can return.
+        bus.use("PreToolUse", null, () => value as never);
         const outcome = await bus.dispatch(payload("PreToolUse"));
         const hook = onlyHook(outcome.hooks);
         expect(hook.outcome).to.equal("invalid-output");

@@ -23,7 +23,7 @@ describe("engine: one handler's bad result, and close() called twice", () => {
       "PreToolUse",
       "Bash",
       () => ({
-        get decision(): string {
+        get decision(): never {
           throw new Error("getter boom");
         },
       }),
@@ -34,11 +34,12 @@ describe("engine: one handler's bad result, and close() called twice", () => {
     bus.use(
       "PreToolUse",
       "Bash",
-      () => ({
-        toJSON() {
-          throw new Error("toJSON boom");
-        },
-      }),
+      () =>
+        ({
+          toJSON() {
+            throw new Error("toJSON boom");
+          },
+        }) as never,
       { name: "tojson" },
     );
     bus.use("PreToolUse", "Bash", () => ({ decision: "deny", reason: "handler says no" }), { name: "handler-guard" });

@@ -36,6 +36,7 @@ export function inProcessHook(name: string, handle: () => unknown, timeoutMs = 1
     matcher: compileMatcher(undefined).matcher,
     timeoutMs,
     shadow: false,
-    handle,
+    // Tests give what a JavaScript handler, unchecked by the compiler, may return.
+    handle: handle as InProcessHandler["handle"],
   };
 }

@@ -11,7 +11,8 @@ import { oneLineText } from "../../text/oneLine.js";
 import { eventArgument, isEventName } from "../eventArg.js";
 import { requireProjectDir, requireSettingsFiles, type CliContext } from "../globals.js";
 import { out, readStdin } from "../io.js";
-import { stdoutTerminal } from "../output/terminal.js";
+import { decisionStyle, paint as paintText } from "../output/colour.js";
+import { commandTerminal } from "../output/terminal.js";
 import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
 import { showTime } from "../output/times.js";
 import { notInLog, seqArgument } from "../seqArg.js";
@@ -33,8 +34,14 @@ export async function explainCommand(target: string, flags: ExplainFlags, contex
   const explanation = flags.payload !== undefined ? await unlogged(target, flags.payload, flags, context) : await logged(target, flags, context);
   if (flags.json) out(JSON.stringify(explanation, null, 2));
   else {
-    const text = stdoutTerminal(context.env).utf8 ? escapeForTerminal : escapeToAscii;
-    out(formatExplanation(explanation, { text, time: (iso) => showTime(iso, flags.utc).text }));
+    const terminal = commandTerminal(context);
+    const text = terminal.utf8 ? escapeForTerminal : escapeToAscii;
+    const on = terminal.colour === true;
+    const paint = {
+      decision: (word: string, decision: string, blocked: boolean) => paintText(word, decisionStyle(decision, blocked), on),
+      failure: (s: string) => paintText(s, "red", on),
+    };
+    out(formatExplanation(explanation, { text, time: (iso) => showTime(iso, flags.utc).text, paint }));
   }
   return EXIT.ok;
 }

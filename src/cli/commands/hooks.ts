@@ -3,7 +3,8 @@ import { EXIT } from "../../errors.js";
 import { EventFlagSchema } from "../filterFlags.js";
 import { OutputFormatSchema } from "../output/formats.js";
 import { renderTable, renderTsv, type Column } from "../output/table.js";
-import { stdoutTerminal } from "../output/terminal.js";
+import { paint } from "../output/colour.js";
+import { commandTerminal } from "../output/terminal.js";
 import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
 import { err, out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
@@ -108,7 +109,7 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
     return verdict;
   }
 
-  const terminal = stdoutTerminal(context.env);
+  const terminal = commandTerminal(context);
   // File names, commands and warnings come from files anyone may have committed to a repository: escaped.
   const shown = terminal.utf8 ? escapeForTerminal : escapeToAscii;
   out(`Settings files (lowest priority first), project ${shown(context.projectDir)}:`);
@@ -125,8 +126,8 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
   }
   if (snapshot.warnings.length) {
     out("");
-    out(`Warnings (${snapshot.warnings.length}): these entries are skipped or read differently than written:`);
-    for (const w of snapshot.warnings) out(`  ${shown(w)}`);
+    out(paint(`Warnings (${snapshot.warnings.length}): these entries are skipped or read differently than written:`, "yellow", terminal.colour === true));
+    for (const w of snapshot.warnings) out(`  ${paint(shown(w), "yellow", terminal.colour === true)}`);
   }
   out("");
   out(`Config hash ${snapshot.hash.slice(0, 12)}; qhooks reads these files at every call, so edits apply at once.`);

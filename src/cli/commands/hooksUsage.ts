@@ -7,8 +7,9 @@ import { timeWindow } from "../filterFlags.js";
 import type { CliContext } from "../globals.js";
 import { settingsOfFlags } from "../settingsFlags.js";
 import { out } from "../io.js";
+import { hookRunCountColumns } from "../output/hookRunColumns.js";
 import { renderTable, renderTsv, type Column } from "../output/table.js";
-import { stdoutTerminal } from "../output/terminal.js";
+import { commandTerminal } from "../output/terminal.js";
 import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
 import { showTime } from "../output/times.js";
 
@@ -52,12 +53,13 @@ export async function hooksUsageCommand(flags: UsageFlags, context: CliContext):
     out(renderTsv(columns, rows));
     return EXIT.ok;
   }
-  const terminal = stdoutTerminal(context.env);
+  const terminal = commandTerminal(context);
   const shown = terminal.utf8 ? escapeForTerminal : escapeToAscii;
   const span = `${window.since ? `since ${showTime(window.since.toISOString(), flags.utc).text}` : "all of the log"}${window.until ? `, until ${showTime(window.until.toISOString(), flags.utc).text}` : ""}`;
   out(`Hook usage, ${span} (config ${snapshot.hash.slice(0, 12)}, the settings files as they are now):`);
   out("");
   out(rows.length === 0 ? "No hooks configured." : renderTable(columns, rows, terminal));
+
   const never = rows.filter((h) => h.neverFired);
   if (never.length) {
     out("");
@@ -83,12 +85,16 @@ function usageColumns(utc: boolean): Column<HookUsage>[] {
     { header: "EVENT", cell: (h) => h.event, max: 20, min: 6, keep: 10 },
     { header: "HOOK", cell: (h) => `${h.name ?? "?"}${h.mode === "shadow" ? " [shadow]" : ""}`, max: 40, min: 8, keep: 11 },
     { header: "LEVEL", cell: (h) => (h.source.plugin ? `plugin ${h.source.plugin}` : h.source.level), max: 12, min: 5, keep: 3, cutFrom: "start" },
-    { header: "LOADED", cell: (h) => (h.loaded ? "yes" : "no"), keep: 9 },
-    { header: "FIRED", cell: (h) => (h.loaded ? `${h.matched}/${h.events}` : ""), keep: 8, align: "right" },
-    { header: "RUNS", cell: (h) => String(h.runs), keep: 8, align: "right" },
-    { header: "BLOCKS", cell: (h) => String(h.blocks), keep: 7, align: "right" },
-    { header: "ERRORS", cell: (h) => String(h.errors + h.invalidOutputs), keep: 6, align: "right" },
-    { header: "TIMEOUTS", cell: (h) => String(h.timeouts), keep: 5, align: "right" },
+    { header: "LOADED", cell: (h) => (h.loaded ? "yes" : "no"), style: (h) => (h.loaded ? null : "red"), keep: 9 },
+    // Matched events of its kind out of all of them in the window (`hooks --help`); a hook that never fired is yellow.
+    {
+      header: "FIRED",
+      cell: (h) => (h.loaded ? `${h.matched}/${h.events}` : ""),
+      style: (h) => (h.neverFired ? "yellow" : null),
+      keep: 8,
+      align: "right",
+    },
+    ...hookRunCountColumns<HookUsage>({ runs: 8, blocks: 7, errors: 6, badOutput: 3, timeouts: 5 }),
     { header: "P50 MS", cell: (h) => ms(h.p50Ms), keep: 4, align: "right" },
     { header: "P95 MS", cell: (h) => ms(h.p95Ms), keep: 2, align: "right" },
     { header: "MAX MS", cell: (h) => ms(h.maxMs), keep: 1, align: "right" },

@@ -3,8 +3,9 @@ import { openStore } from "../../store/openStore.js";
 import type { LogRecord } from "../../schema/logRecord.js";
 import { FilterFlagsSchema, limitFlag } from "../filterFlags.js";
 import { FormatFlagsSchema, resolveFormat } from "../output/formats.js";
+import { decisionStyle, isHookFailure } from "../output/colour.js";
 import { renderTable, tsvHeader, tsvRow, type Column } from "../output/table.js";
-import { stdoutTerminal } from "../output/terminal.js";
+import { commandTerminal } from "../output/terminal.js";
 import { sessionShortener } from "../output/sessionPrefix.js";
 import { showTime, timeCells } from "../output/times.js";
 import { err, out } from "../io.js";
@@ -36,7 +37,7 @@ export async function logCommand(flags: LogFlags, context: CliContext): Promise<
     const kept = async function* () {
       for await (const r of records) if (++count <= (flags.limit ?? Infinity)) yield r;
     };
-    const terminal = stdoutTerminal(context.env);
+    const terminal = commandTerminal(context);
     const format = resolveFormat(flags.format, terminal);
     if (format === "jsonl") {
       for await (const r of kept()) out(JSON.stringify(r));
@@ -96,12 +97,20 @@ function logColumns(utc: boolean, rows?: readonly LogRecord[]): Column<LogRecord
     { header: "SESSION", cell: (r) => (short ? short(r.sessionId) : (r.sessionId ?? "-")), min: 6, keep: 6 },
     { header: "EVENT", cell: (r) => r.event ?? "?", min: 8, keep: 8 },
     { header: "MATCH", cell: (r) => r.matchValue ?? "", max: 24, min: 6, keep: 4 },
-    { header: "DECISION", cell: (r) => (r.blocked ? r.decision.toUpperCase() : r.decision), keep: 9 },
-    { header: "HOOKS", cell: hookList, max: 40, min: 8, keep: 3 },
+    {
+      header: "DECISION",
+      cell: (r) => (r.blocked ? r.decision.toUpperCase() : r.decision),
+      style: (r) => decisionStyle(r.decision, r.blocked),
+      keep: 9,
+    },
+    // Red when a hook failed (an error, a timeout, output qhooks could not read): the list names which.
+    { header: "HOOKS", cell: hookList, style: (r) => (hookFailed(r) ? "red" : null), max: 40, min: 8, keep: 3 },
     { header: "MS", cell: (r) => (r.durationMs === null ? "" : String(Math.round(r.durationMs))), keep: 2, align: "right" },
     { header: "REASON", cell: (r) => r.reason ?? "", max: 60, min: 12, keep: 7 },
   ];
 }
+
+const hookFailed = (r: LogRecord): boolean => [...r.hooks, ...r.asyncHooks].some((h) => isHookFailure(h.outcome));
 
 const hookList = (r: LogRecord) =>
   [

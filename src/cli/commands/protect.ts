@@ -22,7 +22,7 @@ export const EraseFlagsSchema = z.object({
 /** `qhooks erase --seq N | --session S | --pattern P`: the content of those events goes; the chain still verifies. */
 export async function eraseCommand(flags: z.infer<typeof EraseFlagsSchema>, context: CliContext): Promise<number> {
   const given = [flags.seq, flags.session, flags.pattern].filter((f) => f !== undefined).length;
-  if (given !== 1) throw new QhooksError("usage", "qhooks erase: give exactly one of --seq N, --session ID, --pattern TEXT");
+  if (given !== 1) throw new QhooksError("usage", "erase needs exactly one of --seq N, --session ID, --pattern TEXT");
   const selector: EraseSelector =
     flags.seq !== undefined ? { seq: Number(flags.seq) } : flags.session !== undefined ? { sessionId: flags.session } : { pattern: flags.pattern! };
   const log = openStore(context.dbPath, { mustExist: true, writer: context.env.QHOOKS_WRITER || undefined });
@@ -56,7 +56,7 @@ export async function pruneCommand(flags: z.infer<typeof PruneFlagsSchema>, cont
     from = "qhooks.retention";
   }
   if (spec === undefined)
-    throw new QhooksError("usage", 'qhooks prune: say how old: --before 90d (or set "qhooks": {"retention": "90d"} in your user-level settings)');
+    throw new QhooksError("usage", 'prune needs to know how old: --before 90d (or set "qhooks": {"retention": "90d"} in your user-level settings)');
   const before = parseTimeArg(from, spec, { utc: flags.utc });
   if (before.getTime() > Date.now()) throw new QhooksError("usage", `${from} ${JSON.stringify(spec)}: in the future; that would delete every record`);
   const log = openStore(context.dbPath, { mustExist: true, writer: context.env.QHOOKS_WRITER || undefined });

@@ -6,8 +6,9 @@ import type { HookResult, Outcome } from "../../schema/outcome.js";
 import { openStore } from "../../store/openStore.js";
 import type { CliContext } from "../globals.js";
 import { out } from "../io.js";
+import { decisionStyle, hookOutcomeStyle } from "../output/colour.js";
 import { detailText, durationText, fieldLines, indented, type DetailText, type Field } from "../output/detailText.js";
-import { stdoutTerminal } from "../output/terminal.js";
+import { commandTerminal } from "../output/terminal.js";
 import { showTime } from "../output/times.js";
 import { notInLog, seqArgument } from "../seqArg.js";
 
@@ -25,7 +26,7 @@ export async function showCommand(seqArg: string, flags: ShowFlags, context: Cli
     const detail = await log.event(seq);
     if (detail === null) throw new QhooksError("usage", await notInLog(log, seq));
     if (flags.json) out(JSON.stringify(detail, null, 2));
-    else out(showLines(detail, { utc: flags.utc, text: detailText(stdoutTerminal(context.env)) }).join("\n"));
+    else out(showLines(detail, { utc: flags.utc, text: detailText(commandTerminal(context)) }).join("\n"));
     return EXIT.ok;
   } finally {
     await log.close();
@@ -41,7 +42,9 @@ export function showLines(d: EventDetail, options: { utc: boolean; text: DetailT
   const { line, lines } = options.text;
   const o = d.outcome;
   const time = showTime(d.ts, options.utc);
-  const heading = [`#${d.seq}`, d.event ?? "(no event)", d.matchValue === null ? null : line(d.matchValue), decisionWord(d)].filter((p) => p !== null);
+  const heading = [`#${d.seq}`, d.event ?? "(no event)", d.matchValue === null ? null : line(d.matchValue), shownDecision(d, options.text)].filter(
+    (p) => p !== null,
+  );
   const source = d.replay === null ? d.source : `${d.source}: run ${line(d.replay.runId)}, re-judging #${d.replay.of}`;
   const chain = d.chain.records.map((r) => `#${r.seq} ${r.kind} (format ${r.format}) ${r.hash}`);
   const result: string[] = [
@@ -51,7 +54,7 @@ export function showLines(d: EventDetail, options: { utc: boolean; text: DetailT
       ["session", d.sessionId === null ? "-" : line(d.sessionId)],
       ["project", line(d.projectDir)],
       ["source", source],
-      ["decision", decisionText(d, line)],
+      ["decision", decisionText(d, options.text)],
       ["took", o === null ? null : durationText(o.durationMs)],
       [
         "config",
@@ -99,11 +102,15 @@ function decisionWord(d: EventDetail): string {
   return d.outcome?.blocked ? d.decision.toUpperCase() : d.decision;
 }
 
-function decisionText(d: EventDetail, line: (s: string) => string): string {
-  if (d.rejection !== null) return `rejected: ${line(d.rejection)}`;
+/** The decision word in its colour on a terminal that takes colour. */
+const shownDecision = (d: EventDetail, text: DetailText): string => text.paint(decisionWord(d), decisionStyle(d.decision, d.outcome?.blocked));
+
+function decisionText(d: EventDetail, text: DetailText): string {
+  const { line } = text;
+  if (d.rejection !== null) return `${text.paint("rejected", "red")}: ${line(d.rejection)}`;
   if (d.outcome === null) return d.decision === "recorded" ? "recorded (qhooks record: no hook judged it)" : `${d.decision} (no outcome was logged)`;
   const why = d.outcome.reason === null ? "" : `: ${line(d.outcome.reason)}`;
-  return `${decisionWord(d)}${d.outcome.blocked ? " (blocked)" : ""}${why}`;
+  return `${shownDecision(d, text)}${d.outcome.blocked ? " (blocked)" : ""}${why}`;
 }
 
 /** `block-rm: block (exit 2, 12 ms)` and its command, provenance, decision, error and output. */
@@ -120,12 +127,16 @@ function hookLines(h: HookResult, text: DetailText): string[] {
     ["command", h.command === null ? "(in-process handler)" : line(h.command)],
     ["from", from(h.level, h.matcher, line)],
     ["decision", h.decision === "none" && h.reason === null ? null : `${h.decision}${h.reason === null ? "" : `: ${line(h.reason)}`}`],
-    ["error", h.error === null ? null : line(h.error)],
+    ["error", h.error === null ? null : text.paint(line(h.error), "red")],
     ["stdout", output(h.stdout)],
     ["stderr", output(h.stderr)],
     ["output", h.truncated ? "cut: the hook wrote more than qhooks keeps" : null],
   ];
-  return ["", `  ${line(h.name)}: ${h.outcome} (${ended.filter((e) => e !== null).join(", ")})`, ...fieldLines(fields, "    ")];
+  return [
+    "",
+    `  ${line(h.name)}: ${text.paint(h.outcome, hookOutcomeStyle(h.outcome))} (${ended.filter((e) => e !== null).join(", ")})`,
+    ...fieldLines(fields, "    "),
+  ];
 }
 
 const from = (level: string, matcher: string | null, line: (s: string) => string): string =>

@@ -4,8 +4,10 @@ import type { SessionRow, Stats } from "../../schema/logRecord.js";
 import { openStore } from "../../store/openStore.js";
 import { timeWindow } from "../filterFlags.js";
 import { FormatFlagsSchema, resolveFormat } from "../output/formats.js";
+import { decisionStyle } from "../output/colour.js";
+import { hookRunCountColumns } from "../output/hookRunColumns.js";
 import { renderTable, renderTsv, type Column } from "../output/table.js";
-import { stdoutTerminal } from "../output/terminal.js";
+import { commandTerminal } from "../output/terminal.js";
 import { sessionShortener } from "../output/sessionPrefix.js";
 import { showTime, timeCells } from "../output/times.js";
 import { out } from "../io.js";
@@ -27,7 +29,7 @@ export async function sessionsCommand(flags: WindowFlags, context: CliContext): 
   const log = openStore(context.dbPath, { mustExist: true });
   try {
     const sessions = await log.sessions(flags.window);
-    const terminal = stdoutTerminal(context.env);
+    const terminal = commandTerminal(context);
     const format = resolveFormat(flags.format, terminal);
     if (format === "json") out(JSON.stringify(sessions, null, 2));
     else if (format === "jsonl") for (const s of sessions) out(JSON.stringify(s));
@@ -65,7 +67,7 @@ function sessionColumns(utc: boolean, rows?: readonly SessionRow[]): Column<Sess
     { header: zoned("FIRST", first?.zone), cell: (s) => first?.cells[index!.get(s)!] ?? showTime(s.firstTs, utc).iso, keep: 4 },
     { header: zoned("LAST", last?.zone), cell: (s) => last?.cells[index!.get(s)!] ?? showTime(s.lastTs, utc).iso, keep: 7 },
     { header: "EVENTS", cell: (s) => String(s.events), keep: 9, align: "right" },
-    { header: "BLOCKED", cell: (s) => String(s.blocked), keep: 8, align: "right" },
+    { header: "BLOCKED", cell: (s) => String(s.blocked), style: (s) => (s.blocked > 0 ? "red" : null), keep: 8, align: "right" },
     { header: "PROJECT", cell: (s) => s.projectDir, max: 50, min: 12, keep: 5, cutFrom: "start" },
   ];
 }
@@ -75,7 +77,7 @@ export async function statsCommand(flags: WindowFlags, context: CliContext): Pro
   const log = openStore(context.dbPath, { mustExist: true });
   try {
     const stats = await log.stats(flags.window);
-    const terminal = stdoutTerminal(context.env);
+    const terminal = commandTerminal(context);
     const format = resolveFormat(flags.format, terminal);
     // One object: --format jsonl is not offered, and would print the same.
     if (format === "json" || format === "jsonl") {
@@ -105,7 +107,7 @@ export async function statsCommand(flags: WindowFlags, context: CliContext): Pro
 
 const BY_EVENT: Column<Stats["byEvent"][number]>[] = [
   { header: "EVENT", cell: (r) => r.event, keep: 3 },
-  { header: "DECISION", cell: (r) => r.decision, keep: 2 },
+  { header: "DECISION", cell: (r) => r.decision, style: (r) => decisionStyle(r.decision), keep: 2 },
   { header: "COUNT", cell: (r) => String(r.count), keep: 1, align: "right" },
 ];
 
@@ -113,11 +115,7 @@ const ms = (v: number | null) => (v === null ? "" : String(Math.round(v * 10) / 
 
 const BY_HOOK: Column<Stats["hooks"][number]>[] = [
   { header: "HOOK", cell: (h) => h.name, max: 50, min: 8, keep: 10 },
-  { header: "RUNS", cell: (h) => String(h.runs), keep: 9, align: "right" },
-  { header: "BLOCKS", cell: (h) => String(h.blocks), keep: 8, align: "right" },
-  { header: "ERRORS", cell: (h) => String(h.errors), keep: 7, align: "right" },
-  { header: "BAD OUTPUT", cell: (h) => String(h.invalidOutputs), keep: 4, align: "right" },
-  { header: "TIMEOUTS", cell: (h) => String(h.timeouts), keep: 5, align: "right" },
+  ...hookRunCountColumns<Stats["hooks"][number]>({ runs: 9, blocks: 8, errors: 7, badOutput: 4, timeouts: 5 }),
   { header: "P50 MS", cell: (h) => ms(h.p50Ms), keep: 3, align: "right" },
   { header: "P95 MS", cell: (h) => ms(h.p95Ms), keep: 6, align: "right" },
   { header: "P99 MS", cell: (h) => ms(h.p99Ms), keep: 2, align: "right" },

@@ -1,3 +1,4 @@
+import { paint, type Style } from "./colour.js";
 import { displayWidth, padWidth } from "./displayWidth.js";
 import type { Terminal } from "./terminal.js";
 import { escapeForTerminal, escapeToAscii } from "./terminalText.js";
@@ -12,13 +13,16 @@ export interface DetailText {
   readonly line: (text: string) => string;
   /** Several lines: each line escaped, the line breaks kept. */
   readonly lines: (text: string) => string[];
+  /** Text already escaped, in a colour when the terminal takes colour (colour.ts), as it is otherwise. */
+  readonly paint: (text: string, style: Style | null) => string;
 }
 
-export function detailText(terminal: Pick<Terminal, "utf8">): DetailText {
+export function detailText(terminal: Pick<Terminal, "utf8" | "colour">): DetailText {
   const escapeText = terminal.utf8 ? escapeForTerminal : escapeToAscii;
   return {
     line: escapeText,
     lines: (text) => text.replace(/\r\n/g, "\n").split("\n").map(escapeText),
+    paint: (text, style) => paint(text, style, terminal.colour === true),
   };
 }
 

@@ -1,4 +1,5 @@
-import { displayWidth, fitWidth, padWidth } from "./displayWidth.js";
+import { paint, type Style } from "./colour.js";
+import { displayWidth, fitWidth } from "./displayWidth.js";
 import type { Terminal } from "./terminal.js";
 import { escapeForTerminal, escapeToAscii, escapeTsvCell } from "./terminalText.js";
 
@@ -17,6 +18,8 @@ export interface Column<R> {
   readonly align?: "left" | "right";
   /** Where a long cell is cut: at its end (the default), or at its start for paths, whose end says most. */
   readonly cutFrom?: "end" | "start";
+  /** The colour of the row's cell on a terminal that takes colour (a decision, a failure); tsv never has it. */
+  readonly style?: (row: R) => Style | null;
 }
 
 const GAP = "  ";
@@ -25,7 +28,8 @@ const GAP = "  ";
  * A table fitted to the terminal: columns aligned by display width (CJK and emoji take two columns), long cells
  * cut with an ellipsis; when the table is still too wide, the columns that matter least are cut down to their
  * `min`, then left out, so that the rows never wrap. Every cell is escaped for the terminal first (control
- * characters, and everything outside ASCII when the locale is not UTF-8).
+ * characters, and everything outside ASCII when the locale is not UTF-8); a column's colour is added last, to the
+ * escaped and cut text, and the padding is measured without it.
  */
 export function renderTable<R>(columns: readonly Column<R>[], rows: readonly R[], terminal: Terminal): string {
   const escapeText = terminal.utf8 ? escapeForTerminal : escapeToAscii;
@@ -43,15 +47,19 @@ export function renderTable<R>(columns: readonly Column<R>[], rows: readonly R[]
   const natural = columns.map((_, i) => cells.reduce((w, r) => Math.max(w, displayWidth(r[i]!)), displayWidth(headers[i]!)));
   // biome-ignore lint/suspicious/noFocusedTests: fit() is this file's column fitting, not a focused test
   const { shown, widths } = fit(columns, natural, terminal.columns);
-  const line = (texts: readonly string[]) =>
+  const line = (texts: readonly string[], row?: R) =>
     shown
       .map((i, k) => {
-        const text = fitWidth(texts[i]!, widths[k]!, ellipsis, columns[i]!.cutFrom);
+        const column = columns[i]!;
+        const text = fitWidth(texts[i]!, widths[k]!, ellipsis, column.cutFrom);
+        const coloured = row === undefined || column.style === undefined ? text : paint(text, column.style(row), terminal.colour === true);
         // The last column is not padded: no trailing spaces, unless it is right-aligned.
-        return k === shown.length - 1 && columns[i]!.align !== "right" ? text : padWidth(text, widths[k]!, columns[i]!.align);
+        if (k === shown.length - 1 && column.align !== "right") return coloured;
+        const pad = " ".repeat(Math.max(0, widths[k]! - displayWidth(text)));
+        return column.align === "right" ? pad + coloured : coloured + pad;
       })
       .join(GAP);
-  return [line(headers), ...cells.map(line)].join("\n");
+  return [line(headers), ...cells.map((texts, r) => line(texts, rows[r]))].join("\n");
 }
 
 /** Which columns to show, in order, and how wide, so that a row takes at most `room` columns of the terminal. */

@@ -23,7 +23,8 @@ export const hooks: CommandSpec = {
       .option("--usage", "the usage ledger: each hook loaded or not, its runs, blocks, errors, timeouts, p50/p95/max time, last run, and whether it ever fired")
       .option("--since <time>", `with --usage: ${SINCE_HELP}`)
       .option("--until <time>", "with --usage: before this time (same forms as --since)")
-      .option("--utc", "with --usage: times in UTC"),
+      .option("--utc", "with --usage: times in UTC")
+      .addHelpText("after", `\nWith --usage:\n${USAGE_COLUMNS}`),
   action: async ({ opts, command }) => {
     const { hooksCommand, HooksFlagsSchema } = await import("../commands/hooks.js");
     const flags = flagsOf(HooksFlagsSchema, opts);
@@ -32,3 +33,10 @@ export const hooks: CommandSpec = {
     return hooksUsageCommand({ ...flags, format: flags.format ?? (flags.json ? "json" : "table") }, cliContext(command));
   },
 };
+
+/** The usage ledger's columns, as `stats --hooks` counts them too (src/cli/output/hookRunColumns.ts). */
+const USAGE_COLUMNS = `  FIRED       the live events of the hook's event in the window that its matcher matches, out of all of them
+              (events without a matcher, such as Stop, fire every hook); 0/N: never fired, listed below the table
+  RUNS        its runs (counted by hook name); BLOCKS: runs that blocked (exit 2 or a blocking decision)
+  ERRORS      runs that failed (another non-zero exit, or it could not start); BAD OUTPUT: stdout qhooks could
+              not read; TIMEOUTS: runs stopped at their timeout. The same counts as qhooks stats --hooks`;
