@@ -12,6 +12,7 @@ import { replay } from "./replay.js";
 import { report } from "./report.js";
 import { run } from "./run.js";
 import { schema } from "./schema.js";
+import { serve } from "./serve.js";
 import { sessions } from "./sessions.js";
 import { ship } from "./ship.js";
 import { show } from "./show.js";
@@ -24,6 +25,7 @@ import { verify } from "./verify.js";
 /** Every command of the CLI, in the order `qhooks --help` lists them; a subcommand comes after its parent. */
 export const COMMANDS: readonly CommandSpec[] = [
   run,
+  serve,
   hooks,
   hooksAdd,
   trust,
