@@ -70,7 +70,9 @@ export function hookService(options: HookServiceOptions): HookService {
     if (stream) return stream;
     const engine = engineContext({ homeDir: options.homeDir, projectDir, env: options.env, dialect, settingsFiles: settings, plugins, baseDir: projectDir });
     for (const w of engine.limits.warnings) options.warn(w);
-    stream = judgeStream(engine.pipeline({ log: options.log, source: "dispatch", snapshot: freshSnapshot(engine, options.warn, warnedSnapshots), services, background, once }));
+    stream = judgeStream(
+      engine.pipeline({ log: options.log, source: "dispatch", snapshot: freshSnapshot(engine, options.warn, warnedSnapshots), services, background, once }),
+    );
     streams.set(key, stream);
     return stream;
   };

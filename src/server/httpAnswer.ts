@@ -38,9 +38,7 @@ export function httpAnswer(host: HostDialect, outcome: Outcome): HookAnswer {
   switch (outcome.event) {
     case "PreToolUse":
     case "PreModelSwitch":
-      return json(
-        JSON.stringify({ hookSpecificOutput: { hookEventName: outcome.event, permissionDecision: "deny", permissionDecisionReason: reason } }),
-      );
+      return json(JSON.stringify({ hookSpecificOutput: { hookEventName: outcome.event, permissionDecision: "deny", permissionDecisionReason: reason } }));
     case "PermissionRequest":
       return json(JSON.stringify({ hookSpecificOutput: { hookEventName: outcome.event, decision: { behavior: "deny", message: reason } } }));
     default:

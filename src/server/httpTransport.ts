@@ -76,7 +76,8 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // The Host check comes first: a page that rebinds a name to 127.0.0.1 learns nothing, not even that qhooks runs.
-    if (req.headers.host !== `${LOOPBACK}:${port}`) return refuse(req, res, textAnswer(421, `qhooks: Host must be ${LOOPBACK}:${port}`), `Host ${oneLineText(String(req.headers.host), 100)}`, true);
+    if (req.headers.host !== `${LOOPBACK}:${port}`)
+      return refuse(req, res, textAnswer(421, `qhooks: Host must be ${LOOPBACK}:${port}`), `Host ${oneLineText(String(req.headers.host), 100)}`, true);
     if (closing) return send(res, textAnswer(503, "qhooks: the server is stopping"), true);
     const url = new URL(req.url ?? "/", `http://${LOOPBACK}:${port}`);
     const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
@@ -85,7 +86,8 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
     if (url.pathname === "/health" && req.method === "GET") {
       const challenge = req.headers["x-qhooks-challenge"];
       const checked = typeof challenge === "string" ? ChallengeSchema.safeParse(challenge) : null;
-      if (!authorized && !checked?.success) return refuse(req, res, textAnswer(401, "qhooks: send the server's secret or a challenge"), bearer === undefined ? "no secret" : "wrong secret", true);
+      if (!authorized && !checked?.success)
+        return refuse(req, res, textAnswer(401, "qhooks: send the server's secret or a challenge"), bearer === undefined ? "no secret" : "wrong secret", true);
       const health: HealthAnswer = {
         service: "qhooks serve",
         pid: process.pid,
@@ -97,7 +99,14 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
       };
       return send(res, { status: 200, body: JSON.stringify(health), contentType: "application/json" });
     }
-    if (!authorized) return refuse(req, res, textAnswer(401, "qhooks: wrong or missing secret (Authorization: Bearer <the secret in the server's token file>)"), bearer === undefined ? "no secret" : "wrong secret", true);
+    if (!authorized)
+      return refuse(
+        req,
+        res,
+        textAnswer(401, "qhooks: wrong or missing secret (Authorization: Bearer <the secret in the server's token file>)"),
+        bearer === undefined ? "no secret" : "wrong secret",
+        true,
+      );
 
     const route = /^\/hook\/([^/]+)$/.exec(url.pathname);
     if (route === null) return send(res, textAnswer(404, "qhooks: the routes are POST /hook/<dialect> and GET /health"), true);
@@ -110,13 +119,21 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
       plugin: url.searchParams.getAll("plugin"),
     });
     if (!query.success) return send(res, textAnswer(400, `qhooks: ${query.error.issues[0]!.message}`), true);
-    if (!/^application\/json\s*(;|$)/i.test(req.headers["content-type"] ?? "")) return send(res, textAnswer(415, "qhooks: the event must be sent as Content-Type: application/json"), true);
+    if (!/^application\/json\s*(;|$)/i.test(req.headers["content-type"] ?? ""))
+      return send(res, textAnswer(415, "qhooks: the event must be sent as Content-Type: application/json"), true);
     const declared = Number(req.headers["content-length"] ?? "0");
-    if (declared > limits.maxBodyBytes) return refuse(req, res, textAnswer(413, `qhooks: the event is larger than ${limits.maxBodyBytes} bytes`), `body of ${declared} bytes`, true);
+    if (declared > limits.maxBodyBytes)
+      return refuse(req, res, textAnswer(413, `qhooks: the event is larger than ${limits.maxBodyBytes} bytes`), `body of ${declared} bytes`, true);
 
     const body = await readBody(req, limits.maxBodyBytes);
     if (body === null) return refuse(req, res, textAnswer(413, `qhooks: the event is larger than ${limits.maxBodyBytes} bytes`), "body too large", true);
-    const answer = await options.service.handle({ dialect: dialect.data, project: query.data.project, settings: query.data.settings, plugins: query.data.plugin, body });
+    const answer = await options.service.handle({
+      dialect: dialect.data,
+      project: query.data.project,
+      settings: query.data.settings,
+      plugins: query.data.plugin,
+      body,
+    });
     // A caller that went away still had its event judged and logged; there is no one left to answer.
     if (!res.destroyed) send(res, answer);
   }
@@ -126,7 +143,9 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
       reject(
         new QhooksError(
           "io",
-          e.code === "EADDRINUSE" ? `port ${options.port} of ${LOOPBACK} is in use by another program; start with --port 0 for a free one` : `cannot listen on ${LOOPBACK}:${options.port}: ${messageOf(e)}`,
+          e.code === "EADDRINUSE"
+            ? `port ${options.port} of ${LOOPBACK} is in use by another program; start with --port 0 for a free one`
+            : `cannot listen on ${LOOPBACK}:${options.port}: ${messageOf(e)}`,
         ),
       ),
     );

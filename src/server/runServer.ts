@@ -85,7 +85,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       if (state?.pid && state.pid !== process.pid && isAlive(state.pid) && (await probeServer(state.port, token, state.pid)) !== null) {
         throw new QhooksError("usage", `a server already runs at http://${LOOPBACK}:${state.port} (pid ${state.pid}); stop it first: qhooks serve --stop`);
       }
-      const listening = await listenHttp({ service, token, port: options.port ?? state?.port ?? 0, version: options.version, startedAt, limits: options.limits, log: options.say });
+      const listening = await listenHttp({
+        service,
+        token,
+        port: options.port ?? state?.port ?? 0,
+        version: options.version,
+        startedAt,
+        limits: options.limits,
+        log: options.say,
+      });
       writeState(paths.state, {
         port: listening.port,
         pid: process.pid,

@@ -12,7 +12,12 @@ import { isPostgresUrl } from "../../store/openStore.js";
 
 export const ServeFlagsSchema = z
   .object({
-    port: z.coerce.number({ error: "--port must be a number" }).int().min(0, { error: "--port must be 0..65535" }).max(65535, { error: "--port must be 0..65535" }).optional(),
+    port: z.coerce
+      .number({ error: "--port must be a number" })
+      .int()
+      .min(0, { error: "--port must be 0..65535" })
+      .max(65535, { error: "--port must be 0..65535" })
+      .optional(),
     ensure: z.boolean().default(false),
     status: z.boolean().default(false),
     stop: z.boolean().default(false),
@@ -49,12 +54,18 @@ export async function serveCommand(flags: ServeFlags, context: CliContext): Prom
     const { server, started } = await ensureServer({
       homeDir: context.homeDir,
       command: process.execPath,
-      args: [process.argv[1] ?? "", "serve", ...(flags.port !== undefined ? ["--port", String(flags.port)] : []), ...(context.dbPath !== defaultLogPath(context.env, context.homeDir) && !isPostgresUrl(context.dbPath) ? ["--db", context.dbPath] : [])],
+      args: [
+        process.argv[1] ?? "",
+        "serve",
+        ...(flags.port !== undefined ? ["--port", String(flags.port)] : []),
+        ...(context.dbPath !== defaultLogPath(context.env, context.homeDir) && !isPostgresUrl(context.dbPath) ? ["--db", context.dbPath] : []),
+      ],
       env: context.env,
     });
     if (flags.json) out(JSON.stringify({ url: server.url, pid: server.health.pid, version: server.health.version, started }));
     else out(`qhooks serve: ${started ? "started" : "running"} on ${server.url} (pid ${server.health.pid})`);
-    if (server.health.version !== version()) err(`qhooks: note: the server runs qhooks ${server.health.version}, this is ${version()}; restart it: qhooks serve --stop`);
+    if (server.health.version !== version())
+      err(`qhooks: note: the server runs qhooks ${server.health.version}, this is ${version()}; restart it: qhooks serve --stop`);
     return EXIT.ok;
   }
   return foreground(flags, context);
@@ -84,4 +95,3 @@ function ownerName(uid: number): string {
     return String(uid);
   }
 }
-
