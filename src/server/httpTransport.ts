@@ -126,7 +126,8 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
       return refuse(req, res, textAnswer(413, `qhooks: the event is larger than ${limits.maxBodyBytes} bytes`), `body of ${declared} bytes`, true);
 
     const body = await readBody(req, limits.maxBodyBytes);
-    if (body === null) return refuse(req, res, textAnswer(413, `qhooks: the event is larger than ${limits.maxBodyBytes} bytes`), "body too large", true);
+    if (body === "gone") return options.log(`qhooks serve: POST ${pathOf(req)}: the client went away before sending the whole event; not judged`);
+    if (body === "too large") return refuse(req, res, textAnswer(413, `qhooks: the event is larger than ${limits.maxBodyBytes} bytes`), "body too large", true);
     const answer = await options.service.handle({
       dialect: dialect.data,
       project: query.data.project,
@@ -182,23 +183,21 @@ function send(res: ServerResponse, answer: HookAnswer, close = false): void {
   res.end(answer.body);
 }
 
-/** The body as UTF-8 text, or null as soon as it is larger than `limit` (the rest is never read). */
-function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
-  return new Promise((resolve, reject) => {
+/** The body as UTF-8 text; "too large" as soon as it passes `limit` (the rest is never read); "gone" if the client left. */
+function readBody(req: IncomingMessage, limit: number): Promise<string | "too large" | "gone"> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) {
-        req.pause();
-        req.removeAllListeners("data");
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
-    });
+      if (size <= limit) return void chunks.push(chunk);
+      req.pause();
+      req.removeListener("data", onData);
+      resolve("too large");
+    };
+    req.on("data", onData);
     req.on("end", () => resolve(Buffer.concat(chunks, size).toString("utf8")));
-    req.on("error", reject);
-    req.on("aborted", () => reject(new Error("the client went away before sending the whole event")));
+    req.on("error", () => resolve("gone"));
+    req.on("aborted", () => resolve("gone"));
   });
 }
