@@ -161,6 +161,38 @@ describe("qhooks serve", function () {
     });
   });
 
+  it("reads settings edited between two events, as run does, and logs a decision whose caller went away", async () => {
+    const guard = sb.script("guard.sh", `cat >/dev/null; echo 'first rule' >&2; exit 2`);
+    claudeSettings({ PreToolUse: [group("Bash", guard)] });
+    server = await startServer(sb);
+    const first = await post(server.port, "/hook/claude", bash("ls"), bearer(server.token));
+    expect(JSON.parse(first.body).hookSpecificOutput.permissionDecisionReason).to.equal("first rule");
+    const second = sb.script("second.sh", `cat >/dev/null; sleep 0.5; echo 'second rule' >&2; exit 2`);
+    claudeSettings({ PreToolUse: [group("Bash", second)] });
+
+    // The caller hangs up while the hook runs: the event is still judged and logged.
+    await new Promise<void>((resolve) => {
+      const text = JSON.stringify(bash("ls"));
+      const req = request({
+        host: "127.0.0.1",
+        port: server!.port,
+        path: "/hook/claude",
+        method: "POST",
+        headers: { Host: `127.0.0.1:${server!.port}`, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text), ...bearer(server!.token) },
+      });
+      req.on("error", () => resolve());
+      req.end(text, () => setTimeout(() => (req.destroy(), resolve()), 150));
+    });
+    await sleep(1000);
+    const log = await sb.run(["log", "--jsonl"]);
+    expect(
+      log.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).reason),
+    ).to.deep.equal(["second rule", "first rule"]);
+  });
+
   it("on SIGTERM, answers the event under way, logs it, and exits 0", async () => {
     const slow = sb.script("slow.sh", `cat >/dev/null; sleep 1; echo 'slow no' >&2; exit 2`);
     claudeSettings({ PreToolUse: [group("Bash", slow)] });
