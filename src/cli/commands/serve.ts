@@ -1,6 +1,7 @@
 import { userInfo } from "node:os";
 import { z } from "zod";
 import { EXIT } from "../../errors.js";
+import { killAllGroupsNow } from "../../exec/processGroups.js";
 import { ensureServer, liveServer, stopServer } from "../../server/control.js";
 import { serverPaths } from "../../server/paths.js";
 import { startServer } from "../../server/runServer.js";
@@ -77,7 +78,14 @@ async function foreground(flags: ServeFlags, context: CliContext): Promise<numbe
   for (const s of SIGNALS) process.removeAllListeners(s);
   let stop!: (signal: NodeJS.Signals) => void;
   const stopped = new Promise<NodeJS.Signals>((resolve) => (stop = resolve));
-  for (const s of SIGNALS) process.once(s, stop);
+  let signals = 0;
+  // A second signal while winding down: the hooks still running are killed now, and their events answered as such.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (signals++ === 0) return stop(signal);
+    err(`qhooks serve: ${signal} again: stopping the hooks still running`);
+    killAllGroupsNow();
+  };
+  for (const s of SIGNALS) process.on(s, onSignal);
   const server = await startServer({ homeDir: context.homeDir, env: context.env, db: context.dbPath, port: flags.port, version: version(), say: err });
   err(`qhooks serve: listening on ${server.url} (pid ${process.pid}); the secret is in ${serverPaths(context.homeDir).token}`);
   const signal = await stopped;
