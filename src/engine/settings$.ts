@@ -10,7 +10,7 @@ import type { SettingsSource } from "../settings/settingsSources.js";
 export const SETTINGS_POLL_MS = 50;
 
 /** What a file looks like from outside: an edit, a rename over it, a chmod or a deletion all change it. */
-function stampOf(path: string): string {
+export function stampOf(path: string): string {
   try {
     const s = statSync(path, { bigint: true, throwIfNoEntry: false });
     return s === undefined ? "missing" : `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}:${s.mode}`;

@@ -13,7 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["settings", "trust", "redact", "exec", "store", "handlers"],
   ["engine"],
   ["explain", "hooktest", "export", "install"],
-  ["cli", "index.ts"],
+  ["cli", "server", "index.ts"],
 ];
 const ADAPTERS = new Set(LAYERS[2]);
 

@@ -13,6 +13,7 @@ import { replay } from "./replay.js";
 import { report } from "./report.js";
 import { run } from "./run.js";
 import { schema } from "./schema.js";
+import { serve } from "./serve.js";
 import { sessions } from "./sessions.js";
 import { ship } from "./ship.js";
 import { show } from "./show.js";
@@ -28,6 +29,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   run,
   install,
   uninstall,
+  serve,
   hooks,
   hooksAdd,
   trust,

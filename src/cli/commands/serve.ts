@@ -1,0 +1,105 @@
+import { userInfo } from "node:os";
+import { z } from "zod";
+import { EXIT } from "../../errors.js";
+import { killAllGroupsNow } from "../../exec/processGroups.js";
+import { ensureServer, liveServer, stopServer } from "../../server/control.js";
+import { serverPaths } from "../../server/paths.js";
+import { startServer } from "../../server/runServer.js";
+import type { CliContext } from "../globals.js";
+import { err, out } from "../io.js";
+import { version } from "../version.js";
+import { defaultLogPath } from "../../store/logPath.js";
+import { isPostgresUrl } from "../../store/openStore.js";
+
+export const ServeFlagsSchema = z
+  .object({
+    port: z.coerce
+      .number({ error: "--port must be a number" })
+      .int()
+      .min(0, { error: "--port must be 0..65535" })
+      .max(65535, { error: "--port must be 0..65535" })
+      .optional(),
+    ensure: z.boolean().default(false),
+    status: z.boolean().default(false),
+    stop: z.boolean().default(false),
+    json: z.boolean().default(false),
+  })
+  .refine((f) => [f.ensure, f.status, f.stop].filter(Boolean).length <= 1, { error: "--ensure, --status and --stop go one at a time" });
+export type ServeFlags = z.infer<typeof ServeFlagsSchema>;
+
+/** How long a stopping server waits for the hooks of events under way before it stops them. */
+const STOP_GRACE_MS = 30_000;
+const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+
+/** `qhooks serve`: the server in the foreground, or `--ensure`, `--status`, `--stop` of the user's one server. */
+export async function serveCommand(flags: ServeFlags, context: CliContext): Promise<number> {
+  if (flags.status) {
+    const server = await liveServer(context.homeDir);
+    if (server === null) {
+      if (flags.json) out(JSON.stringify({ running: false }));
+      else out("qhooks serve: not running");
+      return EXIT.failure;
+    }
+    const { health } = server;
+    const owner = health.uid === null ? "?" : `${ownerName(health.uid)} (uid ${health.uid})`;
+    if (flags.json) out(JSON.stringify({ running: true, url: server.url, ...health, proof: undefined }));
+    else out(`qhooks serve ${health.version}: listening on ${server.url}, pid ${health.pid}, owner ${owner}, since ${health.startedAt}`);
+    return EXIT.ok;
+  }
+  if (flags.stop) {
+    const stopped = await stopServer(context.homeDir);
+    out(stopped === null ? "qhooks serve: not running" : `qhooks serve: stopped (pid ${stopped.health.pid})`);
+    return EXIT.ok;
+  }
+  if (flags.ensure) {
+    const { server, started } = await ensureServer({
+      homeDir: context.homeDir,
+      command: process.execPath,
+      args: [
+        process.argv[1] ?? "",
+        "serve",
+        ...(flags.port !== undefined ? ["--port", String(flags.port)] : []),
+        ...(context.dbPath !== defaultLogPath(context.env, context.homeDir) && !isPostgresUrl(context.dbPath) ? ["--db", context.dbPath] : []),
+      ],
+      env: context.env,
+    });
+    if (flags.json) out(JSON.stringify({ url: server.url, pid: server.health.pid, version: server.health.version, started }));
+    else out(`qhooks serve: ${started ? "started" : "running"} on ${server.url} (pid ${server.health.pid})`);
+    if (server.health.version !== version())
+      err(`qhooks: note: the server runs qhooks ${server.health.version}, this is ${version()}; restart it: qhooks serve --stop`);
+    return EXIT.ok;
+  }
+  return foreground(flags, context);
+}
+
+async function foreground(flags: ServeFlags, context: CliContext): Promise<number> {
+  // The server winds down its own way (events under way answered and logged): main.ts's handlers, which kill every
+  // hook at once and die of the signal, are for one-shot commands.
+  for (const s of SIGNALS) process.removeAllListeners(s);
+  let stop!: (signal: NodeJS.Signals) => void;
+  const stopped = new Promise<NodeJS.Signals>((resolve) => (stop = resolve));
+  let signals = 0;
+  // A second signal while winding down: the hooks still running are killed now, and their events answered as such.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (signals++ === 0) return stop(signal);
+    err(`qhooks serve: ${signal} again: stopping the hooks still running`);
+    killAllGroupsNow();
+  };
+  for (const s of SIGNALS) process.on(s, onSignal);
+  const server = await startServer({ homeDir: context.homeDir, env: context.env, db: context.dbPath, port: flags.port, version: version(), say: err });
+  err(`qhooks serve: listening on ${server.url} (pid ${process.pid}); the secret is in ${serverPaths(context.homeDir).token}`);
+  const signal = await stopped;
+  err(`qhooks serve: ${signal}: answering the events under way, then stopping`);
+  await server.close(STOP_GRACE_MS);
+  err("qhooks serve: stopped");
+  return EXIT.ok;
+}
+
+function ownerName(uid: number): string {
+  try {
+    const me = userInfo();
+    return me.uid === uid ? me.username : String(uid);
+  } catch {
+    return String(uid);
+  }
+}

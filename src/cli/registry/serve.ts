@@ -1,0 +1,25 @@
+import { flagsOf, type CommandSpec } from "../commandSpec.js";
+import { cliContext } from "../globals.js";
+
+export const serve: CommandSpec = {
+  path: ["serve"],
+  description: "a local HTTP server that judges events as `qhooks run --format hook` does, for hosts' http hooks (docs/server.md)",
+  define: (c) =>
+    c
+      .option("--port <port>", "the loopback port to listen on (default: the last server's, else a free one)")
+      .option("--ensure", "start it in the background unless it runs; print where it listens")
+      .option("--status", "whether it runs: version, address, pid, owner")
+      .option("--stop", "stop the running server (its events under way are answered first)")
+      .option("--json", "with --status or --ensure: one JSON object")
+      .addHelpText(
+        "after",
+        `
+Routes (127.0.0.1 only; every request sends Authorization: Bearer <the secret in ~/.qoder-cn/qhooks/server/token>):
+  POST /hook/<dialect>   the event as the body; the project is X-Qhooks-Project, else found from the payload's cwd
+  GET  /health           who listens (pid, version)`,
+      ),
+  action: async ({ opts, command }) => {
+    const { serveCommand, ServeFlagsSchema } = await import("../commands/serve.js");
+    return serveCommand(flagsOf(ServeFlagsSchema, opts), cliContext(command, { detectDialect: false }));
+  },
+};

@@ -1,0 +1,86 @@
+import { spawn } from "node:child_process";
+import { closeSync, mkdirSync, openSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { QhooksError } from "../errors.js";
+import { LOOPBACK } from "./httpTransport.js";
+import { serverPaths } from "./paths.js";
+import { probeServer } from "./probe.js";
+import type { HealthAnswer } from "./schemas.js";
+import { isAlive, readState } from "./state.js";
+import { readOrCreateToken } from "./token.js";
+
+/** A server that answered the challenge: it holds the secret, and it is the process the state file names. */
+export interface LiveServer {
+  readonly url: string;
+  readonly health: HealthAnswer;
+}
+
+/** The user's running server, verified; null when none runs (or the state file names a process that is not it). */
+export async function liveServer(homeDir: string): Promise<LiveServer | null> {
+  const paths = serverPaths(homeDir);
+  const state = readState(paths.state);
+  if (state?.pid == null || !isAlive(state.pid)) return null;
+  const health = await probeServer(state.port, readOrCreateToken(paths.token), state.pid);
+  return health === null ? null : { url: `http://${LOOPBACK}:${health.port}`, health };
+}
+
+export interface EnsureOptions {
+  readonly homeDir: string;
+  /** How to start `qhooks serve` (node and the qhooks bin, with the arguments). */
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly waitMs?: number;
+}
+
+/**
+ * `qhooks serve --ensure`: the running server, or a new one started in the background, in a session of its own (it
+ * outlives the caller), its stderr appended to serve.log. Two at once start two processes, of which the lock lets
+ * one listen; both return the one that does.
+ */
+export async function ensureServer(options: EnsureOptions): Promise<{ readonly server: LiveServer; readonly started: boolean }> {
+  const running = await liveServer(options.homeDir);
+  if (running !== null) return { server: running, started: false };
+  const paths = serverPaths(options.homeDir);
+  readOrCreateToken(paths.token);
+  mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  const out = openSync(paths.log, "a", 0o600);
+  let exitedAt: number | null = null;
+  try {
+    const child = spawn(options.command, [...options.args], { detached: true, stdio: ["ignore", out, out], env: options.env, cwd: options.homeDir });
+    child.on("exit", () => (exitedAt = Date.now()));
+    child.on("error", () => (exitedAt = Date.now()));
+    child.unref();
+  } finally {
+    closeSync(out);
+  }
+  const deadline = Date.now() + (options.waitMs ?? 15_000);
+  while (Date.now() < deadline) {
+    await sleep(50);
+    const server = await liveServer(options.homeDir);
+    if (server !== null) return { server, started: true };
+    // Its child exiting is no failure by itself: another --ensure's server may have won the lock; wait for that one.
+    if (exitedAt !== null && Date.now() - exitedAt > 3000) break;
+  }
+  throw new QhooksError("io", `the server did not start; see ${paths.log}`);
+}
+
+/** `qhooks serve --stop`: SIGTERM to the verified server, then waits for it to end. false: none was running. */
+export async function stopServer(homeDir: string, waitMs = 60_000): Promise<LiveServer | null> {
+  const paths = serverPaths(homeDir);
+  const state = readState(paths.state);
+  const server = await liveServer(homeDir);
+  if (server === null) {
+    if (state?.pid != null && isAlive(state.pid)) {
+      throw new QhooksError("io", `pid ${state.pid} in ${paths.state} does not answer as qhooks serve; not stopping it`);
+    }
+    return null;
+  }
+  process.kill(server.health.pid, "SIGTERM");
+  const deadline = Date.now() + waitMs;
+  while (isAlive(server.health.pid)) {
+    if (Date.now() > deadline) throw new QhooksError("io", `the server (pid ${server.health.pid}) has not stopped after ${waitMs / 1000} s`);
+    await sleep(50);
+  }
+  return server;
+}

@@ -1,0 +1,28 @@
+import { existsSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+
+const isDirectory = (path: string): boolean => existsSync(path) && statSync(path).isDirectory();
+
+/**
+ * The project of an event that came over HTTP, which carries no $CLAUDE_PROJECT_DIR: the one the caller names
+ * (X-Qhooks-Project or `?project=`, written by the install), else the nearest folder from the payload's `cwd` up that
+ * holds the host's project folder (`.claude`, `.qoder`; the home folder's own is the user level, not a project),
+ * else `cwd` itself. A string is the reason there is none.
+ */
+export function projectOf(named: string | undefined, cwd: unknown, projectFolder: string, homeDir: string): { readonly dir: string } | string {
+  const dir = named ?? findProject(cwd, projectFolder, homeDir);
+  if (typeof dir !== "string") return dir.error;
+  if (!isDirectory(dir)) return `project directory ${dir} does not exist`;
+  return { dir };
+}
+
+function findProject(cwd: unknown, projectFolder: string, homeDir: string): string | { readonly error: string } {
+  if (typeof cwd !== "string" || !isAbsolute(cwd)) {
+    return { error: "no project: the payload has no absolute cwd, and neither X-Qhooks-Project nor ?project= names one" };
+  }
+  const home = resolve(homeDir);
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (dir !== home && isDirectory(join(dir, projectFolder))) return dir;
+    if (dirname(dir) === dir) return resolve(cwd);
+  }
+}
