@@ -1,5 +1,6 @@
 import type { CommandSpec } from "../commandSpec.js";
 import { asyncHook } from "./asyncHook.js";
+import { doctor } from "./doctor.js";
 import { erase } from "./erase.js";
 import { explain } from "./explain.js";
 import { exportLog } from "./export.js";
@@ -26,6 +27,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   run,
   hooks,
   hooksAdd,
+  doctor,
   trust,
   test,
   testAdd,
