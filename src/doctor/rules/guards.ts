@@ -64,8 +64,18 @@ export const onFailureCannotBlock: DoctorRule = {
 /** Words a guard's blocking path prints. */
 const BLOCK_WORDS = /\b(deny|denied|block|blocked|blocking|forbid|forbidden|refuse|refused|not allowed|dangerous|reject|rejected)\b/i;
 const TO_STDERR = /(>&2|1>&2|>\s*\/dev\/stderr)/;
-/** Lines before an `exit 1` that count as its branch. */
+/** Lines before an `exit 1` that may count as its branch. */
 const WINDOW = 4;
+const EXIT_1 = /(^|[\s;&|{(])exit\s+1\b/;
+/** A line that ends a branch (`fi`, `;;`, `}`...) or leaves (another exit): what comes before it is another path. */
+const BRANCH_END = /^\s*(fi|esac|done|\}|else|elif\b.*)\s*$|;;|\bexit\b/;
+
+/** The `exit 1` line and the lines of its branch just before it (at most WINDOW, stopping where another ends). */
+function branchBefore(lines: readonly string[], at: number): string {
+  const branch = [lines[at]!];
+  for (let i = at - 1; i >= Math.max(0, at - WINDOW) && !BRANCH_END.test(lines[i]!); i--) branch.unshift(lines[i]!);
+  return branch.join("\n");
+}
 
 /** The text of the scripts a hook runs (each read at most MAX_SCRIPT_BYTES), with its inline command. */
 function* scriptsOf(context: DoctorContext, hook: DeclaredHook): Generator<{ readonly name: string; readonly text: string }> {
@@ -88,8 +98,8 @@ export const guardExit1: DoctorRule = {
       for (const { name, text } of scriptsOf(context, hook)) {
         const lines = text.split("\n");
         const at = lines.findIndex((line, i) => {
-          if (!/(^|[\s;&|{(])exit\s+1\b/.test(line)) return false;
-          const branch = lines.slice(Math.max(0, i - WINDOW), i + 1).join("\n");
+          if (!EXIT_1.test(line)) return false;
+          const branch = branchBefore(lines, i);
           return TO_STDERR.test(branch) && BLOCK_WORDS.test(branch);
         });
         if (at < 0) continue;

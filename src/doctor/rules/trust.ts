@@ -1,3 +1,4 @@
+import type { DeclaredHook } from "../../core/hookDescriptor.js";
 import type { DoctorRule } from "../rule.js";
 
 export const hookUntrusted: DoctorRule = {
@@ -8,8 +9,16 @@ export const hookUntrusted: DoctorRule = {
   *check(context) {
     const trust = context.trust;
     if (trust === null) return;
+    // As at run time: an event's hooks with the same command run once, without trust when one of them is the user's own.
+    const declared = new Map<string, DeclaredHook[]>();
     for (const hook of context.commandHooks) {
-      const verdict = trust.verdict(hook.command, [hook]);
+      const key = `${hook.event}\0${hook.command}`;
+      const list = declared.get(key);
+      if (list) list.push(hook);
+      else declared.set(key, [hook]);
+    }
+    for (const hook of context.commandHooks) {
+      const verdict = trust.verdict(hook.command, declared.get(`${hook.event}\0${hook.command}`)!);
       if (!verdict.runs) yield { hook, message: `skipped while trust is required: ${verdict.message}` };
     }
   },
