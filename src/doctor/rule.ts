@@ -17,6 +17,8 @@ export interface DoctorContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** null when trust is not required for this configuration. */
   readonly trust: TrustCheck | null;
+  /** The absolute path of the file that declares a hook; null when not known. */
+  sourcePathOf(hook: DeclaredHook): string | null;
   /** The command hooks, in settings order. */
   readonly commandHooks: readonly DeclaredHook[];
   /** What a command hook runs at its top level (cached per command and place). */

@@ -9,7 +9,8 @@ import type { DeclaredHook } from "../core/hookDescriptor.js";
 import { commandPrograms, type ProgramRef } from "./commandPrograms.js";
 import { JsonLines } from "./jsonLines.js";
 import { onPath, probeFile, type FileProbe } from "./probeFile.js";
-import type { DoctorContext, DoctorRule } from "./rule.js";
+import type { DoctorContext, DoctorRule, RawFinding } from "./rule.js";
+import { messageOf } from "../errors.js";
 import { RULES } from "./rules/index.js";
 
 export interface DoctorInput {
@@ -25,8 +26,8 @@ export const LEVEL_RANK: Readonly<Record<FindingLevel, number>> = { info: 0, war
 
 /** Every rule of the catalog over one configuration: its findings, each placed at its file's line. */
 export function runDoctor(input: DoctorInput, rules: readonly DoctorRule[] = RULES): DoctorFinding[] {
-  const context = doctorContext(input);
   const byDisplay = new Map(input.snapshot.sources.map((s) => [s.display, s.path]));
+  const context = doctorContext(input, byDisplay);
   const lines = new Map<string, JsonLines | null>();
   const lineOf = (file: string | null, path: string | null): number | null => {
     const abs = file === null ? undefined : byDisplay.get(file);
@@ -41,7 +42,7 @@ export function runDoctor(input: DoctorInput, rules: readonly DoctorRule[] = RUL
   };
   const findings: DoctorFinding[] = [];
   for (const rule of rules) {
-    for (const raw of rule.check(context)) {
+    for (const raw of checked(rule, context)) {
       const place = raw.place ?? placeOf(raw.hook!, raw.subPath);
       findings.push({
         rule: rule.id,
@@ -63,19 +64,39 @@ export function runDoctor(input: DoctorInput, rules: readonly DoctorRule[] = RUL
   return findings.sort((a, b) => rankOf(a) - rankOf(b) || (a.line ?? 0) - (b.line ?? 0));
 }
 
+/**
+ * A rule's findings; a rule that throws (a bug, or a file system doctor did not foresee) costs its own findings and
+ * gives one saying so, never the other rules' or a crash.
+ */
+function checked(rule: DoctorRule, context: DoctorContext): RawFinding[] {
+  const found: RawFinding[] = [];
+  try {
+    for (const raw of rule.check(context)) found.push(raw);
+  } catch (e) {
+    found.push({
+      place: { settingsLevel: null, file: null, path: null },
+      level: "warn",
+      message: `this rule stopped (${messageOf(e)}); its other findings are not shown`,
+      fix: "report it as a qhooks bug",
+    });
+  }
+  return found;
+}
+
 const placeOf = (hook: DeclaredHook, subPath: string | undefined) => ({
   settingsLevel: hook.plugin ? "plugin" : hook.level,
   file: hook.file,
   path: subPath === undefined ? hook.path : `${hook.path}.${subPath}`,
 });
 
-function doctorContext(input: DoctorInput): DoctorContext {
+function doctorContext(input: DoctorInput, byDisplay: ReadonlyMap<string, string>): DoctorContext {
   const programs = new Map<string, readonly ProgramRef[]>();
   const probes = new Map<string, FileProbe>();
   const names = new Map<string, string | null>();
   return {
     ...input,
     host: hostDialect(input.dialect),
+    sourcePathOf: (hook) => byDisplay.get(hook.file) ?? null,
     commandHooks: input.snapshot.hooks.filter((h) => h.handler.type === "command"),
     programs(hook) {
       const key = `${hook.plugin?.root ?? ""}\0${hook.command}`;

@@ -66,7 +66,16 @@ const CASES: readonly Case[] = [
   {
     rule: "hook-calls-qhooks",
     bad: (sb) => (sb.projectSettings(hooksOf("PreToolUse", group("Bash", "npx qhooks --dialect qoder run PreToolUse"))), "npx qhooks"),
-    good: (sb) => sb.projectSettings(hooksOf("PreToolUse", group("Bash", "npx qhooks hooks --strict"))),
+    good: (sb) => {
+      // Its own --settings file (as a qoder guard set kept apart), a record entry, another command: none reads this file.
+      sb.file(join(sb.root, "guards.json"), { hooks: {} });
+      sb.projectSettings(
+        hooksOf(
+          "PreToolUse",
+          group("Bash", `npx qhooks run PreToolUse --format hook --settings ${join(sb.root, "guards.json")}`, "qhooks record PreToolUse", "npx qhooks hooks"),
+        ),
+      );
+    },
   },
   {
     rule: "command-missing",
