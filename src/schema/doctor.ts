@@ -36,3 +36,26 @@ export const DoctorReportSchema = z.object({
   counts: z.object({ error: z.number().int(), warn: z.number().int(), info: z.number().int() }),
 });
 export type DoctorReport = z.infer<typeof DoctorReportSchema>;
+
+/** A hook entry configured on disk that qhooks does not run, and why. */
+export const SkippedHookSchema = z.object({
+  /** The settings level (`user`, `project`, `local`, `plugin`, or a `--settings` file's path). */
+  level: z.string(),
+  file: z.string(),
+  /** The entry, or the part of the file that holds it (`hooks.PreToolUse[0].hooks[1]`, `hooks.Nope`). */
+  path: z.string(),
+  why: z.string(),
+});
+export type SkippedHook = z.infer<typeof SkippedHookSchema>;
+
+/** Configured on disk vs loaded: proof that the hooks written in the files are the ones that run. */
+export const LoadAttestationSchema = z.object({
+  /** Hook entries in the hooks sections of the files that could be read as JSON. */
+  configured: z.number().int().nonnegative(),
+  /** Of those, the ones qhooks runs when their event and matcher fit (valid, and trusted where trust is required). */
+  loaded: z.number().int().nonnegative(),
+  skipped: z.array(SkippedHookSchema),
+  /** Files whose hooks cannot be counted (not JSON, unreadable, too large): every hook in them is skipped. */
+  unreadFiles: z.array(z.object({ level: z.string(), file: z.string(), why: z.string() })),
+});
+export type LoadAttestation = z.infer<typeof LoadAttestationSchema>;

@@ -41,6 +41,14 @@ interface Case {
 
 const CASES: readonly Case[] = [
   {
+    rule: "hooks-not-loaded",
+    // A finding of the configuration as a whole: no file, no line (the test's line check is skipped for it).
+    bad: (sb) => (
+      sb.projectSettings(hooksOf("PreToolUse", group("Bash", { command: "" }), { matcher: "Bash", hooks: [{ type: "comand", command: "x" }] })), ""
+    ),
+    good: (sb) => sb.projectSettings(hooksOf("PreToolUse", group("Bash", { command: "" }), group("Bash", "true"))),
+  },
+  {
     rule: "settings-warning",
     bad: (sb) => (sb.projectSettings(hooksOf("PreToolUse", { matcher: "Bash", hooks: [{ type: "command", command: "true", timout: 5 }] })), '"timout"'),
     good: (sb) => sb.projectSettings(hooksOf("PreToolUse", group("Bash", { command: "true", timeout: 5 }))),
@@ -200,6 +208,8 @@ describe("doctor: each rule, with settings that trigger it and settings that do 
       const findings = doctorOf(sb, c.dialect).filter((f) => f.rule === c.rule);
       expect(findings, JSON.stringify(doctorOf(sb, c.dialect), null, 1)).to.have.length.greaterThan(0);
       const f = findings[0]!;
+      expect(f.fix).to.not.equal("");
+      if (needle === "") return void expect([f.file, f.line]).to.deep.equal([null, null]);
       expect(f.file).to.be.a("string");
       expect(f.fix).to.not.equal("");
       const text = readFileSync(f.filePath!, "utf8");
@@ -224,7 +234,7 @@ describe("doctor: each rule, with settings that trigger it and settings that do 
   });
 
   it("a dangling symlink, a directory and a missing interpreter script each get their own message", () => {
-    CASES[6]!.bad(sb);
+    CASES.find((c) => c.rule === "command-missing" && String(c.bad).includes("dangling"))!.bad(sb);
     const messages = doctorOf(sb)
       .filter((f) => f.rule === "command-missing")
       .map((f) => f.message);

@@ -1,4 +1,5 @@
 import type { DoctorRule } from "../rule.js";
+import { hooksNotLoaded } from "./attestation.js";
 import { commandMissing, commandNotChecked, commandNotExecutable, commandUnreadable, scriptNoShebang } from "./commands.js";
 import { guardAsync, guardExit1, guardPrintsAllow, guardTimeout, onFailureCannotBlock } from "./guards.js";
 import { matcherCase, matcherRegexRefused, matcherUnknownTool } from "./matchers.js";
@@ -8,6 +9,7 @@ import { hookUntrusted } from "./trust.js";
 
 /** The catalog, in the order findings are reported; docs/doctor.md describes each. Adding a rule: a file and a line. */
 export const RULES: readonly DoctorRule[] = [
+  hooksNotLoaded,
   settingsWarning,
   pluginMissing,
   hookUntrusted,
