@@ -8,7 +8,8 @@ export type FileProbe =
   | { readonly state: "dangling"; readonly target: string }
   | { readonly state: "directory" }
   | { readonly state: "not-regular" }
-  | { readonly state: "unreadable"; readonly executable: boolean; readonly code: string };
+  /** `executable`: null when not even the file's kind could be seen (a folder on the way this user may not enter). */
+  | { readonly state: "unreadable"; readonly executable: boolean | null; readonly code: string };
 
 /** Most of a script doctor reads for its heuristics: guards are short, and a huge file must not cost seconds. */
 export const MAX_SCRIPT_BYTES = 64 * 1024;
@@ -21,8 +22,10 @@ export function probeFile(path: string): FileProbe {
   let link;
   try {
     link = lstatSync(path);
-  } catch {
-    return { state: "missing" };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? "error";
+    // A folder on the way that this user may not enter is not a missing file.
+    return code === "ENOENT" || code === "ENOTDIR" ? { state: "missing" } : { state: "unreadable", executable: null, code };
   }
   let stats = link;
   if (link.isSymbolicLink()) {

@@ -46,7 +46,7 @@ export const commandNotExecutable: DoctorRule = {
     for (const { hook, ref } of eachProgram(context)) {
       if (ref.kind !== "path" || ref.role !== "program") continue;
       const probe = context.probe(ref.path);
-      if ((probe.state === "ok" || probe.state === "unreadable") && !probe.executable)
+      if ((probe.state === "ok" || probe.state === "unreadable") && probe.executable === false)
         yield { hook, subPath: "command", message: `${shown(ref.path)} is not executable`, fix: `chmod +x ${shown(ref.path)}` };
     }
   },
