@@ -66,12 +66,13 @@ show("per event and per hook", ["stats"]);
 show("the hash chain is intact", ["verify"]);
 
 console.log(`\n${bold("Would a stricter config have decided differently?")} demo/stricter.json denies force pushes and edits of src/checkout.ts.`);
-show("re-judge the session with the new hooks (they run for real, with QHOOKS_REPLAY=1)", [
+show("re-judge the session with the new hooks (they run for real, with QHOOKS_REPLAY=1; --yes: without asking)", [
   "replay",
   "--session",
   "demo-7f3a",
   "--settings",
   "demo/stricter.json",
+  "--yes",
 ]);
 
 // A blocked decision kept as a test of a project: the demo's own project in demo/.demo/project, whose

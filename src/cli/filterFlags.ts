@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { z } from "zod";
 import { LogFilterSchema, type LogFilter } from "../schema/logFilter.js";
 import type { EventName } from "../schema/events.js";
@@ -19,6 +20,8 @@ const RawFilterSchema = LogFilterSchema.pick({ tool: true, decision: true, block
   since: z.string().optional(),
   until: z.string().optional(),
   utc: z.boolean().default(false),
+  errors: z.boolean().optional(),
+  project: z.string().min(1, { error: "--project: expected a directory" }).optional(),
 });
 
 export const FilterFlagsSchema = RawFilterSchema.transform(
@@ -30,6 +33,8 @@ export const FilterFlagsSchema = RawFilterSchema.transform(
     blocked: raw.blocked,
     hook: raw.hook,
     grep: raw.grep,
+    ...(raw.errors ? { errors: true } : {}),
+    ...(raw.project !== undefined ? { projectDir: resolve(raw.project) } : {}),
     ...(raw.shadow ? { shadow: true } : {}),
     ...timeWindow(raw),
   }),

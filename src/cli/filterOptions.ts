@@ -15,6 +15,8 @@ export function addFilterOptions(command: Command): Command {
     .option("--blocked", "only blocked events")
     .option("--hook <text>", "only events where a hook whose name or command contains this ran")
     .option("--grep <text>", "only events whose payload or reason contains this (case-sensitive)")
+    .option("--errors", "only events where a hook failed (an error, a timeout, output that could not be read)")
+    .option("--project <dir>", "only events of this project directory")
     .option("--shadow", 'only events where a shadow hook ("mode": "shadow") would have changed the outcome')
     .option("--since <time>", SINCE_HELP)
     .option("--until <time>", "before this time (same forms as --since)")

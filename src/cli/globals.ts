@@ -10,6 +10,7 @@ import { err } from "./io.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { oneLineText } from "../text/oneLine.js";
 import { HOSTS, hostDialect } from "../hosts/hosts.js";
+import { settingsFileProblem } from "../settings/settingsFileProblem.js";
 
 /** What every command needs to know about where it runs. */
 export interface CliContext {
@@ -63,9 +64,12 @@ export function requireProjectDir(context: CliContext): string {
 }
 
 /**
- * `--settings` files replace the settings levels: a mistyped one would judge with no hooks at all, so each must
- * exist (what it holds is read, and warned about, like any settings file).
+ * `--settings` files replace the settings levels: a mistyped or broken one would judge with no hooks at all, so each
+ * must exist and be a JSON settings object (bad entries inside it are warned about and skipped, like any settings file).
  */
 export function requireSettingsFiles(files: readonly string[]): void {
-  for (const f of files) if (!existsSync(resolve(f))) throw new QhooksError("usage", `--settings ${oneLineText(f)}: no such file`);
+  for (const f of files) {
+    const problem = settingsFileProblem(resolve(f));
+    if (problem !== null) throw new QhooksError("usage", `--settings ${oneLineText(f)}: ${oneLineText(problem)}`);
+  }
 }

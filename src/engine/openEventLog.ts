@@ -9,6 +9,8 @@ export { defaultLogPath };
 import { nullEventLog, type EventLog } from "../store/eventLog.js";
 import { logDirectoryWarnings } from "../store/sqlite/logFile.js";
 import { isPostgresUrl, openStore } from "../store/openStore.js";
+import { checkDatabaseName } from "../store/postgres/databaseName.js";
+import { QhooksError } from "../errors.js";
 
 export interface OpenEventLogOptions {
   /** A path or a PostgreSQL URL; `false` for no log; undefined for $QHOOKS_DB, else <homeDir>/.qoder-cn/qhooks/events.db. */
@@ -26,7 +28,11 @@ export function openEventLog(options: OpenEventLogOptions): EventLog {
 export function openEventLogWithWarnings(options: OpenEventLogOptions): { log: EventLog; warnings: string[] } {
   if (options.db === false) return { log: nullEventLog, warnings: [] };
   const path = options.db === undefined ? defaultLogPath(options.env, options.homeDir) : isPostgresUrl(options.db) ? options.db : resolve(options.db);
-  if (isPostgresUrl(path)) return { log: centralWithFallback(path, options), warnings: [] };
+  if (isPostgresUrl(path)) {
+    const name = checkDatabaseName(path);
+    if ("refused" in name) throw new QhooksError("usage", name.refused);
+    return { log: centralWithFallback(path, options), warnings: name.warning === null ? [] : [name.warning] };
+  }
   const log = openStore(path);
   return { log, warnings: logDirectoryWarnings(path) };
 }

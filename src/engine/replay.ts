@@ -9,7 +9,10 @@ import { isBlockingDecision } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import { redactedFields } from "../redact/redactor.js";
 import { ERASED } from "../store/journal/erasure.js";
-import type { ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../schema/replay.js";
+import type { ReplayChange, ReplayHookFailure, ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../schema/replay.js";
+import { canonicalJson } from "../json/canonicalHash.js";
+import { oneLineText } from "../text/oneLine.js";
+import { replayOverrides, type ReplayOverrides } from "./replayOverrides.js";
 import { sha256Hex } from "../json/canonicalHash.js";
 import type { EventName } from "../schema/events.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
@@ -33,6 +36,13 @@ export interface ReplayOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Show which hooks would run, without running anything. */
   readonly matchOnly?: boolean;
+  /** Events of these kinds are not judged: their hooks do not run (each result says so). */
+  readonly skipEvents?: readonly EventName[];
+  /**
+   * False: the run is not logged (no replay-run records): a match-only pass made to count what a replay would run
+   * before it runs (replayPlan). Events are never logged with `matchOnly`.
+   */
+  readonly recordRun?: boolean;
   /** Judge shadow hooks (`"mode": "shadow"`) as enforced ones: what enforcing them would change. */
   readonly enforceShadow?: boolean;
   /** How many events are judged at once (the hooks of one event always run together). */
@@ -69,6 +79,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     // A missing or broken file judges as if it had no hooks: without its warning, every "newly allowed" line would
     // look like the new rules' doing.
     const warned = new Set<string>();
+    const skipEvents = new Set(options.skipEvents ?? []);
     // Each project a replayed event belongs to gets its engine (its settings and trust are the project's).
     const engines = new Map<string, EngineContext>();
     const engineFor = (projectDir: string): EngineContext => {
@@ -87,20 +98,24 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       }
       return engine;
     };
-    const load = (projectDir: string) => {
+    const load = (projectDir: string): Judging => {
       const snapshot = engineFor(projectDir).load();
+      const settings = options.enforceShadow ? enforcingShadow(snapshot) : snapshot;
+      const overrides = replayOverrides(settings);
       if (!warned.has(snapshot.hash)) {
         warned.add(snapshot.hash);
         for (const w of snapshot.warnings) warn(w);
+        // A misspelt name would run the hook whose side effects it was meant to spare.
+        for (const name of overrides.unknownNames) warn(`qhooks.replay: no hook is named "${oneLineText(name)}"; nothing is skipped or stubbed for it`);
       }
-      return options.enforceShadow ? enforcingShadow(snapshot) : snapshot;
+      return { settings, ...overrides };
     };
     const explicit = options.settingsFiles?.length ? load(options.cwd ?? process.cwd()) : null;
-    const snapshots = new Map<string, SettingsSnapshot>();
+    const snapshots = new Map<string, Judging>();
     // Replays run hooks for real: the hooks that trust keeps from running live do not run here either.
     const trustFor = (projectDir: string): TrustPolicy => engineFor(projectDir).trust;
     // Each project's settings are read once per replay: every event of a run is judged by the same config.
-    const settingsFor = (projectDir: string): SettingsSnapshot | string => {
+    const settingsFor = (projectDir: string): Judging | string => {
       if (explicit) return explicit;
       if (!isDirectory(projectDir)) return `its project directory ${projectDir} no longer exists; pass --settings to judge it`;
       let snapshot = snapshots.get(projectDir);
@@ -110,31 +125,38 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
 
     // One stream per project a replayed event belongs to (its settings and trust are the project's), made when its
     // first event comes and used for every later one: the steps are made once, not once per event.
-    const streams = new Map<string, { judge: JudgeStream; match: (arrival: Arrival) => ReplaySide | string }>();
+    const streams = new Map<string, { judge: JudgeStream; match: (arrival: Arrival) => Plan | string }>();
     const liveSeq = new Map<Arrival, number>();
     // Each replayed event is judged on its own, as when every event had a pipeline of its own: a `once` hook is a
     // first run for each of them.
     const once: OnceMemory = { claim: () => true };
-    const streamFor = (projectDir: string, settings: SettingsSnapshot) => {
+    const streamFor = (projectDir: string, judging: Judging) => {
       let stream = streams.get(projectDir);
       if (!stream) {
-        const validate = validateStep({ projectDir, snapshot: () => settings });
+        const validate = validateStep({ projectDir, snapshot: () => judging.settings });
         const match = matchStep(undefined, trustFor(projectDir), { once });
         stream = {
-          judge: judgeStream(
-            engineFor(projectDir).pipeline({
+          judge: judgeStream({
+            ...engineFor(projectDir).pipeline({
               log: options.log,
               source: "replay",
               replay: true,
               replayRun: { runId, of: (matched) => liveSeq.get(matched.arrival)! },
-              snapshot: () => settings,
+              snapshot: () => judging.snapshot,
               once,
             }),
-          ),
+            stub: judging.stub,
+          }),
+          // What matches with the whole configuration, and what of it runs once qhooks.replay has its say.
           match: (arrival) => {
             const validated = validate(arrival);
             if (isRejected(validated)) return validated.rejection.error;
-            return { decision: null, blocked: false, reason: null, hooks: match(validated).hooks.map((h) => h.name) };
+            const all = match(validated).hooks.map((h) => h.name);
+            if (judging.snapshot === judging.settings) return { all, skipped: [], stubbed: [], runs: all };
+            const kept = match({ ...validated, snapshot: judging.snapshot }).hooks;
+            const names = new Set(kept.map((h) => h.name));
+            const stubbed = kept.filter((h) => judging.stub(h) !== undefined).map((h) => h.name);
+            return { all, skipped: all.filter((n) => !names.has(n)), stubbed, runs: [...names].filter((n) => !stubbed.includes(n)) };
           },
         };
         streams.set(projectDir, stream);
@@ -146,24 +168,30 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       // Reported, not silently dropped: the selection said "every match".
       if (record.decision === "rejected") return of(skipped(record, `its payload was rejected when it arrived (${record.reason ?? "invalid"})`));
       if (record.payload === ERASED) return of(skipped(record, "its content was erased (qhooks erase)"));
-      const settings = settingsFor(record.projectDir);
-      if (typeof settings === "string") return of(skipped(record, settings));
+      if (record.event !== null && skipEvents.has(record.event)) return of({ ...skipped(record, `--skip-event ${record.event}`), skipEvent: true as const });
+      const judging = settingsFor(record.projectDir);
+      if (typeof judging === "string") return of(skipped(record, judging));
       // A project that is gone is judged from the current directory, with --settings alone.
       const projectDir = isDirectory(record.projectDir) ? record.projectDir : (options.cwd ?? process.cwd());
       const arrival: Arrival = { input: record.payload, event: record.event ?? undefined, receivedAt: new Date(), startedAt: performance.now() };
-      const stream = streamFor(projectDir, settings);
+      const stream = streamFor(projectDir, judging);
+      const matched = stream.match(arrival);
       if (options.matchOnly) {
-        return defer(() => {
-          const side = stream.match(arrival);
-          return of(typeof side === "string" ? skipped(record, side) : compare(record, side, null));
-        });
+        return of(
+          typeof matched === "string"
+            ? skipped(record, matched)
+            : withPlan(compare(record, { decision: null, blocked: false, reason: null, hooks: matched.all }, null, null), matched),
+        );
       }
+      // A payload that does not validate goes through the pipeline all the same: it reports (and logs) the rejection.
+      const plan = typeof matched === "string" ? NO_PLAN : matched;
       liveSeq.set(arrival, record.seq);
       return stream.judge.judge(arrival).pipe(
-        map((judgement) => {
+        mergeMap((judgement) => {
+          if (judgement.kind !== "outcome") return of(skipped(record, judgement.kind === "rejected" ? judgement.rejection.error : judgement.error));
           // What a hook says now is shown as the log keeps it: redacted by the configuration it was judged by.
-          if (judgement.kind === "outcome") return compare(record, outcomeSide(settings.redactor.value(judgement.outcome)), judgement.outcome);
-          return skipped(record, judgement.kind === "rejected" ? judgement.rejection.error : judgement.error);
+          const outcome = judging.settings.redactor.value(judgement.outcome);
+          return from(liveEffects(options.log, record)).pipe(map((live) => withPlan(compare(record, outcomeSide(outcome), outcome, live), plan)));
         }),
         finalize(() => liveSeq.delete(arrival)),
       );
@@ -175,12 +203,15 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       finishedAt: null,
       matchOnly: options.matchOnly ?? false,
       ...(options.enforceShadow ? { enforceShadow: true as const } : {}),
-      settings: explicit ? explicit.sources.map((s) => s.path) : null,
+      settings: explicit ? explicit.settings.sources.map((s) => s.path) : null,
+      ...(skipEvents.size ? { skipEvents: [...skipEvents] } : {}),
       selector: selectorOf(options.filter),
       summary: null,
     };
     const summary = emptySummary(runId);
-    return from(options.log.append([{ kind: "replay-run", ts: new Date(), run: start }])).pipe(
+    const recordRun = options.recordRun ?? true;
+    const append = (run: ReplayRun): Promise<unknown> => (recordRun ? options.log.append([{ kind: "replay-run", ts: new Date(), run }]) : Promise.resolve());
+    return from(append(start)).pipe(
       mergeMap(
         () =>
           new Observable<ReplayResult>((subscriber) => {
@@ -193,7 +224,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
               complete: () => {
                 if (summary.events === 0) warn("no recorded event matches this selection; nothing was replayed");
                 const finished: ReplayRun = { ...start, finishedAt: new Date().toISOString(), summary };
-                options.log.append([{ kind: "replay-run", ts: new Date(), run: finished }]).then(
+                append(finished).then(
                   () => subscriber.complete(),
                   (e: unknown) => subscriber.error(e),
                 );
@@ -210,13 +241,28 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
 }
 
 export function emptySummary(runId: string): ReplaySummary {
-  return { runId, events: 0, changed: 0, newlyBlocked: 0, newlyAllowed: 0, skipped: 0, hookErrors: 0, timeouts: 0 };
+  return {
+    runId,
+    events: 0,
+    changed: 0,
+    newlyBlocked: 0,
+    newlyAllowed: 0,
+    skipped: 0,
+    hookErrors: 0,
+    timeouts: 0,
+    skippedEvents: 0,
+    hooksSkipped: 0,
+    hooksStubbed: 0,
+  };
 }
 
 export function addToSummary(summary: ReplaySummary, r: ReplayResult): void {
   summary.events++;
   if (r.changed) summary.changed++;
-  if (r.skipped !== null) summary.skipped++;
+  if (r.skipEvent) summary.skippedEvents = (summary.skippedEvents ?? 0) + 1;
+  else if (r.skipped !== null) summary.skipped++;
+  summary.hooksSkipped = (summary.hooksSkipped ?? 0) + (r.hooksSkipped?.length ?? 0);
+  summary.hooksStubbed = (summary.hooksStubbed ?? 0) + (r.hooksStubbed?.length ?? 0);
   if (r.after.decision !== null && !r.before.blocked && r.after.blocked) summary.newlyBlocked++;
   if (r.after.decision !== null && r.before.blocked && !r.after.blocked) summary.newlyAllowed++;
   summary.hookErrors += r.hookErrors;
@@ -226,25 +272,89 @@ export function addToSummary(summary: ReplaySummary, r: ReplayResult): void {
 /** `recorded` (never judged) and `unfinished` (never finished) compare as `none`. */
 const comparable = (decision: string | null) => (decision === "recorded" || decision === "unfinished" ? "none" : decision);
 
-function compare(record: StoredEvent, after: ReplaySide, outcome: Outcome | null): ReplayResult {
+/** What the live outcome said besides its decision: whether the agent went on, and the tool input it got. */
+interface LiveEffects {
+  readonly continue: boolean;
+  readonly updatedInput: unknown;
+}
+
+const NO_EFFECTS: LiveEffects = { continue: true, updatedInput: null };
+
+/** Read only for events whose hooks ran live: without a hook, the agent went on with its own input. */
+async function liveEffects(log: AuditLog, record: StoredEvent): Promise<LiveEffects> {
+  if (record.hooks.length === 0) return NO_EFFECTS;
+  const outcome = (await log.event(record.seq))?.outcome;
+  return outcome ? { continue: outcome.continue, updatedInput: outcome.updatedInput } : NO_EFFECTS;
+}
+
+/** `outcome` and `live` are null when nothing was judged (match only, not replayable). */
+function compare(record: StoredEvent, after: ReplaySide, outcome: Outcome | null, live: LiveEffects | null): ReplayResult {
   const redacted = redactedFields(record.payload);
+  const before = sideOf(record);
+  const changes: ReplayChange[] = [];
+  if (outcome !== null && live !== null) {
+    if (comparable(after.decision) !== comparable(record.decision)) changes.push("decision");
+    if (after.blocked !== before.blocked) changes.push("blocked");
+    if (outcome.continue !== live.continue) changes.push("continue");
+    if (canonicalJson(outcome.updatedInput ?? null) !== canonicalJson(live.updatedInput ?? null)) changes.push("updatedInput");
+  }
+  const failures = (outcome?.hooks ?? []).flatMap((h): ReplayHookFailure[] =>
+    h.outcome === "error" || h.outcome === "invalid-output" || h.outcome === "timeout"
+      ? [
+          {
+            name: h.name,
+            outcome: h.outcome,
+            error: firstLine(h.error ?? (h.outcome === "timeout" ? `timed out after ${(h.durationMs / 1000).toFixed(1)} s` : h.outcome)),
+          },
+        ]
+      : [],
+  );
   return {
     seq: record.seq,
     event: record.event,
     sessionId: record.sessionId,
     matchValue: record.matchValue,
-    before: sideOf(record),
+    before,
     after,
-    changed: after.decision !== null && comparable(after.decision) !== comparable(record.decision),
+    changed: changes.length > 0,
+    ...(changes.length ? { changes } : {}),
     skipped: null,
-    hookErrors: outcome?.hooks.filter((h) => h.outcome === "error" || h.outcome === "invalid-output").length ?? 0,
-    timeouts: outcome?.hooks.filter((h) => h.outcome === "timeout").length ?? 0,
+    hookErrors: failures.filter((f) => f.outcome !== "timeout").length,
+    timeouts: failures.filter((f) => f.outcome === "timeout").length,
+    ...(failures.length ? { hookFailures: failures } : {}),
     ...(redacted.length ? { redacted } : {}),
   };
 }
 
+const firstLine = (text: string): string => text.split("\n", 1)[0]!.trim();
+
+/** The hooks qhooks.replay kept from running for this event, on its result. */
+function withPlan(result: ReplayResult, plan: Plan): ReplayResult {
+  return {
+    ...result,
+    ...(plan.skipped.length ? { hooksSkipped: plan.skipped } : {}),
+    ...(plan.stubbed.length ? { hooksStubbed: plan.stubbed } : {}),
+  };
+}
+
 function skipped(record: StoredEvent, why: string): ReplayResult {
-  return { ...compare(record, { decision: null, blocked: false, reason: null, hooks: [] }, null), skipped: why };
+  return { ...compare(record, { decision: null, blocked: false, reason: null, hooks: [] }, null, null), skipped: why };
+}
+
+/** What an event's replay runs: the hooks that match, those qhooks.replay skips or stubs, and those that run. */
+interface Plan {
+  readonly all: string[];
+  readonly skipped: string[];
+  readonly stubbed: string[];
+  readonly runs: string[];
+}
+
+const NO_PLAN: Plan = { all: [], skipped: [], stubbed: [], runs: [] };
+
+/** The configuration a project's events are judged by: as written, and as a replay runs it. */
+interface Judging extends ReplayOverrides {
+  /** As written (shadow hooks enforced with `enforceShadow`): what matching shows. */
+  readonly settings: SettingsSnapshot;
 }
 
 const sideOf = (o: Pick<StoredEvent, "decision" | "blocked" | "reason" | "hooks">): ReplaySide => ({

@@ -102,6 +102,7 @@ function viewOf(parts: readonly { source: SettingsSource; hooks: unknown }[], ha
     // Explaining runs nothing and logs nothing: neither redaction nor retention applies.
     redactor: builtInRedactor,
     retention: null,
+    replay: { skip: [], stub: new Map() },
     watched: [],
     document: parts.map((p) => ({ level: p.source.level, file: p.source.path, ...(p.source.plugin ? { plugin: p.source.plugin.name } : {}), hooks: p.hooks })),
   };

@@ -5,6 +5,12 @@ import type { EventName } from "../schema/events.js";
 import type { HandlerType } from "../schema/settings.js";
 import type { HostDialect } from "./hostDialect.js";
 
+/** Where Claude Code reads managed settings files, by platform (Windows is out of qhooks' scope). */
+const MANAGED_DIRS: Partial<Record<NodeJS.Platform, string>> = {
+  linux: "/etc/claude-code",
+  darwin: "/Library/Application Support/ClaudeCode",
+};
+
 /**
  * Claude Code: `~/.claude/settings.json`, then the project's `.claude/settings.json` and `settings.local.json`, with
  * the plugins it has enabled. qhooks is called from its managed settings, which qhooks never reads.
@@ -24,6 +30,12 @@ export const claudeHost: HostDialect = {
   callsQhooksFromOutsideLevels: true,
   defaultTimeoutSeconds,
   defaultsName: "Claude Code's default",
+  // Claude Code's managed folder (docs: managed-settings); drop-ins in managed-settings.d/ merge in name order.
+  managedSettings: (env, platform) => {
+    const dir = env.QHOOKS_CLAUDE_MANAGED_DIR || MANAGED_DIRS[platform];
+    if (dir === undefined) return null;
+    return { dir, file: join(dir, "managed-settings.d", "50-qhooks.json"), onlyManagedHooks: { allowManagedHooksOnly: true } };
+  },
   answer: toHookProtocol,
 };
 

@@ -17,6 +17,16 @@ export interface SettingsLevel {
   readonly display: string;
 }
 
+/** The host's machine-wide (managed) settings, where `qhooks install --scope managed` puts its entries. */
+export interface ManagedSettings {
+  /** The managed folder (Claude Code: /etc/claude-code on Linux); the install's ownership record lives here too. */
+  readonly dir: string;
+  /** The drop-in file qhooks owns whole, read by the host with its other managed settings. */
+  readonly file: string;
+  /** Settings written with qhooks' entries so that the host runs no hooks but the managed ones (qhooks). */
+  readonly onlyManagedHooks: Readonly<Record<string, unknown>>;
+}
+
 /**
  * One agent host, as qhooks needs to know it: the port every host implements (hosts/qoder.ts, hosts/claude.ts),
  * checked by one shared suite (test/hosts/hostDialect.suite.ts). A host is data and pure functions; reading its
@@ -49,6 +59,11 @@ export interface HostDialect {
   defaultTimeoutSeconds(type: HandlerType, event: EventName): number;
   /** What the user's settings are called when they name no timeout: "Claude Code's default". */
   readonly defaultsName: string;
+  /**
+   * Its managed settings on this platform (`env` may move the folder: tests, unusual installs); null when the host has
+   * none (Qoder CN CLI reads only the user, project and local files).
+   */
+  managedSettings(env: Readonly<Record<string, string | undefined>>, platform: NodeJS.Platform): ManagedSettings | null;
   /** What the single hook the host calls answers for an outcome: exit code, stdout, stderr. */
   answer(outcome: Outcome): HookProtocolReply;
 }

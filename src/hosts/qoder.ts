@@ -21,5 +21,6 @@ export const qoderHost: HostDialect = {
   // The seed's one default for every handler type and event.
   defaultTimeoutSeconds: () => DEFAULT_TIMEOUT_SECONDS,
   defaultsName: "the default",
+  managedSettings: () => null,
   answer: toHookProtocol,
 };

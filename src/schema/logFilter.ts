@@ -16,6 +16,10 @@ export const LogFilterSchema = z.object({
   grep: z.string().optional(),
   since: z.date().optional(),
   until: z.date().optional(),
+  /** Events where a hook failed: it errored, timed out or gave output that could not be read. */
+  errors: z.boolean().optional(),
+  /** Events of this project directory (absolute, as logged). */
+  projectDir: z.string().optional(),
   /** Events where a shadow hook would have changed the outcome (its decision, a stop, the tool input). */
   shadow: z.boolean().optional(),
   /** Events of this replay run instead of live ones. */

@@ -12,6 +12,19 @@ export const ReplaySideSchema = z.object({
 });
 export type ReplaySide = z.infer<typeof ReplaySideSchema>;
 
+/** What can differ between the logged outcome and the replayed one. */
+export const ReplayChangeSchema = z.enum(["decision", "blocked", "continue", "updatedInput"]);
+export type ReplayChange = z.infer<typeof ReplayChangeSchema>;
+
+/** A hook that failed in a replay. */
+export const ReplayHookFailureSchema = z.object({
+  name: z.string(),
+  outcome: z.enum(["error", "invalid-output", "timeout"]),
+  /** The first line of why. */
+  error: z.string(),
+});
+export type ReplayHookFailure = z.infer<typeof ReplayHookFailureSchema>;
+
 /** One re-judged event. */
 export const ReplayResultSchema = z.object({
   /** The live event's seq. */
@@ -22,12 +35,28 @@ export const ReplayResultSchema = z.object({
   matchValue: z.string().nullable(),
   before: ReplaySideSchema,
   after: ReplaySideSchema,
-  /** The decision differs (`recorded` and `unfinished` compare as `none`). Always false with `--match-only`. */
+  /**
+   * The outcome differs: its decision (`recorded` and `unfinished` compare as `none`), whether it blocks, whether the
+   * agent goes on (`continue`) or the tool input it gets (`updatedInput`). Always false with `--match-only`.
+   */
   changed: z.boolean(),
-  /** Why the event could not be re-judged (its project directory is gone...); null when it was. */
+  /** What differs, when `changed`; absent otherwise. */
+  changes: z.array(ReplayChangeSchema).optional(),
+  /**
+   * Why the event was not re-judged (its project directory is gone, `--skip-event` named its event...); null when
+   * it was.
+   */
   skipped: z.string().nullable(),
+  /** Set when `--skip-event` named the event: its hooks did not run. Absent otherwise. */
+  skipEvent: z.literal(true).optional(),
+  /** Hooks that matched and did not run because `qhooks.replay.skip` names them. Absent when none. */
+  hooksSkipped: z.array(z.string()).optional(),
+  /** Hooks that matched and gave their `qhooks.replay.stub` answer instead of running. Absent when none. */
+  hooksStubbed: z.array(z.string()).optional(),
   hookErrors: z.number().int(),
   timeouts: z.number().int(),
+  /** The hooks that failed (an error, invalid output, a timeout), with the first line of why. Absent when none. */
+  hookFailures: z.array(ReplayHookFailureSchema).optional(),
   /**
    * The payload's fields that the log keeps redacted (JSON paths, `payload` for a payload that is not JSON): hooks
    * re-judged the event with markers where the secrets were. Absent when nothing was redacted.
@@ -46,6 +75,11 @@ export const ReplaySummarySchema = z.object({
   skipped: z.number().int(),
   hookErrors: z.number().int(),
   timeouts: z.number().int(),
+  /** Events `--skip-event` named: not judged, not counted in `skipped` (absent from runs logged before it existed). */
+  skippedEvents: z.number().int().optional(),
+  /** Hook runs left out by `qhooks.replay.skip`, and answered by a `qhooks.replay.stub`, over all events (idem). */
+  hooksSkipped: z.number().int().optional(),
+  hooksStubbed: z.number().int().optional(),
 });
 export type ReplaySummary = z.infer<typeof ReplaySummarySchema>;
 
@@ -58,6 +92,8 @@ export const ReplayRunSchema = z.object({
   /** Shadow hooks were judged as enforced (`--enforce-shadow`); absent otherwise. */
   enforceShadow: z.literal(true).optional(),
   settings: z.array(z.string()).nullable(),
+  /** The events `--skip-event` named; absent when none. */
+  skipEvents: z.array(EventNameSchema).optional(),
   selector: z.record(z.string(), z.unknown()),
   summary: ReplaySummarySchema.nullable(),
 });

@@ -163,9 +163,50 @@ export const QhooksSettingsSchema = lazy(() =>
       .string({ error: 'expected a duration such as "90d"' })
       .regex(/^[1-9][0-9]{0,5}[hdw]$/, { error: 'expected a duration such as "90d" (hours h, days d, weeks w)' })
       .optional(),
+    /** What `qhooks replay` does instead of running some hooks (those with side effects): see ReplayOverridesSchema. */
+    replay: ReplayOverridesSchema.optional(),
   }),
 );
 export type QhooksSettings = z.infer<typeof QhooksSettingsSchema>;
+
+const hookName = () => z.string({ error: "expected a hook name" }).min(1, { error: "expected a hook name" });
+
+/**
+ * A stub: the answer a hook gives in replays instead of running, read as its output would be (exit code 2 and
+ * stderr block, JSON on stdout is a decision...).
+ */
+export const ReplayStubSchema = lazy(() =>
+  z.strictObject(
+    {
+      exitCode: z
+        .number({ error: "expected an exit code (0-255)" })
+        .int({ error: "expected an exit code (0-255)" })
+        .min(0, { error: "expected an exit code (0-255)" })
+        .max(255, { error: "expected an exit code (0-255)" })
+        .default(0),
+      stdout: z.string({ error: "expected a string" }).default(""),
+      stderr: z.string({ error: "expected a string" }).default(""),
+    },
+    { error: 'expected {"exitCode", "stdout", "stderr"} (each optional)' },
+  ),
+);
+export type ReplayStub = z.infer<typeof ReplayStubSchema>;
+
+/**
+ * `qhooks.replay`: hooks, by name, that `qhooks replay` does not run (a desktop notification, a formatter, an audit
+ * log: their side effects would happen again), or answers for with a stub. Keyed by hook name under qhooks' own
+ * key, never as new keys in the host's handler objects.
+ */
+export const ReplayOverridesSchema = lazy(() =>
+  z.strictObject(
+    {
+      skip: z.array(hookName(), { error: "expected an array of hook names" }).optional(),
+      stub: z.record(hookName(), ReplayStubSchema, { error: "expected an object of hook names to stub answers" }).optional(),
+    },
+    { error: 'expected {"skip": [hook names], "stub": {hook name: {"exitCode", "stdout", "stderr"}}}' },
+  ),
+);
+export type ReplayOverrides = z.infer<typeof ReplayOverridesSchema>;
 export const KNOWN_QHOOKS_KEYS = lazy(() => new Set(Object.keys(QhooksSettingsSchema.shape)));
 /** One entry of `qhooks.redact`: a regex (JavaScript syntax, case-sensitive unless it says otherwise) and its kind. */
 export const RedactEntrySchema = lazy(() =>

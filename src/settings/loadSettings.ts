@@ -11,6 +11,7 @@ import type { Dialect } from "../hosts/hostDialect.js";
 import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } from "../redact/redactor.js";
 import { capOf, keptStopBlockCaps, type StopBlockCapSetting } from "./stopBlockCap.js";
 import type { DeclaredHook } from "../core/hookDescriptor.js";
+import type { ReplayStub } from "../schema/settings.js";
 
 export { MAX_SETTINGS_BYTES, readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 
@@ -46,10 +47,22 @@ export interface SettingsSnapshot {
   readonly redactor: Redactor;
   /** `qhooks.retention` of the user-level file (`90d`): what `qhooks prune` removes by default. Null when unset. */
   readonly retention: string | null;
+  /**
+   * `qhooks.replay` of every file: the hooks `qhooks replay` does not run, and the stub answers it takes instead of
+   * running others, by hook name. Stubs of a higher-priority file replace a lower one's for the same hook. Not part
+   * of the hash: it changes replays only, never what a live event is judged by.
+   */
+  readonly replay: ReplayPlanSettings;
   /** Every file whose change can change this configuration (plugin manifests and folders included), for watchers. */
   readonly watched: readonly string[];
   /** What the log keeps of this configuration: the `hooks` sections only, never other settings. */
   readonly document: ReadonlyArray<{ readonly level: string; readonly file: string; readonly plugin?: string; readonly hooks: unknown }>;
+}
+
+/** What the settings say about running hooks in replays (`qhooks.replay`). */
+export interface ReplayPlanSettings {
+  readonly skip: readonly string[];
+  readonly stub: ReadonlyMap<string, ReplayStub>;
 }
 
 /** Where plugins come from, besides the `qhooks.plugins` lists of the settings files. */
@@ -131,6 +144,8 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   let requireTrust: boolean | null = parts.some((p) => p.source.level === "user") ? false : null;
   let retention: string | null = null;
   const redact: RedactPattern[] = [];
+  const replaySkip = new Set<string>();
+  const replayStub = new Map<string, ReplayStub>();
   for (const { source, read, parsed, failure } of parts) {
     if (read.state === "unreadable") warnings.push(`${source.display}: ${read.why}; this file is skipped`);
     if (failure !== undefined) warnings.push(failure);
@@ -151,6 +166,8 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
       else warnings.push(`${source.display}: qhooks.requireTrust: read only from the user-level settings file; ignored here`);
     }
     for (const p of parsed.qhooks.redact) redact.push(p);
+    for (const name of parsed.qhooks.replay?.skip ?? []) replaySkip.add(name);
+    for (const [name, stub] of Object.entries(parsed.qhooks.replay?.stub ?? {})) replayStub.set(name, stub);
     if (parsed.qhooks.retention !== undefined) {
       // Removing records is the user's call: a project that could set it could have its own traces removed.
       if (source.level === "user") retention = parsed.qhooks.retention;
@@ -191,6 +208,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     requireTrust,
     redactor: redact.length === 0 ? builtInRedactor : createRedactor(redact),
     retention,
+    replay: { skip: [...replaySkip], stub: replayStub },
     watched: [...new Set(watched)],
     document,
   };

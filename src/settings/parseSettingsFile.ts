@@ -12,6 +12,7 @@ import {
 import { describeIssue, formatPath } from "../schema/zodIssues.js";
 import { compileMatcher } from "../core/compileMatcher.js";
 import type { DeclaredHook, HookPlugin } from "../core/hookDescriptor.js";
+import { isQhooksSelfCall } from "../core/selfCall.js";
 import type { SettingsSource } from "./settingsSources.js";
 import { DEFAULT_DIALECT } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
@@ -126,6 +127,9 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           warnIssue(handlerPath, handler.error, "this hook is skipped");
           return;
         }
+        // qhooks' own entry (`qhooks install --scope managed`, the old hand-made recipe) in a level it reads: running it would run qhooks
+        // inside itself. Files named on purpose (--settings) are read as given.
+        if (handler.data.type === "command" && source.explicit !== true && isQhooksSelfCall(handler.data.command)) return;
         warnUnknownKeys(rawHandler, KNOWN_HANDLER_KEYS_BY_TYPE[handler.data.type], handlerPath, warn);
         const blockable = EVENT_TRAITS[event.data].blockDecision !== null;
         if (handler.data.onFailure === "block" && !blockable)

@@ -1,5 +1,12 @@
 import type { z } from "zod";
-import { KNOWN_QHOOKS_KEYS, PluginFolderSchema, QhooksSectionSchema, QhooksSettingsSchema, RedactEntrySchema } from "../schema/settings.js";
+import {
+  KNOWN_QHOOKS_KEYS,
+  PluginFolderSchema,
+  QhooksSectionSchema,
+  QhooksSettingsSchema,
+  RedactEntrySchema,
+  type ReplayOverrides,
+} from "../schema/settings.js";
 import { compileRedactPattern } from "../redact/userPatterns.js";
 import type { RedactPattern } from "../redact/redactor.js";
 import { describeIssue } from "../schema/zodIssues.js";
@@ -15,9 +22,18 @@ export interface QhooksSection {
   readonly redact: readonly RedactPattern[];
   /** `qhooks.retention`, as written (`90d`). */
   readonly retention: string | undefined;
+  /** `qhooks.replay`: hooks that replays skip or answer for with a stub, by name. */
+  readonly replay: ReplayOverrides | undefined;
 }
 
-export const EMPTY_QHOOKS_SECTION: QhooksSection = { plugins: [], stopBlockCap: undefined, requireTrust: undefined, redact: [], retention: undefined };
+export const EMPTY_QHOOKS_SECTION: QhooksSection = {
+  plugins: [],
+  stopBlockCap: undefined,
+  requireTrust: undefined,
+  redact: [],
+  retention: undefined,
+  replay: undefined,
+};
 
 /**
  * Reads the `qhooks` section of a settings file key by key, like the hooks section: a bad value is one warning
@@ -35,6 +51,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
   let stopBlockCap: number | undefined;
   let requireTrust: boolean | undefined;
   let retention: string | undefined;
+  let replay: ReplayOverrides | undefined;
   const redact: RedactPattern[] = [];
   for (const [key, value] of Object.entries(section)) {
     const path = ["qhooks", key];
@@ -51,6 +68,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
     if (key === "stopBlockCap") stopBlockCap = checked.data as number;
     if (key === "requireTrust") requireTrust = checked.data as boolean;
     if (key === "retention") retention = checked.data as string;
+    if (key === "replay") replay = checked.data as ReplayOverrides;
     if (key === "redact") {
       (checked.data as unknown[]).forEach((entry, i) => {
         const parsedEntry = RedactEntrySchema.safeParse(entry);
@@ -68,7 +86,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
       });
     }
   }
-  return { plugins, stopBlockCap, requireTrust, redact, retention };
+  return { plugins, stopBlockCap, requireTrust, redact, retention, replay };
 }
 
 function warnIssue(path: PropertyKey[], error: z.ZodError, consequence: string, warn: (path: PropertyKey[], message: string) => void): void {

@@ -1,5 +1,7 @@
 import type { AuditLog, EventLog, LogMaintenance } from "./eventLog.js";
 import { openSqliteLog } from "./sqlite/sqliteEventLog.js";
+import { QhooksError } from "../errors.js";
+import { checkDatabaseName } from "./postgres/databaseName.js";
 
 /** A log behind the whole port: what the audit commands read and what `run` and `record` append to. */
 export type Store = EventLog & AuditLog & LogMaintenance;
@@ -23,6 +25,8 @@ export interface OpenStoreOptions {
  */
 export function openStore(location: string, options: OpenStoreOptions = {}): Store {
   if (!isPostgresUrl(location)) return openSqliteLog(location, { mustExist: options.mustExist ?? false });
+  const name = checkDatabaseName(location);
+  if ("refused" in name) throw new QhooksError("usage", name.refused);
   return lazyStore(async () => (await import("./postgres/postgresEventLog.js")).openPostgresLog(location, options));
 }
 

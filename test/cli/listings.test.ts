@@ -324,7 +324,7 @@ describe("cli: listings (log, sessions, stats)", () => {
 
     it("a tool name with a line break cannot forge replay lines", async () => {
       const settings = hostile.file("allow.json", { hooks: {} });
-      const r = await hostile.run(["replay", "--event", "PreToolUse", "--settings", settings]);
+      const r = await hostile.run(["replay", "--event", "PreToolUse", "--settings", settings, "--yes"]);
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout).not.to.match(TERMINAL_CONTROLS);
       const lines = r.stdout.split("\n");

@@ -49,7 +49,7 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
     sb = new Sandbox();
     db = await createTestDatabase();
     const guard = sb.script("guard.sh", `if grep -q 'rm -rf'; then echo "rm -rf refused" >&2; exit 2; fi\nexit 0`);
-    sb.projectSettings({ hooks: { PreToolUse: [group("Bash", guard)], Stop: [group(undefined, "true")] } });
+    sb.projectSettings({ hooks: { PreToolUse: [group("Bash", guard)], Stop: [group(undefined, "true")], PostToolUse: [group(undefined, "exit 1")] } });
     const steps: [string[], string][] = [
       [["run", "SessionStart"], JSON.stringify(payloadFor("SessionStart", { session_id: SESSION }))],
       [["run", "PreToolUse"], JSON.stringify(payloadFor("PreToolUse", { session_id: SESSION }))],
@@ -58,6 +58,7 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
       [["record", "Notification"], JSON.stringify(payloadFor("Notification", { session_id: "other" }))],
       [["run", "Stop"], "{not json"],
       [["run", "Stop"], JSON.stringify(payloadFor("Stop", { session_id: SESSION }))],
+      [["run", "PostToolUse"], JSON.stringify(payloadFor("PostToolUse", { session_id: SESSION }))],
     ];
     for (const [backend, env] of [
       ["sqlite", sqliteEnv],
@@ -77,7 +78,7 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
 
   it("run and record decide the same, with the same exit status", () => {
     expect(runs.postgres).to.deep.equal(runs.sqlite);
-    expect(runs.sqlite!.map((r) => r.code)).to.deep.equal([0, 0, 2, 0, 0, 1, 0]);
+    expect(runs.sqlite!.map((r) => r.code)).to.deep.equal([0, 0, 2, 0, 0, 1, 0, 0]);
   });
 
   const both = async (args: string[]) => {
@@ -92,6 +93,7 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
     ["log", "--json", "--blocked"],
     ["log", "--json", "--event", "PreToolUse", "--tool", "Bash"],
     ["log", "--jsonl", "--grep", "rm -rf"],
+    ["log", "--json", "--errors"],
     ["sessions", "--json"],
     ["stats", "--json"],
     ["log", "--json", "--session", SESSION, "--limit", "2"],
@@ -109,6 +111,14 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
       expect(parse(s)).to.not.be.empty;
     });
   }
+
+  it("qhooks log --project: the same records, and none of another project", async () => {
+    const [s, p] = await both(["log", "--json", "--project", sb.project]);
+    expect(normalized(JSON.parse(p))).to.deep.equal(normalized(JSON.parse(s)));
+    expect(JSON.parse(s)).to.not.be.empty;
+    const [none] = await both(["log", "--json", "--project", sb.root]);
+    expect(JSON.parse(none)).to.deep.equal([]);
+  });
 
   it("log, sessions and stats as tab-separated rows: the same but for times and durations", async () => {
     for (const [args, blank] of [
@@ -154,7 +164,7 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
 
   it("replay of a session against other settings: the same changes", async () => {
     const other = sb.file("allow-all.json", { hooks: {} });
-    const [s, p] = await both(["replay", "--session", SESSION, "--settings", other, "--json"]);
+    const [s, p] = await both(["replay", "--session", SESSION, "--settings", other, "--yes", "--json"]);
     expect(normalized(JSON.parse(p))).to.deep.equal(normalized(JSON.parse(s)));
     const [ls, lp] = await both(["replay", "--list", "--json"]);
     expect(normalized(JSON.parse(lp))).to.deep.equal(normalized(JSON.parse(ls)));

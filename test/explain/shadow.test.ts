@@ -81,7 +81,7 @@ describe("shadow hooks", () => {
     const rm = all.find((r) => JSON.stringify(r.payload).includes("rm -rf"))!;
     expect((await logJson(sb, ["--shadow"])).map((r) => r.seq)).to.deep.equal([rm.seq]);
 
-    const replay = await sb.run(["replay", "--event", "PreToolUse", "--enforce-shadow", "--json"]);
+    const replay = await sb.run(["replay", "--event", "PreToolUse", "--enforce-shadow", "--yes", "--json"]);
     expect(replay.code, replay.stderr).to.equal(0);
     const report = JSON.parse(replay.stdout) as {
       changed: number;
@@ -92,10 +92,10 @@ describe("shadow hooks", () => {
     expect(report.results.filter((r) => r.changed).map((r) => [r.seq, r.before.decision, r.after.decision])).to.deep.equal([[rm.seq, "none", "deny"]]);
 
     // Without the flag the shadow hook still does not count.
-    const plain = await sb.run(["replay", "--event", "PreToolUse", "--json"]);
+    const plain = await sb.run(["replay", "--event", "PreToolUse", "--yes", "--json"]);
     expect((JSON.parse(plain.stdout) as { changed: number }).changed).to.equal(0);
 
-    const text = await sb.run(["replay", "--shadow", "--enforce-shadow"]);
+    const text = await sb.run(["replay", "--shadow", "--enforce-shadow", "--yes"]);
     expect(text.code, text.stderr).to.equal(0);
     expect(text.stdout).to.include("with shadow hooks enforced");
     expect(text.stdout).to.match(new RegExp(`#${rm.seq} PreToolUse Bash: none  ->  deny \\(rm -rf would be refused\\)`));

@@ -21,6 +21,7 @@ const HISTORY: SeedEvent[] = [
     matchValue: "Bash",
     decision: "deny",
     reason: "rm -rf refused",
+    payload: { session_id: "s-1", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf /tmp/build" } },
     hooks: [
       { name: "block-rm", command: "~/block-rm.sh", decision: "deny", reason: "rm -rf refused", durationMs: 12.5 },
       { name: "audit", durationMs: 3 },
@@ -61,6 +62,7 @@ describe("export --otlp: the log as OpenTelemetry log records", function () {
       "qhooks.blocked": true,
       "session.id": "s-1",
       "qhooks.tool": "Bash",
+      "qhooks.tool_input": "rm -rf /tmp/build",
       "qhooks.reason": "rm -rf refused",
       "qhooks.project_dir": "/work/project",
       "qhooks.hook.names": ["block-rm", "audit"],
@@ -71,6 +73,9 @@ describe("export --otlp: the log as OpenTelemetry log records", function () {
     expect(blocked.resource).to.deep.include({ "service.name": "qhooks", "host.name": hostname() });
     expect(receiver.records[3]!).to.deep.include({ severityText: "ERROR", body: "Stop rejected: payload is not valid JSON" });
     expect(receiver.records[2]!.attributes).to.deep.include({ "qhooks.decision": "recorded", "qhooks.hook.names": [] });
+    // Nothing tried, nothing to summarise; an unparsable payload neither.
+    expect(receiver.records[2]!.attributes).not.to.have.property("qhooks.tool_input");
+    expect(receiver.records[3]!.attributes).not.to.have.property("qhooks.tool_input");
   });
 
   it("--protocol json sends the same records; --since selects by time", async () => {

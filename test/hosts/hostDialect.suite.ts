@@ -45,6 +45,16 @@ export function describeHostDialect(host: HostDialect): void {
       ]);
     });
 
+    it("says where its managed settings are (a folder the environment can move) and its command-hook timeout", () => {
+      expect(host.defaultTimeoutSeconds("command", "PreToolUse")).to.be.at.least(60);
+      const managed = host.managedSettings({ QHOOKS_CLAUDE_MANAGED_DIR: sb.root }, "linux");
+      if (managed === null) return; // a host with no managed settings: install offers --scope user only
+      expect(managed.file.startsWith(`${managed.dir}/`), managed.file).to.equal(true);
+      expect(managed.file.endsWith(".json")).to.equal(true);
+      expect(Object.keys(managed.onlyManagedHooks).length).to.be.greaterThan(0);
+      expect(host.managedSettings({}, "linux")!.dir.startsWith("/")).to.equal(true);
+    });
+
     it("keeps the project's hook tests in its project folder", () => {
       expect(defaultTestFile(sb.project, host.id)).to.equal(join(sb.project, host.projectFolder, "hook-tests.jsonl"));
     });

@@ -100,10 +100,10 @@ describe("redaction: secrets never reach the log", function () {
   it("replay of a redacted event says which fields were redacted, and never prints the secret", async () => {
     setUp();
     await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit", { prompt: `use ${PROMPT_KEY}`, tool_input: { password: "hunter22" } }));
-    const text = await sb.run(["replay", "--event", "UserPromptSubmit"]);
+    const text = await sb.run(["replay", "--event", "UserPromptSubmit", "--yes"]);
     expect(text.code, text.stderr).to.equal(0);
     expect(text.stdout, text.stdout).to.match(/#2 UserPromptSubmit: .*\[replayed with redacted fields: prompt, tool_input\.password\]/);
-    const json = await sb.run(["replay", "--event", "UserPromptSubmit", "--json"]);
+    const json = await sb.run(["replay", "--event", "UserPromptSubmit", "--yes", "--json"]);
     expect(json.stdout).to.contain('"redacted":["prompt","tool_input.password"]');
     for (const out of [text.stdout + text.stderr, json.stdout + json.stderr, logBytes(sb.db)])
       expect(out).to.not.contain(PROMPT_KEY).and.not.contain("hunter22");

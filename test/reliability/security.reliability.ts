@@ -86,7 +86,7 @@ describe("reliability: security", function () {
           expect(rest.join("\n"), `${event}: the configured command`).to.equal(hook);
         }
       }
-      const replay = await sb.run(["replay", "--event", "PreToolUse", "--settings", settingsFile, "--json"]);
+      const replay = await sb.run(["replay", "--event", "PreToolUse", "--settings", settingsFile, "--yes", "--json"]);
       expect(replay.code, replay.stderr).to.equal(0);
       expect(JSON.parse(replay.stdout).events).to.be.greaterThan(0);
       // SQL injection through the audit filters: parameters, not text.

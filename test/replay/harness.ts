@@ -93,8 +93,9 @@ export async function cliJson<T>(sb: Sandbox, args: readonly string[]): Promise<
   return JSON.parse(r.stdout) as T;
 }
 
-/** `qhooks replay ... --json`, which must succeed. */
-export const replayJson = (sb: Sandbox, args: readonly string[]): Promise<ReplayJson> => cliJson<ReplayJson>(sb, ["replay", ...args, "--json"]);
+/** `qhooks replay ... --json --yes` (runs its hooks without asking), which must succeed. */
+export const replayJson = (sb: Sandbox, args: readonly string[]): Promise<ReplayJson> =>
+  cliJson<ReplayJson>(sb, ["replay", ...args, ...(args.includes("--match-only") ? [] : ["--yes"]), "--json"]);
 
 /** Every live event of the log, oldest first (the log lists newest first). */
 export async function liveEvents(sb: Sandbox, args: readonly string[] = []): Promise<LogRow[]> {

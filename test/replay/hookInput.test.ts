@@ -55,7 +55,7 @@ describe("qhooks replay: what the hooks see", function () {
     expect(liveOdd).to.contain('"n": 1.50, "big": 12345678901234567890, "e": 1E2');
     expect(liveOdd).to.contain('{"hook_event_name":"PreToolUse","cwd":');
 
-    const replay = await sb.run(["replay", "--session", "env-1", "--json"], { env: { OUT: replayDir } });
+    const replay = await sb.run(["replay", "--session", "env-1", "--yes", "--json"], { env: { OUT: replayDir } });
     expect(replay.code, replay.stderr).to.equal(0);
     expect((JSON.parse(replay.stdout) as { events: number }).events).to.equal(3);
     const atReplay = kept(replayDir);
@@ -67,7 +67,7 @@ describe("qhooks replay: what the hooks see", function () {
     const dir = join(sb.file("out/.keep", ""), "..");
     await recordLine(sb, JSON.stringify({ session_id: "env-2", hook_event_name: "PreToolUse", tool_name: "Read", tool_input: { file_path: "/a" } }));
     const settings = sb.file("s.json", readFileSync(join(sb.project, ".qoder", "settings.json"), "utf8"));
-    const withOut = await sb.run(["replay", "--session", "env-2", "--settings", settings], { env: { OUT: dir } });
+    const withOut = await sb.run(["replay", "--session", "env-2", "--settings", settings, "--yes"], { env: { OUT: dir } });
     expect(withOut.code, withOut.stderr).to.equal(0);
     const live = await sb.run(["run", "PreToolUse"], {
       input: JSON.stringify({ session_id: "env-2", tool_name: "Read", tool_input: { file_path: "/b" } }),

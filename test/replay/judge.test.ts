@@ -165,9 +165,10 @@ exit 0`,
 
   it("says so in its text summary, listing only the changed events", async () => {
     // A relative --settings path is read from the working directory (the project, here).
-    const r = await sb.run(["replay", "--session", DEMO, "--settings", "../looser.json"]);
+    const r = await sb.run(["replay", "--session", DEMO, "--settings", "../looser.json", "--yes"]);
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.stderr).to.equal("");
+    // One line on stderr before anything runs: what will run (--yes: without asking).
+    expect(r.stderr).to.match(/^Replay runs \d+ hooks? \(.*\) on \d+ of 14 events, \d+ runs? in all\.\n$/);
     expect(r.stdout.split("\n")[0]).to.match(/^Replaying 14 events against \.\.\/looser\.json, run replay-/);
     expect(r.stdout).to.contain("14 events replayed, 3 changed (0 newly blocked, 3 newly allowed)");
     const lines = r.stdout.split("\n").filter((l) => /^\s+#\d+ /.test(l));

@@ -43,7 +43,7 @@ describe("qhooks replay with qhooks itself among the hooks", function () {
     const before = await history();
     expect(before.log).to.have.length(3);
 
-    const replay = await sb.run(["replay", "--session", "cap", "--json"], { env });
+    const replay = await sb.run(["replay", "--session", "cap", "--yes", "--json"], { env });
     expect(replay.code, replay.stderr).to.equal(0);
     const r = JSON.parse(replay.stdout) as Awaited<ReturnType<typeof replayJson>>;
     // The recorder hooks did run (and succeeded), as they would live.
@@ -76,7 +76,7 @@ describe("qhooks replay with qhooks itself among the hooks", function () {
       ["none", ["no-rm"]],
     ]);
 
-    const replay = await sb.run(["replay", "--session", "fan", "--json"], { env });
+    const replay = await sb.run(["replay", "--session", "fan", "--yes", "--json"], { env });
     expect(replay.code, replay.stderr).to.equal(0);
     const r = JSON.parse(replay.stdout) as Awaited<ReturnType<typeof replayJson>>;
     expect(r.results.map((x) => x.after)).to.deep.equal([

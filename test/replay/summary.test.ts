@@ -37,7 +37,7 @@ describe("qhooks replay: summary, progress and the Stop-loop count", function ()
       ["Write", "none", []],
     ]);
     expect(r).to.include({ events: 3, changed: 0, hookErrors: 1, timeouts: 1 });
-    const text = await sb.run(["replay", "--session", "t", "--settings", settings]);
+    const text = await sb.run(["replay", "--session", "t", "--settings", settings, "--yes"]);
     expect(text.code, text.stderr).to.equal(0);
     expect(text.stdout).to.contain("3 events replayed, 0 changed (0 newly blocked, 0 newly allowed); 1 hook errors, 1 timeouts.");
     expect(text.stdout).to.match(/The replayed outcomes are in the log: qhooks log --replay replay-\S+/);

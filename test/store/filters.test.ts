@@ -49,6 +49,7 @@ describe("qhooks log filters (contract 5)", () => {
         matchValue: "Bash",
         decision: "ask",
         payload: { session_id: "c", tool_name: "Bash", tool_input: { command: "git push --force" } },
+        projectDir: "/other/project",
         hooks: [{ name: "asker", command: "/opt/hooks/ask.sh", decision: "ask" }],
       },
       {
@@ -71,7 +72,7 @@ describe("qhooks log filters (contract 5)", () => {
         payload: { session_id: "b", tool_name: "Write", tool_input: { file_path: "/src/b.ts" }, tool_response: "ok" },
         hooks: [
           { name: "lint", command: "npx eslint --fix" },
-          { name: "formatter", command: "prettier --write" },
+          { name: "formatter", command: "prettier --write", outcome: "timeout" },
         ],
       },
       {
@@ -176,6 +177,23 @@ describe("qhooks log filters (contract 5)", () => {
     ]));
 
   it("--blocked (deny and block only)", () => check([[["--blocked"], ["E4", "E1"]]]));
+
+  it("--errors: a hook failed (a timeout here); with another filter, both apply", () =>
+    check([
+      [["--errors"], ["E5"]],
+      [["--errors", "--event", "PreToolUse"], []],
+    ]));
+
+  it("--project: the events of one project directory, made absolute", () =>
+    check([
+      [["--project", "/other/project"], ["E3"]],
+      [["--project", "/other/project/"], ["E3"]],
+      [
+        ["--project", "/seeded/project", "--tool", "Bash"],
+        ["E8", "E1"],
+      ],
+      [["--project", "/nowhere"], []],
+    ]));
 
   it("--hook matches a hook's name or a substring of its command", () =>
     check([

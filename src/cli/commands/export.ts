@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { EXIT, QhooksError, isQhooksError } from "../../errors.js";
+import { EXIT, QhooksError } from "../../errors.js";
 import { isPostgresUrl, openStore } from "../../store/openStore.js";
-import { FilterFlagsSchema } from "../filterFlags.js";
-import { parseInterval, pause, stopOnSignals } from "../intervalArg.js";
+import { FilterFlagsSchema, wholeNumberFlag } from "../filterFlags.js";
+import { parseInterval } from "../intervalArg.js";
+import { DEFAULT_GIVE_UP_AFTER, watchRounds } from "../watchRounds.js";
 import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { shownUrl } from "../../text/shownUrl.js";
@@ -13,6 +14,7 @@ export const ExportFlagsSchema = z.object({
   filter: FilterFlagsSchema,
   watch: z.boolean().default(false),
   interval: z.string().default("10s"),
+  giveUpAfter: wholeNumberFlag(1).default(DEFAULT_GIVE_UP_AFTER),
   /** Where the cursor is kept (default with --watch: one file per log and collector in qhooks' directory). */
   cursor: z.string().min(1, { error: "--cursor: expected a file" }).optional(),
   version: z.string(),
@@ -88,17 +90,13 @@ export async function exportCommand(flags: ExportFlags, context: CliContext): Pr
       );
       return EXIT.ok;
     }
-    const stop = stopOnSignals();
-    while (!stop.aborted) {
-      try {
+    await watchRounds(
+      async () => {
         const done = await round();
         if (done.sent.length > 0) out(`exported ${done.sent.length} event${done.sent.length === 1 ? "" : "s"} to ${endpoint}`);
-      } catch (e) {
-        if (!isQhooksError(e) || e.code === "usage") throw e;
-        warn(`${e.message}; trying again in ${flags.interval}`);
-      }
-      await pause(interval, stop);
-    }
+      },
+      { intervalMs: interval, interval: flags.interval, giveUpAfter: flags.giveUpAfter, fatal: (e) => e.code === "usage" },
+    );
     return EXIT.ok;
   } finally {
     await log.close();

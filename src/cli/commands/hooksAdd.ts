@@ -9,8 +9,9 @@ import type { EventName } from "../../schema/events.js";
 import { parseSettingsFile } from "../../settings/parseSettingsFile.js";
 import { discoverSettings, type SettingsSource } from "../../settings/settingsSources.js";
 import { oneLineText } from "../../text/oneLine.js";
+import { isQhooksSelfCall } from "../../core/selfCall.js";
 import { requireProjectDir, type CliContext } from "../globals.js";
-import { addProperty, appendToArray, styleOf } from "../jsonInsert.js";
+import { addProperty, appendToArray, styleOf } from "../../json/jsonInsert.js";
 import { out } from "../io.js";
 
 export const HooksAddFlagsSchema = z.object({
@@ -33,6 +34,13 @@ export type HooksAddFlags = z.infer<typeof HooksAddFlagsSchema>;
  */
 export function hooksAddCommand(event: EventName, flags: HooksAddFlags, context: CliContext): number {
   const source = target(flags, context);
+  // An entry that calls qhooks on the host's events, in a file qhooks reads as one of the host's levels, would have
+  // qhooks run itself; the settings reader skips such entries, so it would silently do nothing there.
+  if (source.explicit !== true && isQhooksSelfCall(flags.command))
+    throw new QhooksError(
+      "usage",
+      `not added: ${oneLineText(source.display)} is read by qhooks itself, and this command calls qhooks (it would run itself); use qhooks install ${context.dialect}`,
+    );
   const handler = {
     type: "command",
     command: flags.command,

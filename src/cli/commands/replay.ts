@@ -5,7 +5,11 @@ import type { ReplayResult, ReplaySide } from "../../schema/replay.js";
 import { openStore, type Store } from "../../store/openStore.js";
 import { addToSummary, DEFAULT_REPLAY_CONCURRENCY, emptySummary, newRunId, replay$ } from "../../engine/replay.js";
 import type { ReplayRun } from "../../schema/replay.js";
-import { FilterFlagsSchema, hasSelector, wholeNumberFlag } from "../filterFlags.js";
+import { EventFlagSchema, FilterFlagsSchema, hasSelector, wholeNumberFlag } from "../filterFlags.js";
+import { planReplay } from "../../engine/replayPlan.js";
+import { requireSettingsFiles } from "../globals.js";
+import { confirmReplay } from "./replayConfirm.js";
+import { failuresText, FailureList } from "./replayFailures.js";
 import { resolveFormat } from "../output/formats.js";
 import { renderTable, renderTsv, type Column } from "../output/table.js";
 import { stdoutTerminal } from "../output/terminal.js";
@@ -21,6 +25,8 @@ export const ReplayFlagsSchema = z.object({
   settings: z.array(z.string()).default([]),
   plugin: z.array(z.string()).default([]),
   matchOnly: z.boolean().default(false),
+  yes: z.boolean().default(false),
+  skipEvent: z.array(EventFlagSchema).default([]),
   enforceShadow: z.boolean().default(false),
   concurrency: wholeNumberFlag(1).default(DEFAULT_REPLAY_CONCURRENCY),
   json: z.boolean().default(false),
@@ -38,16 +44,42 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
     if (!hasSelector(flags.filter)) {
       throw new QhooksError("usage", "replay runs hooks for real: select events with --session ID or a log filter (--event, --since 7d, ...)");
     }
+    // Exactly the files named judge: one that is missing or broken would report every guard as gone.
+    requireSettingsFiles(flags.settings);
     const filter = await resolveSessions(log, flags.filter);
     // What the log holds is shown escaped: a tool name with a line break must not forge a line of this report.
     const shown = terminal.utf8 ? escapeForTerminal : escapeToAscii;
+    const warned = new Set<string>();
+    let progress = false;
+    const judging = {
+      log,
+      filter,
+      settingsFiles: flags.settings,
+      plugins: flags.plugin,
+      dialect: context.dialect,
+      homeDir: context.homeDir,
+      env: context.env,
+      enforceShadow: flags.enforceShadow,
+      skipEvents: flags.skipEvent,
+      concurrency: flags.concurrency,
+      // The count before the question and the replay itself meet the same warnings: each is said once, first.
+      onWarning: (w: string) => {
+        if (warned.has(w)) return;
+        warned.add(w);
+        if (progress) process.stderr.write("\r\x1b[K");
+        warn(w);
+      },
+    };
+    // Hooks run for real (notifications, formatters, audit logs): say what will run, and run it only once agreed.
+    if (!flags.matchOnly) await confirmReplay(await planReplay(judging), { yes: flags.yes, shown });
     const total = await log.count(filter);
     const runId = newRunId();
     const summary = emptySummary(runId);
-    const progress = process.stderr.isTTY && total > 20 && !flags.json;
+    progress = process.stderr.isTTY === true && total > 20 && !flags.json;
     let first = true;
     // With --match-only, what is worth a line is an event whose hooks would differ from those that ran then.
     let otherHooks = 0;
+    const failures = new FailureList();
     const hooksDiffer = (r: ReplayResult) => r.before.hooks.join("\0") !== r.after.hooks.join("\0");
     if (flags.json) process.stdout.write(`{"runId":${JSON.stringify(runId)},"results":[`);
     else
@@ -57,30 +89,19 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
 
     await lastValueFrom(
       replay$({
-        log,
-        filter,
-        settingsFiles: flags.settings,
-        plugins: flags.plugin,
-        dialect: context.dialect,
-        homeDir: context.homeDir,
-        env: context.env,
+        ...judging,
         matchOnly: flags.matchOnly,
-        enforceShadow: flags.enforceShadow,
-        concurrency: flags.concurrency,
         runId,
-        onWarning: (w) => {
-          if (progress) process.stderr.write("\r\x1b[K");
-          warn(w);
-        },
       }).pipe(
         tap(youngGenerationCap()),
         tap((r) => {
           addToSummary(summary, r);
+          failures.add(r);
           if (progress) process.stderr.write(`\r\x1b[K  ${summary.events}/${total} replayed, ${summary.changed} changed`);
           if (flags.json) {
             process.stdout.write(`${first ? "" : ","}\n${JSON.stringify(r)}`);
             first = false;
-          } else if (r.changed || r.skipped !== null || r.redacted || (flags.matchOnly && hooksDiffer(r))) {
+          } else if (r.changed || (r.skipped !== null && !r.skipEvent) || r.redacted || (flags.matchOnly && hooksDiffer(r))) {
             if (progress) process.stderr.write("\r\x1b[K");
             out(describe(r, flags.matchOnly, shown));
           }
@@ -96,12 +117,14 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
       out(`\n],${JSON.stringify(counts).slice(1)}`);
     } else if (flags.matchOnly) {
       out(
-        `\n${summary.events} events matched, ${otherHooks} with other hooks than ran then${summary.skipped ? `, ${summary.skipped} not replayable` : ""}; nothing ran.`,
+        `\n${summary.events} events matched, ${otherHooks} with other hooks than ran then${summary.skipped ? `, ${summary.skipped} not replayable` : ""}${skippedEvents(summary.skippedEvents)}; nothing ran.`,
       );
     } else {
       out(
         `\n${summary.events} events replayed, ${summary.changed} changed (${summary.newlyBlocked} newly blocked, ${summary.newlyAllowed} newly allowed)` +
-          `${summary.skipped ? `, ${summary.skipped} not replayable` : ""}; ${summary.hookErrors} hook errors, ${summary.timeouts} timeouts.` +
+          `${summary.skipped ? `, ${summary.skipped} not replayable` : ""}${skippedEvents(summary.skippedEvents)}; ${summary.hookErrors} hook errors, ${summary.timeouts} timeouts.` +
+          failuresText(failures, shown, runId) +
+          notRunText(summary) +
           `\nThe replayed outcomes are in the log: qhooks log --replay ${runId}`,
       );
     }
@@ -111,11 +134,28 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
   }
 }
 
+const skippedEvents = (n: number | undefined): string => (n ? `, ${n} skipped (--skip-event)` : "");
+
+/** How many hook runs qhooks.replay kept from happening. */
+function notRunText(summary: { hooksSkipped?: number | undefined; hooksStubbed?: number | undefined }): string {
+  const parts = [
+    ...(summary.hooksSkipped ? [`${summary.hooksSkipped} skipped`] : []),
+    ...(summary.hooksStubbed ? [`${summary.hooksStubbed} answered by their stub`] : []),
+  ];
+  return parts.length ? `\nHook runs not made (qhooks.replay in the settings): ${parts.join(", ")}.` : "";
+}
+
 /** One line per event: everything that comes from the log or a hook goes through `shown` (escaped). */
 function describe(r: ReplayResult, matchOnly: boolean, shown: (text: string) => string): string {
   const where = `#${r.seq} ${r.event ?? "(unknown event)"}${r.matchValue ? ` ${shown(r.matchValue)}` : ""}`;
-  const redacted = r.redacted ? `  [replayed with redacted ${r.redacted.length === 1 ? "field" : "fields"}: ${shown(r.redacted.join(", "))}]` : "";
-  return describeSides(r, where, matchOnly, shown) + redacted;
+  const notes = [
+    ...(r.changes?.includes("continue") ? ["continue changed"] : []),
+    ...(r.changes?.includes("updatedInput") ? ["updatedInput changed"] : []),
+    ...(r.hooksSkipped ? [`skipped: ${shown(r.hooksSkipped.join(", "))}`] : []),
+    ...(r.hooksStubbed ? [`stubbed: ${shown(r.hooksStubbed.join(", "))}`] : []),
+    ...(r.redacted ? [`replayed with redacted ${r.redacted.length === 1 ? "field" : "fields"}: ${shown(r.redacted.join(", "))}`] : []),
+  ];
+  return describeSides(r, where, matchOnly, shown) + notes.map((n) => `  [${n}]`).join("");
 }
 
 function describeSides(r: ReplayResult, where: string, matchOnly: boolean, shown: (text: string) => string): string {
@@ -124,6 +164,8 @@ function describeSides(r: ReplayResult, where: string, matchOnly: boolean, shown
   if (matchOnly) return `  ${where}: ${hooks(r.before.hooks)}  ->  ${hooks(r.after.hooks)}`;
   // The first line of a reason; the rest of it is in the log.
   const side = (s: ReplaySide) => `${s.decision}${s.reason ? ` (${shown(s.reason.split("\n")[0]!)})` : ""}`;
+  // Listed for another reason (its redacted fields): said as unchanged, never as a change.
+  if (!r.changed) return `  ${where}: unchanged: ${side(r.after)}`;
   return `  ${where}: ${side(r.before)}  ->  ${side(r.after)}`;
 }
 

@@ -1,8 +1,10 @@
 import { z } from "zod";
-import { EXIT, QhooksError, isQhooksError } from "../../errors.js";
+import { EXIT, QhooksError } from "../../errors.js";
 import { isPostgresUrl } from "../../store/openStore.js";
+import { checkDatabaseName } from "../../store/postgres/databaseName.js";
 import { wholeNumberFlag } from "../filterFlags.js";
-import { parseInterval, pause, stopOnSignals } from "../intervalArg.js";
+import { parseInterval } from "../intervalArg.js";
+import { DEFAULT_GIVE_UP_AFTER, watchRounds } from "../watchRounds.js";
 import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { shownUrl } from "../../text/shownUrl.js";
@@ -12,6 +14,7 @@ export const ShipFlagsSchema = z.object({
   watch: z.boolean().default(false),
   interval: z.string().default("30s"),
   batch: wholeNumberFlag(1).default(5_000),
+  giveUpAfter: wholeNumberFlag(1).default(DEFAULT_GIVE_UP_AFTER),
 });
 export type ShipFlags = z.infer<typeof ShipFlagsSchema>;
 
@@ -20,6 +23,9 @@ export async function shipCommand(flags: ShipFlags, context: CliContext): Promis
   if (!isPostgresUrl(flags.to))
     throw new QhooksError("usage", `--to ${JSON.stringify(shownUrl(flags.to))}: expected a PostgreSQL URL (postgres://user@host:5432/database)`);
   if (isPostgresUrl(context.dbPath)) throw new QhooksError("usage", "ship copies a local log file: --db (or $QHOOKS_DB) names a database, not a file");
+  const name = checkDatabaseName(flags.to);
+  if ("refused" in name) throw new QhooksError("usage", `--to ${name.refused}`);
+  if (name.warning !== null) warn(name.warning);
   const interval = parseInterval("--interval", flags.interval);
   const { shipLog } = await import("../../store/ship.js");
   const to = shownUrl(flags.to);
@@ -36,17 +42,14 @@ export async function shipCommand(flags: ShipFlags, context: CliContext): Promis
     await once();
     return EXIT.ok;
   }
-  // Continuous: a round every interval; a server that is away is a warning and the next round tries again. A log
-  // that fails its chain check stops the loop (shipping it again would fail the same way).
-  const stop = stopOnSignals();
-  while (!stop.aborted) {
-    try {
-      await once();
-    } catch (e) {
-      if (!isQhooksError(e) || e.code === "integrity" || e.code === "usage") throw e;
-      warn(`${e.message}; trying again in ${flags.interval}`);
-    }
-    await pause(interval, stop);
-  }
+  // Continuous: a round every interval; a server that is away is a warning and the next round tries again, up to
+  // --give-up-after rounds in a row. A log that fails its chain check stops the loop (shipping it again would fail
+  // the same way).
+  await watchRounds(once, {
+    intervalMs: interval,
+    interval: flags.interval,
+    giveUpAfter: flags.giveUpAfter,
+    fatal: (e) => e.code === "integrity" || e.code === "usage",
+  });
   return EXIT.ok;
 }

@@ -3,6 +3,7 @@ import { flagsOf, type CommandSpec } from "../commandSpec.js";
 import { addFilterOptions } from "../filterOptions.js";
 import { cliContext } from "../globals.js";
 import { version } from "../version.js";
+import { DEFAULT_GIVE_UP_AFTER } from "../watchRounds.js";
 
 export const exportLog: CommandSpec = {
   path: ["export"],
@@ -14,6 +15,7 @@ export const exportLog: CommandSpec = {
         .addOption(new Option("--protocol <protocol>", "how records are encoded").choices(["protobuf", "json"]).default("protobuf"))
         .option("--watch", "keep exporting: a round every --interval until interrupted, each event sent once it has its outcome")
         .option("--interval <pause>", "pause between rounds with --watch: 500ms, 10s, 5m...", "10s")
+        .option("--give-up-after <n>", "with --watch: stop (exit 1) after this many failed rounds in a row", String(DEFAULT_GIVE_UP_AFTER))
         .option(
           "--cursor <file>",
           "where the export stands, to go on from there next time (default with --watch: one file per log and collector in ~/.qoder-cn/qhooks/export-cursors)",
@@ -28,7 +30,7 @@ Examples:
     ),
   action: async ({ opts, command }) => {
     const { exportCommand, ExportFlagsSchema } = await import("../commands/export.js");
-    const { otlp, protocol, watch, interval, cursor, ...filter } = opts;
-    return exportCommand(flagsOf(ExportFlagsSchema, { otlp, protocol, watch, interval, cursor, filter, version: version() }), cliContext(command));
+    const { otlp, protocol, watch, interval, giveUpAfter, cursor, ...filter } = opts;
+    return exportCommand(flagsOf(ExportFlagsSchema, { otlp, protocol, watch, interval, giveUpAfter, cursor, filter, version: version() }), cliContext(command));
   },
 };

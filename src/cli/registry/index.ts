@@ -6,6 +6,7 @@ import { explain } from "./explain.js";
 import { exportLog } from "./export.js";
 import { hooks } from "./hooks.js";
 import { hooksAdd } from "./hooksAdd.js";
+import { install } from "./install.js";
 import { log } from "./log.js";
 import { prune } from "./prune.js";
 import { record } from "./record.js";
@@ -20,11 +21,14 @@ import { stats } from "./stats.js";
 import { test } from "./test.js";
 import { testAdd } from "./testAdd.js";
 import { trust } from "./trust.js";
+import { uninstall } from "./uninstall.js";
 import { verify } from "./verify.js";
 
 /** Every command of the CLI, in the order `qhooks --help` lists them; a subcommand comes after its parent. */
 export const COMMANDS: readonly CommandSpec[] = [
   run,
+  install,
+  uninstall,
   hooks,
   hooksAdd,
   doctor,

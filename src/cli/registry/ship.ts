@@ -1,5 +1,6 @@
 import { flagsOf, type CommandSpec } from "../commandSpec.js";
 import { cliContext } from "../globals.js";
+import { DEFAULT_GIVE_UP_AFTER } from "../watchRounds.js";
 
 export const ship: CommandSpec = {
   path: ["ship"],
@@ -10,6 +11,7 @@ export const ship: CommandSpec = {
       .option("--watch", "keep shipping: a round every --interval until interrupted")
       .option("--interval <pause>", "pause between rounds with --watch: 500ms, 10s, 5m...", "30s")
       .option("--batch <n>", "records per transaction", "5000")
+      .option("--give-up-after <n>", "with --watch: stop (exit 1) after this many failed rounds in a row", String(DEFAULT_GIVE_UP_AFTER))
       .addHelpText(
         "after",
         `

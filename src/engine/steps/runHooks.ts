@@ -32,6 +32,11 @@ export interface RunHooksOptions {
   readonly services?: HandlerServices;
   /** Where `async: true` hooks run; without it they are not started. */
   readonly background?: BackgroundRunner;
+  /**
+   * Replays: a hook this gives a run for is not run; the run given is read as its own would be (`qhooks.replay.stub`,
+   * for hooks whose side effects must not happen again).
+   */
+  readonly stub?: (spec: SelectedHook) => HookRun | undefined;
 }
 
 /** What running the hooks of one event gives, before it is joined with the event's record (joinGroup). */
@@ -145,7 +150,7 @@ export function runOneHook(
   spec: SelectedHook,
   valid: ValidEvent,
   envFor: (command: string) => Record<string, string>,
-  options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services">,
+  options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services" | "stub">,
   budget: OutputBudget | null = null,
   gate?: PromiseLike<unknown>,
 ): Observable<JudgedHook> {
@@ -163,12 +168,14 @@ function judgeOneHook(
   spec: SelectedHook,
   valid: ValidEvent,
   envFor: (command: string) => Record<string, string>,
-  options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services">,
+  options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services" | "stub">,
   budget: OutputBudget | null,
   clock: { start: number },
   gate: PromiseLike<unknown> | undefined,
 ): Observable<JudgedHook> {
   return defer(() => {
+    const stubbed = options.stub?.(spec);
+    if (stubbed !== undefined) return of(interpretRun(valid.event, spec, stubbed));
     const elapsed = () => performance.now() - clock.start;
     const stdout = new CappedOutput(options.maxOutputBytes, budget);
     const stderr = new CappedOutput(options.maxOutputBytes, budget);

@@ -22,6 +22,10 @@ export type FilterTerm =
   | { readonly kind: "blocked"; readonly blocked: boolean }
   /** A hook ran whose name or command contains this text. */
   | { readonly kind: "hook"; readonly text: string }
+  /** A hook of the event failed: errored, timed out, or gave output that could not be read. */
+  | { readonly kind: "hookFailed" }
+  /** Of this project directory, exactly as logged. */
+  | { readonly kind: "project"; readonly projectDir: string }
   /** The payload, or the reason (the outcome's, else the event's), contains this text: case-sensitive. */
   | { readonly kind: "grep"; readonly text: string }
   /** A shadow hook would have changed the outcome: the outcome's own JSON says so (`shadow.changed`). */
@@ -42,6 +46,8 @@ export function filterTerms(filter: LogFilter): FilterTerm[] {
   if (filter.decision !== undefined) terms.push(filter.decision === "unfinished" ? { kind: "unfinished" } : { kind: "decision", decision: filter.decision });
   if (filter.blocked !== undefined) terms.push({ kind: "blocked", blocked: filter.blocked });
   if (filter.hook !== undefined) terms.push({ kind: "hook", text: wellFormed(filter.hook) });
+  if (filter.errors === true) terms.push({ kind: "hookFailed" });
+  if (filter.projectDir !== undefined) terms.push({ kind: "project", projectDir: wellFormed(filter.projectDir) });
   if (filter.grep !== undefined) terms.push({ kind: "grep", text: wellFormed(filter.grep) });
   if (filter.shadow === true) terms.push({ kind: "shadowChanged" });
   return [...terms, ...windowTerms(filter)];

@@ -47,6 +47,10 @@ function termSql(term: FilterTerm, p: Params, ts: string): string {
       const hook = p.add(bytes(term.text));
       return `EXISTS (SELECT 1 FROM qhooks_hooks h WHERE h.event_gid = v.gid AND (position(${hook}::bytea in h.name) > 0 OR position(${hook}::bytea in coalesce(h.command, ''::bytea)) > 0))`;
     }
+    case "hookFailed":
+      return `EXISTS (SELECT 1 FROM qhooks_hooks h WHERE h.event_gid = v.gid AND h.status IN ('error', 'timeout', 'invalid-output'))`;
+    case "project":
+      return `v.project_dir = ${p.add(bytes(term.projectDir))}`;
     case "grep": {
       const grep = p.add(bytes(term.text));
       return `(position(${grep}::bytea in e.body) > 0 OR position(${grep}::bytea in coalesce(o.reason, e.reason, ''::bytea)) > 0)`;

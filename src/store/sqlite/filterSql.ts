@@ -54,6 +54,10 @@ function termSql(term: FilterTerm, params: unknown[], ts: string): string {
       return term.blocked ? "v.blocked = 1" : "v.blocked = 0";
     case "hook":
       return `EXISTS (SELECT 1 FROM proj_hooks h WHERE h.event_seq = v.seq AND (instr(h.name, ${p(term.text)}) > 0 OR instr(coalesce(h.command, ''), ${p(term.text)}) > 0))`;
+    case "hookFailed":
+      return `EXISTS (SELECT 1 FROM proj_hooks h WHERE h.event_seq = v.seq AND h.status IN ('error', 'timeout', 'invalid-output'))`;
+    case "project":
+      return `e.project_dir = ${p(term.projectDir)}`;
     case "grep":
       // instr() is case-sensitive, as --grep promises (LIKE would not be).
       return `(instr(e.body, ${p(term.text)}) > 0 OR instr(coalesce(o.reason, e.reason, ''), ${p(term.text)}) > 0)`;

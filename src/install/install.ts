@@ -1,0 +1,183 @@
+import { spawnSync } from "node:child_process";
+import { dirname } from "node:path";
+import { QhooksError } from "../errors.js";
+import type { HostDialect, ManagedSettings } from "../hosts/hostDialect.js";
+import { isQhooksSelfCall } from "../core/selfCall.js";
+import { coverageOf } from "./coverage.js";
+import { addEntries, parseDocument } from "./entriesEdit.js";
+import { installRecordPath, type InstallScope } from "./installPaths.js";
+import type { InstalledEntry, InstallRecord } from "./installRecord.js";
+import { readInstallRecord, writeInstallRecord } from "./installRecordFile.js";
+import { missingDirs, readTarget, removeEmptyDirs, replaceFile, requireWritable, sha256Of } from "./targetFile.js";
+import { unifiedDiff } from "./textDiff.js";
+import { unsharedPaths } from "./sharedPaths.js";
+
+export interface InstallOptions {
+  readonly host: HostDialect;
+  readonly scope: InstallScope;
+  readonly homeDir: string;
+  readonly projectDir: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly platform: NodeJS.Platform;
+  /** The node and the qhooks script the entries start (absolute). */
+  readonly node: string;
+  readonly cli: string;
+  readonly dryRun: boolean;
+}
+
+/** Seconds the entry allows beyond the longest hook it runs: qhooks' own start, its kill grace, its log. */
+const MARGIN_SECONDS = 30;
+/** A recorder runs no hooks: it reads the payload and appends it to the log. */
+const RECORD_TIMEOUT_SECONDS = 60;
+
+const quote = (word: string): string => (/^[\w/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+
+/** Where the scope writes, and how messages name it. */
+export function targetOf(host: HostDialect, scope: InstallScope, homeDir: string, projectDir: string, managed: ManagedSettings | null) {
+  if (scope === "managed") {
+    if (managed === null) throw new QhooksError("usage", `${host.name} has no managed settings; use --scope user`);
+    return { path: managed.file, shown: managed.file };
+  }
+  const user = host.settingsLevels(homeDir, projectDir).find((l) => l.level === "user")!;
+  return { path: user.path, shown: user.display };
+}
+
+/**
+ * `qhooks install <host>`: qhooks' entries written into the host's settings as one transaction (the file replaced in
+ * one step, then the ownership record; a record that cannot be written puts the file back), or, with `dryRun`, the
+ * exact change shown and nothing written. Returns the lines to print.
+ */
+export function install(o: InstallOptions): string[] {
+  const managed = o.host.managedSettings(o.env, o.platform);
+  const target = targetOf(o.host, o.scope, o.homeDir, o.projectDir, managed);
+  const recordPath = installRecordPath(o.host.id, o.scope, o.homeDir, managed);
+  const sudoHint = o.scope === "managed" ? ` (Claude Code's managed settings need administrator rights: run it with sudo, or use --scope user)` : "";
+  if (!o.dryRun) requireWritable(target.path, sudoHint);
+  const previous = readInstallRecord(recordPath);
+  const file = readTarget(target.path, target.shown);
+
+  // The text install starts from: the file as it is, or (re-installing over an unchanged install) as it was before.
+  let base: Buffer | null = file.bytes;
+  if (previous !== null) {
+    if (sha256Of(file.bytes) !== previous.afterSha256)
+      throw new QhooksError(
+        "usage",
+        `qhooks is installed in ${target.shown}, which changed since; run qhooks uninstall ${o.host.id} first (nothing was changed)`,
+      );
+    base = previous.before.existed ? Buffer.from(previous.before.base64, "base64") : null;
+  } else {
+    refuseOwnEntries(file.bytes, target.shown, o.scope);
+  }
+
+  const coverage = o.scope === "managed" ? coverageOf(o.host, o.homeDir, o.projectDir, o.env) : null;
+  const timeout = coverage ? Math.max(longestCommandDefault(o.host), Math.ceil(coverage.maxTimeoutSeconds) + MARGIN_SECONDS) : RECORD_TIMEOUT_SECONDS;
+  const entries: InstalledEntry[] = o.host.events.map((event) => ({
+    event,
+    group: { hooks: [{ type: "command", command: entryCommand(o, event), timeout }] },
+  }));
+  const settings = o.scope === "managed" ? { ...managed!.onlyManagedHooks } : {};
+  const added = addEntries(base?.toString("utf8") ?? "", entries, settings, target.shown);
+  const next = Buffer.from(added.text);
+
+  const lines: string[] = [];
+  if (previous !== null && next.equals(file.bytes ?? Buffer.alloc(0)))
+    return [`qhooks is already installed for ${o.host.name} in ${target.shown}; nothing changed`];
+  if (o.dryRun) {
+    lines.push(unifiedDiff(file.path, file.bytes?.toString("utf8") ?? null, added.text));
+    lines.push(`(dry run: nothing was written; install would also record its ownership in ${recordPath})`);
+    return lines;
+  }
+  requireStarts(o);
+
+  const createdDirs = previous?.createdDirs ?? missingDirs(dirname(file.path));
+  replaceFile(file, next);
+  const record: InstallRecord = {
+    format: "qhooks-install/1",
+    host: o.host.id,
+    scope: o.scope,
+    installedAt: new Date().toISOString(),
+    node: o.node,
+    cli: o.cli,
+    file: file.path,
+    before: previous?.before ?? { existed: file.bytes !== null, base64: (file.bytes ?? Buffer.alloc(0)).toString("base64"), sha256: sha256Of(file.bytes) },
+    afterSha256: sha256Of(next),
+    createdDirs,
+    entries,
+    settings,
+    createdHooksKey: added.createdHooksKey,
+    createdEvents: added.createdEvents,
+  };
+  try {
+    writeInstallRecord(recordPath, record);
+  } catch (e) {
+    // Without its record an install could not be undone exactly: put the file back as it was.
+    replaceFile({ path: file.path, bytes: next }, file.bytes);
+    if (file.bytes === null) removeEmptyDirs(createdDirs);
+    throw e;
+  }
+  return [...lines, ...installedLines(o, target.shown, timeout, coverage)];
+}
+
+/** The command line of one entry: absolute node and script, the dialect pinned, so no PATH or config can change it. */
+function entryCommand(o: InstallOptions, event: string): string {
+  const start = `${quote(o.node)} ${quote(o.cli)}`;
+  return o.scope === "managed" ? `${start} run ${event} --format hook --dialect ${o.host.id}` : `${start} record ${event} --dialect ${o.host.id}`;
+}
+
+/** An entry already calling qhooks (an older hand-made recipe, an install whose record is gone): the user decides. */
+function refuseOwnEntries(bytes: Buffer | null, shown: string, scope: InstallScope): void {
+  if (bytes === null) return;
+  const text = bytes.toString("utf8");
+  const document = parseDocument(text, shown);
+  for (const [event, groups] of Object.entries((document.hooks ?? {}) as Record<string, unknown>)) {
+    if (!Array.isArray(groups)) continue;
+    groups.forEach((group: unknown, g) => {
+      const handlers = (group as { hooks?: unknown }).hooks;
+      if (!Array.isArray(handlers)) return;
+      handlers.forEach((h: unknown, i) => {
+        const command = (h as { command?: unknown }).command;
+        if (typeof command === "string" && isQhooksSelfCall(command))
+          throw new QhooksError(
+            "usage",
+            `${shown} already calls qhooks at hooks.${event}[${g}].hooks[${i}] (written by hand, or by an install whose record is gone); remove that entry first, nothing was changed`,
+          );
+      });
+    });
+  }
+  if (scope === "managed")
+    throw new QhooksError("usage", `${shown} exists and was not written by qhooks install; move it away (or merge it by hand) first, nothing was changed`);
+}
+
+/** The entry must start before it goes in: a managed install with a dead entry would leave every hook off. */
+function requireStarts(o: InstallOptions): void {
+  const run = spawnSync(o.node, [o.cli, "--version"], { encoding: "utf8", timeout: 30_000, stdio: ["ignore", "pipe", "pipe"] });
+  if (run.status !== 0)
+    throw new QhooksError(
+      "io",
+      `the entry would not start (${quote(o.node)} ${quote(o.cli)} --version: ${run.error?.message ?? `exit ${run.status}`}); nothing was changed`,
+    );
+}
+
+function installedLines(o: InstallOptions, shown: string, timeout: number, coverage: ReturnType<typeof coverageOf> | null): string[] {
+  const events = `${o.host.events.length} events`;
+  if (o.scope === "user") {
+    return [
+      `Installed the qhooks recorder for ${o.host.name} in ${shown}: ${events} -> ${entryCommand(o, "<event>")}`,
+      `${o.host.name} still runs your user, project, local${o.host.loadsEnabledPlugins ? " and plugin" : ""} hooks itself; qhooks records every event (qhooks log, replay) and runs none of them.`,
+      ...(o.host.managedSettings(o.env, o.platform) !== null ? [`To put qhooks in front of every hook: sudo qhooks install ${o.host.id} --scope managed`] : []),
+      `Undo: qhooks uninstall ${o.host.id}`,
+    ];
+  }
+  const lines = [
+    `Installed qhooks for ${o.host.name}, for every user of this machine, in ${shown}: ${events} -> ${entryCommand(o, "<event>")} (timeout ${timeout} s)`,
+    `${Object.keys(o.host.managedSettings(o.env, o.platform)!.onlyManagedHooks).join(", ")}: ${o.host.name} runs only managed hooks; qhooks runs the user, project, local and plugin hooks (${coverage!.hooks} here now${coverage!.levels.length ? `: ${coverage!.levels.join(", ")}` : ""}).`,
+  ];
+  for (const line of coverage!.notRunnable) lines.push(`Not run by qhooks from the CLI: ${line}`);
+  for (const path of unsharedPaths([o.node, o.cli]))
+    lines.push(`warning: ${path} is not readable and runnable by every account: other users' sessions cannot start qhooks`);
+  lines.push(`Undo: sudo qhooks uninstall ${o.host.id}`);
+  return lines;
+}
+
+/** The longest time the host gives a command hook that names none, over its events: the entry must allow as much. */
+const longestCommandDefault = (host: HostDialect): number => Math.max(...host.events.map((event) => host.defaultTimeoutSeconds("command", event)));

@@ -1,0 +1,71 @@
+import { existsSync } from "node:fs";
+import type { HostDialect } from "../hosts/hostDialect.js";
+import { parseDocument, removeEntries } from "./entriesEdit.js";
+import { INSTALL_SCOPES, installRecordPath, type InstallScope } from "./installPaths.js";
+import type { InstallRecord } from "./installRecord.js";
+import { readInstallRecord, removeInstallRecord } from "./installRecordFile.js";
+import { readTarget, removeEmptyDirs, replaceFile, requireWritable, sha256Of } from "./targetFile.js";
+import { unifiedDiff } from "./textDiff.js";
+
+export interface UninstallOptions {
+  readonly host: HostDialect;
+  /** Only this scope; every scope installed when undefined. */
+  readonly scope: InstallScope | undefined;
+  readonly homeDir: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly platform: NodeJS.Platform;
+  readonly dryRun: boolean;
+}
+
+/**
+ * `qhooks uninstall <host>`: undoes each install of the host by its ownership record. A file nobody touched since is
+ * put back byte for byte (a file that did not exist is removed); a file the host or the user changed since keeps every
+ * change, and loses only the entries install wrote, as written. Returns the lines to print.
+ */
+export function uninstall(o: UninstallOptions): string[] {
+  const managed = o.host.managedSettings(o.env, o.platform);
+  const scopes = (o.scope ? [o.scope] : INSTALL_SCOPES).filter((s) => s === "user" || managed !== null);
+  const lines: string[] = [];
+  for (const scope of scopes) {
+    const recordPath = installRecordPath(o.host.id, scope, o.homeDir, managed);
+    const record = readInstallRecord(recordPath);
+    if (record === null) continue;
+    if (!o.dryRun) requireWritable(record.file, scope === "managed" ? " (run it with sudo)" : "");
+    lines.push(...undo(record, recordPath, o.dryRun));
+  }
+  if (lines.length === 0) return [`qhooks is not installed for ${o.host.name}${o.scope ? ` (--scope ${o.scope})` : ""}; nothing to do`];
+  return lines;
+}
+
+function undo(record: InstallRecord, recordPath: string, dryRun: boolean): string[] {
+  const file = readTarget(record.file, record.file);
+  const lines: string[] = [];
+  let next: Buffer | null;
+  if (file.bytes === null) {
+    next = null;
+    lines.push(`${record.file} is gone already; nothing to restore`);
+  } else if (sha256Of(file.bytes) === record.afterSha256) {
+    next = record.before.existed ? Buffer.from(record.before.base64, "base64") : null;
+    lines.push(
+      record.before.existed ? `Restored ${record.file} byte for byte as it was before install` : `Removed ${record.file} (it did not exist before install)`,
+    );
+  } else {
+    const removed = removeEntries(file.bytes.toString("utf8"), record, record.file);
+    const empty = Object.keys(parseDocument(removed.text, record.file)).length === 0;
+    next = empty && !record.before.existed ? null : Buffer.from(removed.text);
+    const taken = record.entries.length - removed.notFound.length;
+    lines.push(
+      `${record.file} changed since install: removed only qhooks' ${taken} entr${taken === 1 ? "y" : "ies"}${Object.keys(record.settings).length ? ` and ${Object.keys(record.settings).join(", ")}` : ""}, kept everything else`,
+    );
+    if (removed.notFound.length) lines.push(`qhooks' entries for ${removed.notFound.join(", ")} were changed by hand since install: left in place`);
+  }
+  if (dryRun) {
+    if (file.bytes !== null) lines.push(unifiedDiff(record.file, file.bytes.toString("utf8"), next?.toString("utf8") ?? null));
+    lines.push(`(dry run: nothing was changed; uninstall would also remove ${recordPath})`);
+    return lines;
+  }
+  if (file.bytes !== null) replaceFile(file, next);
+  if (next === null && !existsSync(record.file)) removeEmptyDirs(record.createdDirs);
+  removeInstallRecord(recordPath);
+  return lines;
+}
