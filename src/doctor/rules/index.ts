@@ -1,5 +1,6 @@
 import type { DoctorRule } from "../rule.js";
 import { hooksNotLoaded } from "./attestation.js";
+import { installCliMissing, installEventMissing } from "./install.js";
 import { commandMissing, commandNotChecked, commandNotExecutable, commandUnreadable, scriptNoShebang } from "./commands.js";
 import { guardAsync, guardExit1, guardPrintsAllow, guardTimeout, onFailureCannotBlock } from "./guards.js";
 import { matcherCase, matcherRegexRefused, matcherUnknownTool } from "./matchers.js";
@@ -10,6 +11,8 @@ import { hookUntrusted } from "./trust.js";
 /** The catalog, in the order findings are reported; docs/doctor.md describes each. Adding a rule: a file and a line. */
 export const RULES: readonly DoctorRule[] = [
   hooksNotLoaded,
+  installCliMissing,
+  installEventMissing,
   settingsWarning,
   pluginMissing,
   hookUntrusted,
