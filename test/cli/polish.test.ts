@@ -126,7 +126,7 @@ describe("cli: help, error lines and warnings said once", () => {
       const said = r.stderr.slice(r.stderr.indexOf(";"));
       for (const hidden of REGISTRY_HIDDEN) expect(said, args.join(" ")).not.to.include(hidden);
     }
-    expect((await sb.run(["help", "nope"])).stderr).to.include("the commands are help, run, hooks");
+    expect((await sb.run(["help", "nope"])).stderr).to.match(/the commands are help, run, [a-z]/);
     const direct = await sb.run(["__async-hook"]);
     expect(direct.stderr).to.include("missing required argument");
   });

@@ -94,9 +94,10 @@ describe("qhooks hooks", () => {
       // The skipped entry is not listed as a hook, but as a warning.
       expect(lines.filter((l) => l.includes("echo bad"))).to.deep.equal([]);
       expect(r.stdout).to.match(/Warnings \(1\)/);
-      expect(lineWith("expected a positive number of seconds")).to.include(
-        ".qoder/settings.json: hooks.PreToolUse[0].hooks[1].timeout: expected a positive number of seconds",
-      );
+      expect(lineWith(".qoder/settings.json: hooks.PreToolUse[0].hooks[1].timeout: expected a positive number of seconds")).to.match(/^ {2}\.qoder/);
+      // And below, what loaded: the same entry as skipped, with why.
+      expect(lineWith("Loaded 4 of 5 hooks configured on disk.")).to.not.equal("");
+      expect(lineWith("  skipped .qoder/settings.json hooks.PreToolUse[0].hooks[1]: ")).to.include("expected a positive number of seconds");
     });
 
     it("--event PreToolUse narrows the list to that event", async () => {
@@ -132,9 +133,9 @@ describe("qhooks hooks", () => {
       writeConfig();
     });
 
-    it("gives {configHash, dialect, projectDir, files, hooks, warnings}", async () => {
+    it("gives {configHash, dialect, projectDir, files, hooks, warnings, attestation}", async () => {
       const json = await listing();
-      expect(Object.keys(json).sort()).to.deep.equal(["configHash", "dialect", "files", "hooks", "projectDir", "warnings"]);
+      expect(Object.keys(json).sort()).to.deep.equal(["attestation", "configHash", "dialect", "files", "hooks", "projectDir", "warnings"]);
       expect(json.dialect).to.equal("qoder");
       expect(json.configHash).to.match(/^[0-9a-f]{64}$/);
       expect(json.projectDir).to.equal(sb.project);

@@ -9,6 +9,9 @@ import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
 import { err, out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { settingsOfFlags } from "../settingsFlags.js";
+import { attestLoad } from "../../doctor/loadAttestation.js";
+import { createTrustPolicy } from "../../trust/trustPolicy.js";
+import { trustCommandLine } from "../../trust/trustCommandLine.js";
 
 export const HooksFlagsSchema = z
   .object({
@@ -53,6 +56,13 @@ interface HookRow {
 /** `qhooks hooks`: what is configured, where it comes from, and what is wrong with it. */
 export function hooksCommand(flags: HooksFlags, context: CliContext): number {
   const snapshot = settingsOfFlags(flags, context);
+  // Configured on disk vs loaded: the hooks written in the files that do not run, each with why (the whole config,
+  // whatever --event shows).
+  const trustCommand = trustCommandLine({ projectDir: context.projectDir, dialect: context.dialect });
+  const trust = createTrustPolicy({ homeDir: context.homeDir, projectDir: context.projectDir, env: context.env, dialect: context.dialect, trustCommand }).check(
+    snapshot,
+  );
+  const attestation = attestLoad(snapshot, trust);
   const hooks = snapshot.hooks.filter((h) => flags.event === undefined || h.event === flags.event);
   const seen = new Map<string, string>();
   const rows: HookRow[] = hooks.map((h) => {
@@ -94,6 +104,7 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
           files: snapshot.sources.map(({ dialect: _dialect, ...file }) => file),
           hooks: rows,
           warnings: snapshot.warnings,
+          attestation,
         },
         null,
         2,
@@ -129,6 +140,11 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
     out(paint(`Warnings (${snapshot.warnings.length}): these entries are skipped or read differently than written:`, "yellow", terminal.colour === true));
     for (const w of snapshot.warnings) out(`  ${paint(shown(w), "yellow", terminal.colour === true)}`);
   }
+  out("");
+  const unread = attestation.unreadFiles.length ? `; ${attestation.unreadFiles.length} file(s) could not be read, their hooks not counted` : "";
+  out(`Loaded ${attestation.loaded} of ${attestation.configured} hook${attestation.configured === 1 ? "" : "s"} configured on disk${unread}.`);
+  for (const h of attestation.skipped) out(`  skipped ${shown(`${h.file} ${h.path}`)}: ${shown(h.why)}`);
+  for (const f of attestation.unreadFiles) out(`  not read ${shown(f.file)}: ${shown(f.why)}`);
   out("");
   out(`Config hash ${snapshot.hash.slice(0, 12)}; qhooks reads these files at every call, so edits apply at once.`);
   strictLine();

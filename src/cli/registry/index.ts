@@ -1,5 +1,6 @@
 import type { CommandSpec } from "../commandSpec.js";
 import { asyncHook } from "./asyncHook.js";
+import { doctor } from "./doctor.js";
 import { erase } from "./erase.js";
 import { explain } from "./explain.js";
 import { exportLog } from "./export.js";
@@ -32,6 +33,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   serve,
   hooks,
   hooksAdd,
+  doctor,
   trust,
   test,
   testAdd,

@@ -1,0 +1,135 @@
+import type { DeclaredHook } from "../../core/hookDescriptor.js";
+import { EVENT_TRAITS } from "../../schema/events.js";
+import type { DoctorContext, DoctorRule } from "../rule.js";
+import { isGuardEvent } from "../guardEvents.js";
+
+/** A host default this long means a hung guard holds the agent for minutes, and then lets it go on. */
+const LONG_DEFAULT_SECONDS = 60;
+
+export const guardTimeout: DoctorRule = {
+  id: "guard-timeout",
+  level: "warn",
+  summary:
+    "a guard event's hook (one that can deny or block) with no timeout where the host's default is long, or a timeout longer than the host's default: a guard killed at its timeout makes no decision, so what it guards goes ahead",
+  fix: 'give the hook a timeout a little above its slowest real run (e.g. "timeout": 10)',
+  *check(context) {
+    for (const hook of context.snapshot.hooks) {
+      if (!isGuardEvent(hook.event)) continue;
+      const hostDefault = context.host.defaultTimeoutSeconds(hook.handler.type, hook.event);
+      const seconds = hook.timeoutMs / 1000;
+      if (hook.timeoutSetting === "host-default" && hostDefault > LONG_DEFAULT_SECONDS)
+        yield {
+          hook,
+          message: `${hook.event} guard has no timeout: ${context.host.defaultsName} of ${hostDefault} s applies; a hung guard holds the agent that long, then decides nothing`,
+        };
+      else if (hook.timeoutSetting === "settings" && seconds > hostDefault)
+        yield {
+          hook,
+          subPath: "timeout",
+          message: `${hook.event} guard's timeout of ${seconds} s is longer than ${context.host.defaultsName} of ${hostDefault} s`,
+          fix: `lower it to at most ${hostDefault} s`,
+        };
+    }
+  },
+};
+
+export const guardAsync: DoctorRule = {
+  id: "guard-async",
+  level: "error",
+  summary: "an `async` hook on a guard event: it runs in the background and is never waited for, so it never blocks",
+  fix: 'remove "async": true, or move the hook to an event that cannot block (PostToolUse feedback, SessionEnd...)',
+  *check(context) {
+    for (const hook of context.commandHooks)
+      if (isGuardEvent(hook.event) && hook.handler.type === "command" && hook.handler.async === true)
+        yield { hook, subPath: "async", message: `async ${hook.event} hook: never waited for, so it can never ${EVENT_TRAITS[hook.event].blockDecision}` };
+  },
+};
+
+export const onFailureCannotBlock: DoctorRule = {
+  id: "onfailure-cannot-block",
+  level: "warn",
+  summary: "`onFailure` on an event that cannot block, or on an async hook: a failure stays a non-blocking error",
+  fix: "remove onFailure here; it only acts on events that can block, for hooks that are waited for",
+  *check(context) {
+    for (const hook of context.snapshot.hooks) {
+      const handler = hook.handler as { readonly onFailure?: string; readonly async?: boolean };
+      if (handler.onFailure === undefined) continue;
+      if (!isGuardEvent(hook.event)) yield { hook, subPath: "onFailure", message: `onFailure on ${hook.event}, which cannot be blocked: it changes nothing` };
+      else if (handler.async === true)
+        yield { hook, subPath: "onFailure", message: "onFailure on an async hook: it is never waited for, so it changes nothing" };
+    }
+  },
+};
+
+/** Words a guard's blocking path prints. */
+const BLOCK_WORDS = /\b(deny|denied|block|blocked|blocking|forbid|forbidden|refuse|refused|not allowed|dangerous|reject|rejected)\b/i;
+const TO_STDERR = /(>&2|1>&2|>\s*\/dev\/stderr)/;
+/** Lines before an `exit 1` that may count as its branch. */
+const WINDOW = 4;
+const EXIT_1 = /(^|[\s;&|{(])exit\s+1\b/;
+/** A line that ends a branch (`fi`, `;;`, `}`...) or leaves (another exit): what comes before it is another path. */
+const BRANCH_END = /^\s*(fi|esac|done|\}|else|elif\b.*)\s*$|;;|\bexit\b/;
+
+/** The `exit 1` line and the lines of its branch just before it (at most WINDOW, stopping where another ends). */
+function branchBefore(lines: readonly string[], at: number): string {
+  const branch = [lines[at]!];
+  for (let i = at - 1; i >= Math.max(0, at - WINDOW) && !BRANCH_END.test(lines[i]!); i--) branch.unshift(lines[i]!);
+  return branch.join("\n");
+}
+
+/** The text of the scripts a hook runs (each read at most MAX_SCRIPT_BYTES), with its inline command. */
+function* scriptsOf(context: DoctorContext, hook: DeclaredHook): Generator<{ readonly name: string; readonly text: string }> {
+  yield { name: "its command", text: hook.command };
+  for (const ref of context.programs(hook)) {
+    if (ref.kind !== "path") continue;
+    const probe = context.probe(ref.path);
+    if (probe.state === "ok" && probe.head !== "") yield { name: ref.path, text: probe.head };
+  }
+}
+
+export const guardExit1: DoctorRule = {
+  id: "guard-exit-1",
+  level: "warn",
+  summary: "a guard's script exits 1 just after printing a deny/block message to stderr (a heuristic): exit 1 is a non-blocking error, only exit 2 blocks",
+  fix: "exit 2 on the blocking path (or print a JSON decision and exit 0)",
+  *check(context) {
+    for (const hook of context.commandHooks) {
+      if (!isGuardEvent(hook.event)) continue;
+      for (const { name, text } of scriptsOf(context, hook)) {
+        const lines = text.split("\n");
+        const at = lines.findIndex((line, i) => {
+          if (!EXIT_1.test(line)) return false;
+          const branch = branchBefore(lines, i);
+          return TO_STDERR.test(branch) && BLOCK_WORDS.test(branch);
+        });
+        if (at < 0) continue;
+        yield {
+          hook,
+          subPath: "command",
+          message: `${name === "its command" ? "its command" : name} (line ${at + 1}) exits 1 after a deny/block message on stderr: exit 1 does not block (heuristic: check that this is the blocking path)`,
+        };
+        break;
+      }
+    }
+  },
+};
+
+const PRINTS_ALLOW = /\\?"permissionDecision\\?"\s*:\s*\\?"allow\\?"|\\?"behavior\\?"\s*:\s*\\?"allow\\?"/;
+
+export const guardPrintsAllow: DoctorRule = {
+  id: "guard-prints-allow",
+  level: "warn",
+  summary:
+    'a guard prints `"permissionDecision": "allow"` (or a PermissionRequest `behavior: allow`): that skips the user\'s permission prompt; print nothing or `{}` for no opinion',
+  fix: "print nothing (exit 0) where the hook has no opinion; keep allow only for calls you mean to approve without asking",
+  *check(context) {
+    for (const hook of context.commandHooks) {
+      if (hook.event !== "PreToolUse" && hook.event !== "PermissionRequest") continue;
+      for (const { name, text } of scriptsOf(context, hook)) {
+        if (!PRINTS_ALLOW.test(text)) continue;
+        yield { hook, subPath: "command", message: `${name} prints an allow decision: every call it answers so skips the permission prompt` };
+        break;
+      }
+    }
+  },
+};

@@ -1,0 +1,33 @@
+import type { DoctorRule } from "../rule.js";
+import { hooksNotLoaded } from "./attestation.js";
+import { installCliMissing, installEventMissing } from "./install.js";
+import { commandMissing, commandNotChecked, commandNotExecutable, commandUnreadable, scriptNoShebang } from "./commands.js";
+import { guardAsync, guardExit1, guardPrintsAllow, guardTimeout, onFailureCannotBlock } from "./guards.js";
+import { matcherCase, matcherRegexRefused, matcherUnknownTool } from "./matchers.js";
+import { hookCallsQhooks } from "./recursion.js";
+import { pluginMissing, settingsWarning } from "./settingsWarnings.js";
+import { hookUntrusted } from "./trust.js";
+
+/** The catalog, in the order findings are reported; docs/doctor.md describes each. Adding a rule: a file and a line. */
+export const RULES: readonly DoctorRule[] = [
+  hooksNotLoaded,
+  installCliMissing,
+  installEventMissing,
+  settingsWarning,
+  pluginMissing,
+  hookUntrusted,
+  hookCallsQhooks,
+  commandMissing,
+  commandNotExecutable,
+  commandUnreadable,
+  scriptNoShebang,
+  commandNotChecked,
+  matcherCase,
+  matcherUnknownTool,
+  matcherRegexRefused,
+  guardTimeout,
+  guardAsync,
+  guardExit1,
+  guardPrintsAllow,
+  onFailureCannotBlock,
+];
