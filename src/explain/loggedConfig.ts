@@ -6,6 +6,7 @@ import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import { parseSettingsFile } from "../settings/parseSettingsFile.js";
 import type { SettingsSource } from "../settings/settingsSources.js";
 import type { DeclaredHook } from "../core/hookDescriptor.js";
+import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
 
 /** One entry of a `hooks` section as written: a handler, or a group or event too broken to have handlers. */
 export interface RawEntry {
@@ -51,9 +52,11 @@ export function configOfSnapshot(snapshot: NonNullable<EventDetail["snapshot"]>)
     const { level, file, plugin, hooks } = d as { level?: unknown; file?: unknown; plugin?: unknown; hooks?: unknown };
     if (typeof level !== "string" || typeof file !== "string") return [];
     const logged = snapshot.sources?.find((s) => s.file === file && s.level === level);
-    return [{ source: sourceOf(level, file, typeof plugin === "string" ? plugin : null, logged), hooks }];
+    const source = sourceOf(level, file, typeof plugin === "string" ? plugin : null, logged);
+    // Read by the rules of the host it was logged under (its default timeouts); before the dialect was logged, the default.
+    return [{ source: snapshot.dialect ? { ...source, dialect: snapshot.dialect } : source, hooks }];
   });
-  return viewOf(parts, snapshot.hash);
+  return viewOf(parts, snapshot.hash, snapshot.dialect);
 }
 
 /** The same view of a configuration loaded now (an event that was never logged). */
@@ -62,7 +65,7 @@ export function configOfSettings(snapshot: SettingsSnapshot): ConfigView {
     const source = snapshot.sources.find((s) => s.path === d.file && s.level === d.level);
     return source ? [{ source: source as SettingsSource, hooks: d.hooks }] : [];
   });
-  return viewOf(parts, snapshot.hash);
+  return viewOf(parts, snapshot.hash, snapshot.dialect);
 }
 
 function sourceOf(level: string, file: string, plugin: string | null, logged: SnapshotSource | undefined): SettingsSource {
@@ -73,7 +76,7 @@ function sourceOf(level: string, file: string, plugin: string | null, logged: Sn
   return { level, path: file, display, plugin: info };
 }
 
-function viewOf(parts: readonly { source: SettingsSource; hooks: unknown }[], hash = ""): ConfigView {
+function viewOf(parts: readonly { source: SettingsSource; hooks: unknown }[], hash = "", dialect: Dialect = DEFAULT_DIALECT): ConfigView {
   const sources = parts.map((p) => p.source);
   const hooksAt = new Map<string, DeclaredHook>();
   const keyOf = new Map<DeclaredHook, string>();
@@ -92,6 +95,7 @@ function viewOf(parts: readonly { source: SettingsSource; hooks: unknown }[], ha
   for (const hook of hooks) byEvent.set(hook.event, [...(byEvent.get(hook.event) ?? []), hook]);
   const snapshot: SettingsSnapshot = {
     hash,
+    dialect,
     sources: sources.map((s) => ({ ...s, state: "loaded" as const })),
     hooks,
     byEvent,

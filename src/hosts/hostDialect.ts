@@ -3,9 +3,9 @@ import type { HandlerType } from "../schema/settings.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { HookProtocolReply } from "../output/hookProtocol.js";
 
-/** The hosts qhooks speaks for: whose settings files it reads and whose hook protocol it answers in. */
-export const DIALECTS = ["qoder", "claude"] as const;
-export type Dialect = (typeof DIALECTS)[number];
+import type { Dialect } from "../schema/dialect.js";
+
+export { DIALECTS, type Dialect } from "../schema/dialect.js";
 /** Without `--dialect` or $QHOOKS_DIALECT. */
 export const DEFAULT_DIALECT: Dialect = "qoder";
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { EventNameSchema } from "./events.js";
 import { EventSourceSchema, LogDecisionSchema } from "./logRecord.js";
 import { OutcomeSchema } from "./outcome.js";
+import { DialectSchema } from "./dialect.js";
 
 /** One record of the journal as the hash chain sees it. */
 export const ChainRecordSchema = z.object({
@@ -53,6 +54,8 @@ export const EventDetailSchema = z.object({
       warnings: z.array(z.string()),
       /** Every settings file consulted; absent from snapshots logged before it was kept. */
       sources: z.array(SnapshotSourceSchema).optional(),
+      /** The host whose settings they were (its defaults applied); absent for the default host (qoder), and from snapshots logged before it was kept. */
+      dialect: DialectSchema.optional(),
     })
     .nullable(),
   /** For replayed events: the replay run and the live event re-judged. */

@@ -7,7 +7,7 @@ import { parseSettingsFile, type ParsedSettingsFile } from "./parseSettingsFile.
 import { claudePluginRequests, loadPlugins, pluginFileOutsideText, type EnabledEntry, type MissingPlugin, type PluginRequest } from "./plugins.js";
 import { readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 import type { SettingsSource } from "./settingsSources.js";
-import type { Dialect } from "../hosts/hostDialect.js";
+import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
 import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } from "../redact/redactor.js";
 import { capOf, keptStopBlockCaps, type StopBlockCapSetting } from "./stopBlockCap.js";
 import type { DeclaredHook } from "../core/hookDescriptor.js";
@@ -22,6 +22,8 @@ export { MAX_SETTINGS_BYTES, readSettingsSource, type SettingsRead } from "./rea
 export interface SettingsSnapshot {
   /** sha256 of the normalised hooks sections and warnings of every source. */
   readonly hash: string;
+  /** The host whose settings these are (its defaults apply): what replay and hook tests judge a logged event by. */
+  readonly dialect: Dialect;
   readonly sources: ReadonlyArray<SettingsSource & { readonly state: SettingsRead["state"] }>;
   /** Every valid handler, in level order then declaration order. */
   readonly hooks: readonly DeclaredHook[];
@@ -208,13 +210,22 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     if (list) list.push(hook);
     else byEvent.set(hook.event, [hook]);
   }
-  // The cap and the trust switch change decisions, so they are part of what identifies the config (only when set: a
-  // config without them keeps the hash it always had).
+  // The host whose files these are: its defaults (timeouts) apply to what the files leave out.
+  const dialect = parts.find((p) => p.source.dialect !== undefined)?.source.dialect ?? DEFAULT_DIALECT;
+  // The cap, the trust switch and the host change decisions, so they are part of what identifies the config (only
+  // when set: a config without them keeps the hash it always had).
   const hash = sha256Hex(
-    canonicalJson({ document, warnings, ...(stopBlockCap === null ? {} : { stopBlockCap }), ...(requireTrust === true ? { requireTrust } : {}) }),
+    canonicalJson({
+      document,
+      warnings,
+      ...(stopBlockCap === null ? {} : { stopBlockCap }),
+      ...(requireTrust === true ? { requireTrust } : {}),
+      ...(dialect === DEFAULT_DIALECT ? {} : { dialect }),
+    }),
   );
   return {
     hash,
+    dialect,
     sources: parts.map(({ source, read }) => ({ ...source, state: read.state })),
     hooks,
     byEvent,

@@ -61,6 +61,7 @@ export interface AppendOptions {
 export type AppendResult = ReadonlyArray<number | null> & { readonly warnings: readonly LogWarning[] };
 
 import type { LogWarning } from "../schema/logWarning.js";
+import type { Dialect } from "../schema/dialect.js";
 
 export type { LogWarning } from "../schema/logWarning.js";
 
@@ -78,6 +79,8 @@ export interface SnapshotRecord {
    * snapshot written before this field existed has none).
    */
   readonly sources?: readonly SnapshotSource[];
+  /** The host whose settings they are; absent for the default host (qoder), and from snapshots logged before it was kept. */
+  readonly dialect?: Dialect;
 }
 
 export type { SnapshotSource };

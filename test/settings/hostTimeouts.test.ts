@@ -70,4 +70,21 @@ describe("settings: timeouts default to the host's", function () {
     expect(rows.find((h) => h.command === "./set.sh")?.timeoutSetting).to.equal("settings");
     expect(rows.find((h) => h.command === "./long-check.sh")?.timeoutSetting).to.equal("host-default");
   });
+
+  it("the log keeps the host with the configuration: its hash tells the same files under two hosts apart", async () => {
+    const file = sb.file("guards.json", { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "exit 0" }] }] } });
+    const input = JSON.stringify({ session_id: "s1", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } });
+    const hashes: Record<string, string> = {};
+    for (const dialect of ["claude", "qoder"]) {
+      const r = await sb.run(["run", "PreToolUse", "--dialect", dialect, "--settings", file], { input });
+      expect(r.code, r.stderr).to.equal(0);
+      const seq = JSON.parse(r.stdout).seq as number;
+      const shown = await sb.run(["show", String(seq), "--json"]);
+      const snapshot = JSON.parse(shown.stdout).snapshot as { dialect?: string; hash: string };
+      // The default host is not written: its records stay as they always were.
+      expect(snapshot.dialect).to.equal(dialect === "qoder" ? undefined : dialect);
+      hashes[dialect] = snapshot.hash;
+    }
+    expect(hashes.claude).to.not.equal(hashes.qoder);
+  });
 });

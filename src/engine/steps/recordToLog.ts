@@ -6,6 +6,7 @@ import { builtInRedactor, type Redactor } from "../../redact/redactor.js";
 import type { Judged, Matched, Ran, Recorded } from "../stages.js";
 import type { Rejected } from "../../core/rejected.js";
 import { warningLines, type PipelineWarning } from "../../core/warnings.js";
+import { DEFAULT_DIALECT, type Dialect } from "../../hosts/hostDialect.js";
 
 export interface RecordOptions {
   readonly log: EventLog;
@@ -208,6 +209,9 @@ function snapshotSources(snapshot: Matched["snapshot"]): readonly SnapshotSource
 }
 const sourcesOf = new WeakMap<Matched["snapshot"], readonly SnapshotSource[]>();
 
+/** The host, kept with the configuration when it is not the default: a default one's records stay as they always were. */
+const dialectOf = (snapshot: Matched["snapshot"]): { dialect?: Dialect } => (snapshot.dialect === DEFAULT_DIALECT ? {} : { dialect: snapshot.dialect });
+
 function eventEntry(matched: Matched, options: RecordOptions, outcome: EventEntry["outcome"] = null): EventEntry {
   const { valid, snapshot, arrival } = matched;
   return {
@@ -219,7 +223,7 @@ function eventEntry(matched: Matched, options: RecordOptions, outcome: EventEntr
     matchValue: valid.matchValue,
     projectDir: options.projectDir,
     payload: valid.json,
-    snapshot: { hash: snapshot.hash, document: snapshot.document, warnings: snapshot.warnings, sources: snapshotSources(snapshot) },
+    snapshot: { hash: snapshot.hash, document: snapshot.document, warnings: snapshot.warnings, sources: snapshotSources(snapshot), ...dialectOf(snapshot) },
     rejection: null,
     replay: options.replayRun ? { runId: options.replayRun.runId, of: options.replayRun.of(matched) } : null,
     outcome,

@@ -1,6 +1,7 @@
 import type { EventDetail, SnapshotSource } from "../../schema/eventDetail.js";
 import type { Outcome } from "../../schema/outcome.js";
 import type { JournalRow } from "./record.js";
+import type { Dialect } from "../../schema/dialect.js";
 
 /** The records one event is read from, as a backend found them, numbered as that backend shows them. */
 export interface EventRecords {
@@ -21,7 +22,8 @@ export interface EventRecords {
 export function eventDetailOf({ seq, event, outcome: apart, snapshotBody, replayOf, logId }: EventRecords): EventDetail {
   const outcomeJson = event.outcome ?? apart?.row.body ?? null;
   const outcome = outcomeJson === null ? null : ({ ...(JSON.parse(outcomeJson) as Outcome), seq } satisfies Outcome);
-  const snapshot = snapshotBody === null ? null : (JSON.parse(snapshotBody) as { document: unknown; warnings: string[]; sources?: SnapshotSource[] });
+  const snapshot =
+    snapshotBody === null ? null : (JSON.parse(snapshotBody) as { document: unknown; warnings: string[]; sources?: SnapshotSource[]; dialect?: Dialect });
   const decision = outcome?.decision ?? (event.decision === "recorded" || event.decision === "rejected" ? event.decision : "unfinished");
   return {
     seq,
@@ -37,7 +39,13 @@ export function eventDetailOf({ seq, event, outcome: apart, snapshotBody, replay
     outcome,
     snapshot:
       snapshot && event.config_hash !== null
-        ? { hash: event.config_hash, document: snapshot.document, warnings: snapshot.warnings, ...(snapshot.sources ? { sources: snapshot.sources } : {}) }
+        ? {
+            hash: event.config_hash,
+            document: snapshot.document,
+            warnings: snapshot.warnings,
+            ...(snapshot.sources ? { sources: snapshot.sources } : {}),
+            ...(snapshot.dialect ? { dialect: snapshot.dialect } : {}),
+          }
         : null,
     replay: event.run_id !== null && replayOf !== null ? { runId: event.run_id, of: replayOf } : null,
     chain: {
