@@ -17,6 +17,8 @@ import { ColourChoiceSchema, type ColourChoice } from "./output/colour.js";
 export interface CliContext {
   /** Whose settings levels are read (`--dialect`, else $QHOOKS_DIALECT, else the one host with settings here, else qoder). */
   readonly dialect: Dialect;
+  /** Whether the person named it (`--dialect`, $QHOOKS_DIALECT): else a logged event's own host may decide. */
+  readonly dialectNamed: boolean;
   readonly projectDir: string;
   readonly homeDir: string;
   /** The log file or PostgreSQL URL: `--db`, else $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db. */
@@ -52,7 +54,7 @@ export function cliContext(command: Command, { detectDialect = true }: { readonl
   const dbPath = globals.db !== undefined ? (isPostgresUrl(globals.db) ? globals.db : resolve(globals.db)) : defaultLogPath(env, homeDir);
   // Commander checked the choice; auto when the flag is absent.
   const colour = ColourChoiceSchema.catch("auto").parse(globals.color);
-  return { dialect, projectDir, homeDir, dbPath, env, colour };
+  return { dialect, dialectNamed: choice.how === "flag" || choice.how === "environment", projectDir, homeDir, dbPath, env, colour };
 }
 
 /** Hooks run in the project directory: a missing one is the user's mistake, said before anything runs. */

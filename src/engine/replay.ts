@@ -16,7 +16,7 @@ import { replayOverrides, type ReplayOverrides } from "./replayOverrides.js";
 import { sha256Hex } from "../json/canonicalHash.js";
 import type { EventName } from "../schema/events.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
-import type { Dialect } from "../hosts/hostDialect.js";
+import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
 import type { AuditLog, EventLog, LogFilter, StoredEvent } from "../store/eventLog.js";
 import type { TrustPolicy } from "../trust/trustPolicy.js";
 import { engineContext, type EngineContext } from "./context.js";
@@ -50,7 +50,10 @@ export interface ReplayOptions {
   readonly runId?: string;
   /** Where relative `settingsFiles` and `plugins` are resolved. */
   readonly cwd?: string;
-  /** Whose settings levels are read when `settingsFiles` is absent (and whether Claude Code's plugins load). */
+  /**
+   * Whose settings levels are read when `settingsFiles` is absent (and whether Claude Code's plugins load), and whose
+   * defaults apply. Absent: each event's own, as its logged configuration says (the default for one logged without).
+   */
   readonly dialect?: Dialect;
   /** Plugin folders whose hooks apply as well. */
   readonly plugins?: readonly string[] | undefined;
@@ -81,25 +84,27 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     const warned = new Set<string>();
     const skipEvents = new Set(options.skipEvents ?? []);
     // Each project a replayed event belongs to gets its engine (its settings and trust are the project's).
+    // Keyed by the event's host and project: `${dialect}\0${projectDir}`.
     const engines = new Map<string, EngineContext>();
-    const engineFor = (projectDir: string): EngineContext => {
-      let engine = engines.get(projectDir);
+    const engineFor = (projectDir: string, dialect: Dialect): EngineContext => {
+      const key = `${dialect}\0${projectDir}`;
+      let engine = engines.get(key);
       if (!engine) {
         engine = engineContext({
           homeDir: options.homeDir,
           projectDir,
           env: options.env,
-          dialect: options.dialect,
+          dialect,
           settingsFiles: options.settingsFiles,
           plugins: options.plugins,
           baseDir: options.cwd ?? process.cwd(),
         });
-        engines.set(projectDir, engine);
+        engines.set(key, engine);
       }
       return engine;
     };
-    const load = (projectDir: string): Judging => {
-      const snapshot = engineFor(projectDir).load();
+    const load = (projectDir: string, dialect: Dialect): Judging => {
+      const snapshot = engineFor(projectDir, dialect).load();
       const settings = options.enforceShadow ? enforcingShadow(snapshot) : snapshot;
       const overrides = replayOverrides(settings);
       if (!warned.has(snapshot.hash)) {
@@ -110,18 +115,29 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       }
       return { settings, ...overrides };
     };
-    const explicit = options.settingsFiles?.length ? load(options.cwd ?? process.cwd()) : null;
+    const explicits = new Map<Dialect, Judging>();
+    const explicitFor = (dialect: Dialect): Judging | null => {
+      if (!options.settingsFiles?.length) return null;
+      let judging = explicits.get(dialect);
+      if (!judging) explicits.set(dialect, (judging = load(options.cwd ?? process.cwd(), dialect)));
+      return judging;
+    };
     const snapshots = new Map<string, Judging>();
     // Replays run hooks for real: the hooks that trust keeps from running live do not run here either.
-    const trustFor = (projectDir: string): TrustPolicy => engineFor(projectDir).trust;
-    // Each project's settings are read once per replay: every event of a run is judged by the same config.
-    const settingsFor = (projectDir: string): Judging | string => {
+    const trustFor = (projectDir: string, dialect: Dialect): TrustPolicy => engineFor(projectDir, dialect).trust;
+    // Each project's settings are read once per replay (and host): every event of a run is judged by the same config.
+    const settingsFor = (projectDir: string, dialect: Dialect): Judging | string => {
+      const explicit = explicitFor(dialect);
       if (explicit) return explicit;
       if (!isDirectory(projectDir)) return `its project directory ${projectDir} no longer exists; pass --settings to judge it`;
-      let snapshot = snapshots.get(projectDir);
-      if (!snapshot) snapshots.set(projectDir, (snapshot = load(projectDir)));
+      const key = `${dialect}\0${projectDir}`;
+      let snapshot = snapshots.get(key);
+      if (!snapshot) snapshots.set(key, (snapshot = load(projectDir, dialect)));
       return snapshot;
     };
+    // The host an event is judged under: the one asked for, else the one its logged configuration names.
+    const dialectOf = async (record: StoredEvent): Promise<Dialect> =>
+      options.dialect ?? (await options.log.event(record.seq))?.snapshot?.dialect ?? DEFAULT_DIALECT;
 
     // One stream per project a replayed event belongs to (its settings and trust are the project's), made when its
     // first event comes and used for every later one: the steps are made once, not once per event.
@@ -130,14 +146,15 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     // Each replayed event is judged on its own, as when every event had a pipeline of its own: a `once` hook is a
     // first run for each of them.
     const once: OnceMemory = { claim: () => true };
-    const streamFor = (projectDir: string, judging: Judging) => {
-      let stream = streams.get(projectDir);
+    const streamFor = (projectDir: string, dialect: Dialect, judging: Judging) => {
+      const key = `${dialect}\0${projectDir}`;
+      let stream = streams.get(key);
       if (!stream) {
         const validate = validateStep({ projectDir, snapshot: () => judging.settings });
-        const match = matchStep(undefined, trustFor(projectDir), { once });
+        const match = matchStep(undefined, trustFor(projectDir, dialect), { once });
         stream = {
           judge: judgeStream({
-            ...engineFor(projectDir).pipeline({
+            ...engineFor(projectDir, dialect).pipeline({
               log: options.log,
               source: "replay",
               replay: true,
@@ -159,7 +176,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
             return { all, skipped: all.filter((n) => !names.has(n)), stubbed, runs: [...names].filter((n) => !stubbed.includes(n)) };
           },
         };
-        streams.set(projectDir, stream);
+        streams.set(key, stream);
       }
       return stream;
     };
@@ -169,12 +186,16 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       if (record.decision === "rejected") return of(skipped(record, `its payload was rejected when it arrived (${record.reason ?? "invalid"})`));
       if (record.payload === ERASED) return of(skipped(record, "its content was erased (qhooks erase)"));
       if (record.event !== null && skipEvents.has(record.event)) return of({ ...skipped(record, `--skip-event ${record.event}`), skipEvent: true as const });
-      const judging = settingsFor(record.projectDir);
+      return from(dialectOf(record)).pipe(mergeMap((dialect) => judgeAs(record, dialect)));
+    };
+
+    const judgeAs = (record: StoredEvent, dialect: Dialect): Observable<ReplayResult> => {
+      const judging = settingsFor(record.projectDir, dialect);
       if (typeof judging === "string") return of(skipped(record, judging));
       // A project that is gone is judged from the current directory, with --settings alone.
       const projectDir = isDirectory(record.projectDir) ? record.projectDir : (options.cwd ?? process.cwd());
       const arrival: Arrival = { input: record.payload, event: record.event ?? undefined, receivedAt: new Date(), startedAt: performance.now() };
-      const stream = streamFor(projectDir, judging);
+      const stream = streamFor(projectDir, dialect, judging);
       const matched = stream.match(arrival);
       if (options.matchOnly) {
         return of(
@@ -203,7 +224,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       finishedAt: null,
       matchOnly: options.matchOnly ?? false,
       ...(options.enforceShadow ? { enforceShadow: true as const } : {}),
-      settings: explicit ? explicit.settings.sources.map((s) => s.path) : null,
+      settings: options.settingsFiles?.length ? (explicitFor(options.dialect ?? DEFAULT_DIALECT)?.settings.sources.map((s) => s.path) ?? null) : null,
       ...(skipEvents.size ? { skipEvents: [...skipEvents] } : {}),
       selector: selectorOf(options.filter),
       summary: null,

@@ -56,7 +56,8 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
       filter,
       settingsFiles: flags.settings,
       plugins: flags.plugin,
-      dialect: context.dialect,
+      // Each event under its own host (as its logged configuration says), unless one is named.
+      ...(context.dialectNamed ? { dialect: context.dialect } : {}),
       homeDir: context.homeDir,
       env: context.env,
       enforceShadow: flags.enforceShadow,
