@@ -5,12 +5,8 @@ import { matchStep } from "./steps/matchHooks.js";
 import type { Arrival } from "../core/arrival.js";
 import { isRejected } from "../core/rejected.js";
 import { validateStep } from "./steps/validateEvent.js";
-import { isBlockingDecision } from "../schema/events.js";
-import type { Outcome } from "../schema/outcome.js";
-import { redactedFields } from "../redact/redactor.js";
 import { ERASED } from "../store/journal/erasure.js";
-import type { ReplayChange, ReplayHookFailure, ReplayResult, ReplayRun, ReplaySide, ReplaySummary } from "../schema/replay.js";
-import { canonicalJson } from "../json/canonicalHash.js";
+import type { ReplayResult, ReplayRun } from "../schema/replay.js";
 import { oneLineText } from "../text/oneLine.js";
 import { replayOverrides, type ReplayOverrides } from "./replayOverrides.js";
 import { sha256Hex } from "../json/canonicalHash.js";
@@ -23,6 +19,7 @@ import { engineContext, type EngineContext } from "./context.js";
 import { judgeStream, type JudgeStream } from "./judgeStream.js";
 import type { OnceMemory } from "../handlers/once.js";
 import { pullInOrder } from "./pullInOrder.js";
+import { addToSummary, compare, emptySummary, liveEffects, NO_PLAN, outcomeSide, skipped, withPlan, type Plan } from "./replayResults.js";
 import type { DeclaredHook } from "../core/hookDescriptor.js";
 
 export interface ReplayOptions {
@@ -261,131 +258,11 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
   });
 }
 
-export function emptySummary(runId: string): ReplaySummary {
-  return {
-    runId,
-    events: 0,
-    changed: 0,
-    newlyBlocked: 0,
-    newlyAllowed: 0,
-    skipped: 0,
-    hookErrors: 0,
-    timeouts: 0,
-    skippedEvents: 0,
-    hooksSkipped: 0,
-    hooksStubbed: 0,
-  };
-}
-
-export function addToSummary(summary: ReplaySummary, r: ReplayResult): void {
-  summary.events++;
-  if (r.changed) summary.changed++;
-  if (r.skipEvent) summary.skippedEvents = (summary.skippedEvents ?? 0) + 1;
-  else if (r.skipped !== null) summary.skipped++;
-  summary.hooksSkipped = (summary.hooksSkipped ?? 0) + (r.hooksSkipped?.length ?? 0);
-  summary.hooksStubbed = (summary.hooksStubbed ?? 0) + (r.hooksStubbed?.length ?? 0);
-  if (r.after.decision !== null && !r.before.blocked && r.after.blocked) summary.newlyBlocked++;
-  if (r.after.decision !== null && r.before.blocked && !r.after.blocked) summary.newlyAllowed++;
-  summary.hookErrors += r.hookErrors;
-  summary.timeouts += r.timeouts;
-}
-
-/** `recorded` (never judged) and `unfinished` (never finished) compare as `none`. */
-const comparable = (decision: string | null) => (decision === "recorded" || decision === "unfinished" ? "none" : decision);
-
-/** What the live outcome said besides its decision: whether the agent went on, and the tool input it got. */
-interface LiveEffects {
-  readonly continue: boolean;
-  readonly updatedInput: unknown;
-}
-
-const NO_EFFECTS: LiveEffects = { continue: true, updatedInput: null };
-
-/** Read only for events whose hooks ran live: without a hook, the agent went on with its own input. */
-async function liveEffects(log: AuditLog, record: StoredEvent): Promise<LiveEffects> {
-  if (record.hooks.length === 0) return NO_EFFECTS;
-  const outcome = (await log.event(record.seq))?.outcome;
-  return outcome ? { continue: outcome.continue, updatedInput: outcome.updatedInput } : NO_EFFECTS;
-}
-
-/** `outcome` and `live` are null when nothing was judged (match only, not replayable). */
-function compare(record: StoredEvent, after: ReplaySide, outcome: Outcome | null, live: LiveEffects | null): ReplayResult {
-  const redacted = redactedFields(record.payload);
-  const before = sideOf(record);
-  const changes: ReplayChange[] = [];
-  if (outcome !== null && live !== null) {
-    if (comparable(after.decision) !== comparable(record.decision)) changes.push("decision");
-    if (after.blocked !== before.blocked) changes.push("blocked");
-    if (outcome.continue !== live.continue) changes.push("continue");
-    if (canonicalJson(outcome.updatedInput ?? null) !== canonicalJson(live.updatedInput ?? null)) changes.push("updatedInput");
-  }
-  const failures = (outcome?.hooks ?? []).flatMap((h): ReplayHookFailure[] =>
-    h.outcome === "error" || h.outcome === "invalid-output" || h.outcome === "timeout"
-      ? [
-          {
-            name: h.name,
-            outcome: h.outcome,
-            error: firstLine(h.error ?? (h.outcome === "timeout" ? `timed out after ${(h.durationMs / 1000).toFixed(1)} s` : h.outcome)),
-          },
-        ]
-      : [],
-  );
-  return {
-    seq: record.seq,
-    event: record.event,
-    sessionId: record.sessionId,
-    matchValue: record.matchValue,
-    before,
-    after,
-    changed: changes.length > 0,
-    ...(changes.length ? { changes } : {}),
-    skipped: null,
-    hookErrors: failures.filter((f) => f.outcome !== "timeout").length,
-    timeouts: failures.filter((f) => f.outcome === "timeout").length,
-    ...(failures.length ? { hookFailures: failures } : {}),
-    ...(redacted.length ? { redacted } : {}),
-  };
-}
-
-const firstLine = (text: string): string => text.split("\n", 1)[0]!.trim();
-
-/** The hooks qhooks.replay kept from running for this event, on its result. */
-function withPlan(result: ReplayResult, plan: Plan): ReplayResult {
-  return {
-    ...result,
-    ...(plan.skipped.length ? { hooksSkipped: plan.skipped } : {}),
-    ...(plan.stubbed.length ? { hooksStubbed: plan.stubbed } : {}),
-  };
-}
-
-function skipped(record: StoredEvent, why: string): ReplayResult {
-  return { ...compare(record, { decision: null, blocked: false, reason: null, hooks: [] }, null, null), skipped: why };
-}
-
-/** What an event's replay runs: the hooks that match, those qhooks.replay skips or stubs, and those that run. */
-interface Plan {
-  readonly all: string[];
-  readonly skipped: string[];
-  readonly stubbed: string[];
-  readonly runs: string[];
-}
-
-const NO_PLAN: Plan = { all: [], skipped: [], stubbed: [], runs: [] };
-
 /** The configuration a project's events are judged by: as written, and as a replay runs it. */
 interface Judging extends ReplayOverrides {
   /** As written (shadow hooks enforced with `enforceShadow`): what matching shows. */
   readonly settings: SettingsSnapshot;
 }
-
-const sideOf = (o: Pick<StoredEvent, "decision" | "blocked" | "reason" | "hooks">): ReplaySide => ({
-  decision: o.decision,
-  blocked: o.blocked || isBlockingDecision(o.decision),
-  reason: o.reason,
-  hooks: [...o.hooks],
-});
-
-const outcomeSide = (o: Outcome): ReplaySide => sideOf({ ...o, hooks: o.hooks.map((h) => h.name) });
 
 function isDirectory(path: string): boolean {
   return path !== "" && existsSync(path) && statSync(path).isDirectory();
