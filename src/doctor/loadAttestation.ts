@@ -16,6 +16,7 @@ export function attestLoad(snapshot: SettingsSnapshot, trust: TrustCheck | null)
   for (const hook of snapshot.hooks) loaded.set(`${hook.file}\0${hook.path}`, hook);
   const byPath = new Map(snapshot.sources.map((s) => [s.path, s]));
   const untrusted = trust === null ? new Map<DeclaredHook, string>() : untrustedHooks(snapshot, trust);
+  const switchedOff = new Map(snapshot.disabled.map((d) => [`${d.hook.file}\0${d.hook.path}`, d.by]));
 
   let configured = 0;
   let running = 0;
@@ -33,7 +34,8 @@ export function attestLoad(snapshot: SettingsSnapshot, trust: TrustCheck | null)
         running++;
         continue;
       }
-      const why = notTrusted ?? whyNotLoaded(warnings, source.display, path);
+      const off = switchedOff.get(`${source.display}\0${path}`);
+      const why = notTrusted ?? (off === undefined ? whyNotLoaded(warnings, source.display, path) : `switched off: disableAllHooks in ${off}`);
       skipped.push({ level: source.plugin ? "plugin" : source.level, file: source.display, path, why });
     }
   }

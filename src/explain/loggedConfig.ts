@@ -96,6 +96,8 @@ function viewOf(parts: readonly { source: SettingsSource; hooks: unknown }[], ha
   const snapshot: SettingsSnapshot = {
     hash,
     dialect,
+    // Only the hooks sections are logged: a disableAllHooks is in the hash, not in what explain can read back.
+    disabled: [],
     sources: sources.map((s) => ({ ...s, state: "loaded" as const })),
     hooks,
     byEvent,

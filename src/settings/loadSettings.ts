@@ -25,6 +25,8 @@ export interface SettingsSnapshot {
   readonly hash: string;
   /** The host whose settings these are (its defaults apply): what replay and hook tests judge a logged event by. */
   readonly dialect: Dialect;
+  /** Hooks switched off by a `disableAllHooks: true`, each with the file that did it; not in `hooks`. */
+  readonly disabled: readonly DisabledHook[];
   readonly sources: ReadonlyArray<SettingsSource & { readonly state: SettingsRead["state"] }>;
   /** Every valid handler, in level order then declaration order. */
   readonly hooks: readonly DeclaredHook[];
@@ -74,6 +76,16 @@ export interface ReplayPlanSettings {
   readonly skip: readonly string[];
   readonly stub: ReadonlyMap<string, ReplayStub>;
 }
+
+/** A hook a `disableAllHooks: true` switched off, and the file that said it. */
+export interface DisabledHook {
+  readonly hook: DeclaredHook;
+  readonly by: string;
+}
+
+/** The user's own files: the user level, or a file named on the command line; not a project's, nor a plugin's. */
+const isOwnFile = (source: SettingsSource): boolean => source.plugin === undefined && (source.level === "user" || source.explicit === true);
+const isOwnLevel = (hook: DeclaredHook): boolean => hook.plugin === null && (hook.level === "user" || hook.level.startsWith("/"));
 
 /** Where plugins come from, besides the `qhooks.plugins` lists of the settings files. */
 export interface PluginPlan {
@@ -157,6 +169,10 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   let requireTrust: boolean | null = parts.some((p) => p.source.level === "user") ? false : null;
   let retention: string | null = null;
   let notify = true;
+  // `disableAllHooks: true`, by the file that says it: the user's own switches every hook off; a project's, its local
+  // settings' or a plugin's only its own tier's (project, local, plugins), never the user's guards.
+  let offForAllBy: string | null = null;
+  let offForSharedBy: string | null = null;
   const redact: RedactPattern[] = [];
   const replaySkip = new Set<string>();
   const replayStub = new Map<string, ReplayStub>();
@@ -170,6 +186,10 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     else if (read.replaceable) warnings.push(`${source.display}: in a directory writable by every user; anyone here can replace these hooks`);
     for (const hook of parsed.hooks) hooks.push(hook);
     for (const warning of parsed.warnings) warnings.push(warning);
+    if (parsed.disableAllHooks === true) {
+      if (isOwnFile(source)) offForAllBy ??= source.display;
+      else offForSharedBy ??= source.display;
+    }
     if (parsed.qhooks.stopBlockCap !== undefined) {
       const own = source.plugin === undefined && (source.level === "user" || source.explicit === true);
       caps.push({ level: source.level, display: source.display, pluginRoot: source.plugin?.root ?? null, own, cap: parsed.qhooks.stopBlockCap });
@@ -205,8 +225,19 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   for (const w of capped.warnings) warnings.push(w);
   const stopBlockCap = capOf(capped.kept);
 
+  // Switched off hooks are listed apart (qhooks hooks says by which file), never silently dropped.
+  const disabled: DisabledHook[] = [];
+  const enabled = hooks.filter((hook) => {
+    const by = offForAllBy ?? (isOwnLevel(hook) ? null : offForSharedBy);
+    if (by !== null) disabled.push({ hook, by });
+    return by === null;
+  });
+  if (offForAllBy !== null) warnings.push(`${offForAllBy}: disableAllHooks: every hook is off (${disabled.length})`);
+  else if (offForSharedBy !== null)
+    warnings.push(`${offForSharedBy}: disableAllHooks: the hooks of the project, its local settings and plugins are off (${disabled.length}); yours still run`);
+
   const byEvent = new Map<EventName, DeclaredHook[]>();
-  for (const hook of hooks) {
+  for (const hook of enabled) {
     const list = byEvent.get(hook.event);
     if (list) list.push(hook);
     else byEvent.set(hook.event, [hook]);
@@ -222,13 +253,15 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
       ...(stopBlockCap === null ? {} : { stopBlockCap }),
       ...(requireTrust === true ? { requireTrust } : {}),
       ...(dialect === DEFAULT_DIALECT ? {} : { dialect }),
+      ...(disabled.length === 0 ? {} : { disabled: disabled.map((d) => `${d.hook.file}\0${d.hook.path}`) }),
     }),
   );
   return {
     hash,
     dialect,
+    disabled,
     sources: parts.map(({ source, read }) => ({ ...source, state: read.state })),
-    hooks,
+    hooks: enabled,
     byEvent,
     warnings,
     stopBlockCap,

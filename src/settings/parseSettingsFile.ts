@@ -32,6 +32,8 @@ export interface ParsedSettingsFile {
    * Claude Code's setting, not qhooks': entries that are not booleans are left to Claude Code to complain about.
    */
   readonly enabledPlugins: ReadonlyArray<readonly [string, boolean]>;
+  /** The host's `disableAllHooks` switch as the file sets it; null when it does not (or not as a boolean). */
+  readonly disableAllHooks: boolean | null;
   /** Complete warning lines: `<file>: <json path>: <problem>`. */
   readonly warnings: string[];
   /** The file's `hooks` section as written (the only part of a settings file the log may keep). */
@@ -75,17 +77,17 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
     document = JSON.parse(text);
   } catch (e) {
     warn([], `not valid JSON (${describeJsonError(text, e)}); this file is skipped`);
-    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], disableAllHooks: null, hooksSection: undefined };
   }
   // Its hooks section is hashed and logged: a document too deep to serialise again is skipped like broken JSON.
   if (nestsDeeperThan(text)) {
     warn([], `nests deeper than ${MAX_JSON_DEPTH} levels; this file is skipped`);
-    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], disableAllHooks: null, hooksSection: undefined };
   }
   const file = SettingsFileSchema.safeParse(document);
   if (!file.success) {
     warnIssue([], file.error, "this file is skipped");
-    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], disableAllHooks: null, hooksSection: undefined };
   }
   const qhooks = parseQhooksSection(file.data.qhooks, warn);
   const enabled = file.data.enabledPlugins;
@@ -93,8 +95,10 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
     typeof enabled === "object" && enabled !== null && !Array.isArray(enabled)
       ? Object.entries(enabled).flatMap(([id, on]) => (typeof on === "boolean" ? [[id, on] as const] : []))
       : [];
+  // The hosts' own switch (Claude Code's): only a boolean means anything; anything else is the host's to complain about.
+  const disableAllHooks = typeof file.data.disableAllHooks === "boolean" ? file.data.disableAllHooks : null;
   const section = file.data.hooks;
-  if (section === undefined) return { hooks: [], qhooks, enabledPlugins, hooksSection: undefined };
+  if (section === undefined) return { hooks: [], qhooks, enabledPlugins, disableAllHooks, hooksSection: undefined };
 
   const hooks: DeclaredHook[] = [];
   const host = hostDialect(source.dialect ?? DEFAULT_DIALECT);
@@ -167,7 +171,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
       });
     });
   }
-  return { hooks, qhooks, enabledPlugins, hooksSection: section };
+  return { hooks, qhooks, enabledPlugins, disableAllHooks, hooksSection: section };
 }
 
 /** Keys qhooks does not read: one warning per entry, naming each (with a likely intended key). */

@@ -10,6 +10,8 @@ export const hooksNotLoaded: DoctorRule = {
     const attestation = attestLoad(context.snapshot, context.trust);
     const unread = attestation.unreadFiles.length;
     if (attestation.loaded > 0 || (attestation.configured === 0 && unread === 0)) return;
+    // Switched off on purpose (disableAllHooks): said by qhooks hooks, not an error.
+    if (unread === 0 && attestation.skipped.every((s) => s.why.startsWith("switched off: "))) return;
     const what =
       attestation.configured > 0
         ? `${attestation.configured} hook${attestation.configured === 1 ? "" : "s"} configured on disk, none loaded`
