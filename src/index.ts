@@ -54,7 +54,7 @@ export type {
 export { VerdictSchema, HOOK_OUTPUT_SCHEMAS, HandlerVerdictSchema } from "./schema/hookOutput.js";
 export type { Verdict, HandlerVerdict } from "./schema/hookOutput.js";
 export { HookOutcomeKindSchema, HookResultSchema, SkipReasonSchema, SkippedHookSchema, OutcomeSchema } from "./schema/outcome.js";
-export type { HookOutcomeKind, HookResult, SkipReason, SkippedHook, Outcome } from "./schema/outcome.js";
+export type { HookOutcomeKind, HookResult, HookWarning, SkipReason, SkippedHook, Outcome } from "./schema/outcome.js";
 export {
   LogDecisionSchema,
   EventSourceSchema,

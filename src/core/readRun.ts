@@ -7,6 +7,7 @@ import { EMPTY_VERDICT, HandlerVerdictSchema, HOOK_OUTPUT_SCHEMAS, type Verdict 
 import { lazy } from "../schema/lazy.js";
 import type { HookOutcomeKind, HookResult } from "../schema/outcome.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
+import { readMalformedDecision } from "./malformedDecision.js";
 import type { HookRun, JudgedHook } from "./hookRun.js";
 import type { SelectedHook } from "./hookDescriptor.js";
 
@@ -74,6 +75,13 @@ function readRun(event: EventName, spec: SelectedHook, run: HookRun): JudgedHook
     };
   };
 
+  /** The output's defect, on the result (kind-tagged) and as the event's warning (one line, naming the hook). */
+  const withDefect = (judged: JudgedHook, message: string, kept: string): JudgedHook => ({
+    result: { ...judged.result, warnings: [{ kind: "malformed-output", message }] },
+    verdict: judged.verdict,
+    warnings: [...judged.warnings, `hook ${oneLineText(spec.name)}: ${message}; read as ${kept} all the same`],
+  });
+
   switch (run.type) {
     case "spawn-error":
       return failed("error", run.message);
@@ -109,8 +117,12 @@ function readRun(event: EventName, spec: SelectedHook, run: HookRun): JudgedHook
             return failed("invalid-output", `stdout starts with { but is not valid JSON (${describeJsonError(text, e)})${cut}`, output);
           }
           const verdict = HOOK_OUTPUT_SCHEMAS[event].safeParse(json);
-          if (!verdict.success) return failed("invalid-output", `stdout JSON: ${firstIssueLine(verdict.error)}`, output);
-          return decided(verdict.data, output);
+          if (verdict.success) return decided(verdict.data, output);
+          const issue = firstIssueLine(verdict.error);
+          // A malformed deny stays a deny (malformedDecision.ts); anything less is invalid output, as it always was.
+          const kept = readMalformedDecision(event, json);
+          if (kept === null) return failed("invalid-output", `stdout JSON: ${issue}`, output);
+          return withDefect(decided(kept, output), `stdout JSON: ${issue}`, whatWasKept(kept));
         }
         const context = traits.stdoutIsContext && text !== "" ? text : null;
         return decided({ ...EMPTY_VERDICT, additionalContext: context }, output);
@@ -125,6 +137,12 @@ function readRun(event: EventName, spec: SelectedHook, run: HookRun): JudgedHook
       return failed("error", `exit ${run.exitCode}${detail ? `: ${detail}` : ""}`, output);
     }
   }
+}
+
+/** How the warning names what a malformed output was read as: `its deny`, `its stop`, `its block and stop`. */
+function whatWasKept(verdict: Verdict): string {
+  const parts = [...(verdict.decision === "none" ? [] : [verdict.decision]), ...(verdict.continue ? [] : ["stop"])];
+  return `its ${parts.join(" and ")}`;
 }
 
 /** An in-process handler speaks the engine's vocabulary; map it to what this event can decide. */

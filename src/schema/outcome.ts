@@ -5,6 +5,18 @@ import { DecisionSchema, EventNameSchema } from "./events.js";
 export const HookOutcomeKindSchema = z.enum(["success", "block", "error", "invalid-output", "timeout"]);
 export type HookOutcomeKind = z.infer<typeof HookOutcomeKindSchema>;
 
+/**
+ * Something wrong with a hook's output that did not stop its result from counting. A fixed set of kinds, so that
+ * nothing reads the message to tell them apart: `malformed-output` is stdout JSON that broke its event's schema but
+ * clearly said deny, block, ask or stop, and was read as that (docs/hooks.md, "Malformed output").
+ */
+export const HookWarningSchema = z.object({
+  kind: z.enum(["malformed-output"]),
+  /** What was wrong, in one line (the first schema issue). */
+  message: z.string(),
+});
+export type HookWarning = z.infer<typeof HookWarningSchema>;
+
 /** One hook's result inside an outcome. */
 export const HookResultSchema = z.object({
   name: z.string(),
@@ -27,6 +39,8 @@ export const HookResultSchema = z.object({
   truncated: z.boolean(),
   /** Set on a shadow hook's result: it ran and said this, but it did not count. */
   shadow: z.literal(true).optional(),
+  /** Defects of an output that still counted; absent when there were none (and in results logged before it existed). */
+  warnings: z.array(HookWarningSchema).optional(),
 });
 export type HookResult = z.infer<typeof HookResultSchema>;
 

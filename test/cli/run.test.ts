@@ -99,6 +99,35 @@ describe("cli: qhooks run", () => {
     });
   });
 
+  describe("a malformed deny (issue 25 item 4)", () => {
+    it("a guard script printing a deny with a numeric reason blocks: exit 2, the default reason, the defect a warning", async () => {
+      // The guard's decision is clear; only its reason has the wrong type. It must not let the command through.
+      const guard = sb.script(
+        "guard.sh",
+        `cat >/dev/null\nprintf '%s' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":42}}'`,
+      );
+      sb.userSettings(settingsFor("PreToolUse", guard));
+      for (const format of [[], ["--format", "hook", "--settings", sb.file("guard.json", settingsFor("PreToolUse", guard))]]) {
+        const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_input: { command: "rm -rf /" } }), ["--no-log", ...format]);
+        expect(r.code, format.join(" ")).to.equal(2);
+        expect(withoutWarnings(r.stderr).trim()).to.equal(`blocked by hook ${guard} (no reason given)`);
+        if (format.length === 0) {
+          expect(r.stderr).to.include("permissionDecisionReason: expected a string; read as its deny all the same");
+          expect(r.outcome).to.include({ decision: "deny", blocked: true });
+          const hook = (r.outcome!.hooks as Json[])[0]!;
+          expect(hook).to.include({ outcome: "block", decision: "deny" });
+          expect(hook.warnings).to.deep.equal([
+            { kind: "malformed-output", message: "stdout JSON: hookSpecificOutput.permissionDecisionReason: expected a string" },
+          ]);
+        } else {
+          // The hook protocol's stderr is the reason the model reads: no warning mixed in (run.ts).
+          expect(r.stdout).to.equal("");
+          expect(r.stderr.trim()).to.equal(`blocked by hook ${guard} (no reason given)`);
+        }
+      }
+    });
+  });
+
   describe("--format hook", () => {
     /** Runs `event` with these hooks under `--format hook`; parses stdout when it is not empty. */
     async function hookFormat(event: string, commands: (string | Json)[], payload: Json = payloadFor(event)) {

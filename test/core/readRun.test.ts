@@ -130,6 +130,64 @@ describe("core: interpretRun, one hook run read as a decision", () => {
       expect(judged.result.stdout).to.equal('{"continue":"no"}');
     });
 
+    it("a deny that breaks the schema elsewhere is still a deny, the defect a kind-tagged warning on the result", () => {
+      const stdout = '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":7}}';
+      const judged = interpretRun("PreToolUse", command("guard"), exited(0, stdout));
+      const defect = "stdout JSON: hookSpecificOutput.permissionDecisionReason: expected a string";
+      expect(judged.result).to.include({ outcome: "block", decision: "deny", reason: "blocked by hook guard (no reason given)", error: null, stdout });
+      expect(judged.result.warnings).to.deep.equal([{ kind: "malformed-output", message: defect }]);
+      expect(judged.verdict).to.deep.equal({ ...EMPTY_VERDICT, decision: "deny", reason: "blocked by hook guard (no reason given)" });
+      expect(judged.warnings).to.deep.equal([`hook guard: ${defect}; read as its deny all the same`]);
+    });
+
+    it("a malformed output keeps only its deny, block, ask or stop, and a reason that is a usable string", () => {
+      const block = interpretRun("Stop", command("s"), exited(0, '{"decision":"block","reason":"tests fail","systemMessage":1,"additionalContext":2}'));
+      expect(block.verdict).to.deep.equal({ ...EMPTY_VERDICT, decision: "block", reason: "tests fail" });
+      const blank = interpretRun("PostToolUse", command("p"), exited(0, '{"decision":"block","reason":"  ","continue":"no"}'));
+      expect(blank.verdict.reason).to.equal("blocked by hook p (no reason given)");
+      const ask = interpretRun(
+        "PreToolUse",
+        command("a"),
+        exited(0, '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","updatedInput":"x"}}'),
+      );
+      expect(ask.result).to.include({ outcome: "success", decision: "ask", reason: null });
+      expect(ask.verdict.updatedInput).to.equal(null);
+      expect(ask.warnings).to.deep.equal(["hook a: stdout JSON: hookSpecificOutput.updatedInput: expected an object; read as its ask all the same"]);
+      const both = interpretRun(
+        "PermissionRequest",
+        command("r"),
+        exited(
+          0,
+          '{"continue":false,"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no","interrupt":"yes"}}}',
+        ),
+      );
+      expect(both.verdict).to.include({ decision: "deny", reason: "no", continue: false, stopReason: null });
+      expect(both.warnings[0]).to.match(/read as its deny and stop all the same$/);
+    });
+
+    it("a malformed allow, or a malformed output that asks for nothing, stays invalid output", () => {
+      for (const [event, stdout] of [
+        ["PreToolUse", '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":7}}'],
+        ["PreToolUse", '{"decision":"approve","reason":7}'],
+        ["PermissionRequest", '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":[]}}}'],
+        ["Stop", '{"decision":"Block","reason":7}'],
+        ["Stop", '{"continue":"false"}'],
+        ["Notification", '{"decision":"block","reason":7}'],
+        ["PostToolUse", '{"hookSpecificOutput":{"hookEventName":"PostToolUse","permissionDecision":"deny"},"reason":7}'],
+      ] as const) {
+        const judged = interpretRun(event, command("h"), exited(0, stdout));
+        expect(judged.result, stdout).to.include({ outcome: "invalid-output", decision: "none" });
+        expect(judged.result.warnings, stdout).to.equal(undefined);
+        expect(judged.verdict, stdout).to.equal(EMPTY_VERDICT);
+      }
+    });
+
+    it("a malformed deny of a guard with onFailure: block is its own deny, not the failure's block", () => {
+      const stdout = '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"rm -rf"},"suppressOutput":1}';
+      const judged = interpretRun("PreToolUse", command("g", { handler: { onFailure: "block" } }), exited(0, stdout));
+      expect(judged.result).to.include({ outcome: "block", decision: "deny", reason: "rm -rf", error: null });
+    });
+
     it("passes on what the JSON ignores as a warning that names the hook on one line", () => {
       const judged = interpretRun("PermissionRequest", inProcess("multi\nline"), returned({ additionalContext: "x" }));
       expect(judged.warnings).to.deep.equal(["hook multi\\nline: additionalContext (PermissionRequest carries no context) ignored"]);

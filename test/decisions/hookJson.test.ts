@@ -180,13 +180,14 @@ describe("decisions: JSON output of a hook on exit 0", () => {
     const schemaBreaking: ReadonlyArray<readonly [string, Json]> = [
       ["PreToolUse", { continue: "no" }],
       ["PreToolUse", { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "maybe" } }],
-      ["PreToolUse", { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: 7 } }],
       ["PreToolUse", { hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: "rm -rf /" } }],
       ["PreToolUse", { hookSpecificOutput: "deny" }],
       ["PermissionRequest", { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: [1] } } }],
-      ["PostToolUse", { decision: "block", reason: ["a", "b"] }],
       ["Stop", { decision: 2 }],
-      ["Stop", { stopReason: false, continue: false }],
+      // A malformed allow, or a malformed stop that does not stop, has no effect (malformedDeny.test.ts for denials).
+      ["PreToolUse", { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: 7 } }],
+      ["PermissionRequest", { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", message: 1 } } }],
+      ["Stop", { stopReason: false, continue: true }],
       ["Notification", { systemMessage: 5 }],
       ["SessionStart", { suppressOutput: "yes" }],
       ["SessionStart", { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: { text: "x" } } }],
@@ -203,8 +204,8 @@ describe("decisions: JSON output of a hook on exit 0", () => {
       });
     }
 
+    // On PreToolUse that deny would be kept (malformedDeny.test.ts); here no event reads a permissionDecision.
     for (const [event, other] of [
-      ["PreToolUse", "PostToolUse"],
       ["PostToolUse", "PreToolUse"],
       ["SessionStart", "UserPromptSubmit"],
       ["UserPromptSubmit", "SessionStart"],
