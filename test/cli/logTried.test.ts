@@ -31,7 +31,13 @@ function history(): SeedEvent[] {
     pre(2, "Write", tool("Write", { file_path: "/p/src/a.ts", content: "x".repeat(5000) })),
     pre(3, "WebFetch", tool("WebFetch", { url: "https://example.com/x", prompt: "read" })),
     pre(4, "mcp__github__create_issue", tool("mcp__github__create_issue", { repo: "a/b", title: "Bug", body: "long" })),
-    { ts: at(5), event: "UserPromptSubmit", sessionId: SESSION, decision: "none", payload: { session_id: SESSION, hook_event_name: "UserPromptSubmit", prompt: "fix the tests" } },
+    {
+      ts: at(5),
+      event: "UserPromptSubmit",
+      sessionId: SESSION,
+      decision: "none",
+      payload: { session_id: SESSION, hook_event_name: "UserPromptSubmit", prompt: "fix the tests" },
+    },
     pre(6, "Bash", tool("Bash", { command: HOSTILE })),
     pre(7, "Bash", tool("Bash", { command: `echo ${"long ".repeat(40)}` })),
     { ts: at(8), event: "Stop", sessionId: SESSION, decision: "rejected", payload: "{not json", reason: "not JSON" },
@@ -56,7 +62,7 @@ describe("cli: what the agent tried (log's TRIED column, show, log --json)", () 
     "fix the tests",
     // Line breaks become a visible mark; other C0 controls spaces; C1 and bidirectional marks are left to the output.
     "echo hi ]0;pwned  x\u009b2J \u202eevil ⏎ rm -rf /",
-    `echo ${"long ".repeat(40)}`.slice(0, 79) + "…",
+    `${`echo ${"long ".repeat(40)}`.slice(0, 79)}…`,
     null,
   ];
 
