@@ -23,6 +23,15 @@ export function toolInputSummary(payload: unknown): string | null {
   return null;
 }
 
+/** The summary of a payload as the log stores it (its JSON text); null for a payload that was not even JSON. */
+export function storedInputSummary(text: string): string | null {
+  try {
+    return toolInputSummary(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
 function ofTool(tool: string, input: Json): string | null {
   if (typeof input.command === "string") return input.command;
   if (typeof input.url === "string") return input.url;

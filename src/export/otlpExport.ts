@@ -9,7 +9,7 @@ import { QhooksError, messageOf } from "../errors.js";
 import type { EventDetail } from "../schema/eventDetail.js";
 import type { AuditLog, LogFilter } from "../store/eventLog.js";
 import { shownUrl, withoutUrlCredentials } from "../text/shownUrl.js";
-import { toolInputSummary } from "../core/toolInputSummary.js";
+import { storedInputSummary } from "../core/toolInputSummary.js";
 
 export type OtlpProtocol = "protobuf" | "json";
 
@@ -104,7 +104,7 @@ export function logRecordOf(detail: EventDetail): {
   };
   if (detail.sessionId !== null) attributes["session.id"] = detail.sessionId;
   if (detail.matchValue !== null) attributes["qhooks.tool"] = detail.matchValue;
-  const tried = toolInputSummary(parsedPayload(detail.payload));
+  const tried = storedInputSummary(detail.payload);
   if (tried !== null) attributes["qhooks.tool_input"] = tried;
   if (reason) attributes["qhooks.reason"] = reason;
   if (outcome?.durationMs != null) attributes["qhooks.duration_ms"] = outcome.durationMs;
@@ -216,13 +216,4 @@ export async function exportOtlp(options: OtlpExportOptions): Promise<OtlpExport
     await provider.shutdown().catch(() => undefined);
   }
   return { sent, lastTs, ...progress() };
-}
-
-/** The logged payload as JSON, or null when it was not JSON (a rejected one). */
-function parsedPayload(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }

@@ -24,6 +24,12 @@ export const LogRecordSchema = OutcomeSchema.extend({
   durationMs: z.number().nullable(),
   ts: z.string(),
   matchValue: z.string().nullable(),
+  /**
+   * What the agent tried, in one line of at most 80 characters (the Bash command, the file, the URL, the MCP tool and
+   * its first arguments, the prompt), made from the payload when the record is read; null when the payload says
+   * nothing of the kind. A listing's column: the whole input is in `payload`.
+   */
+  tried: z.string().nullable(),
   projectDir: z.string(),
   /** The payload as hooks received it (a string when it was not even JSON). */
   payload: z.unknown(),

@@ -103,6 +103,9 @@ describe("report: the page in a real browser (headless Chromium)", function () {
     const badge = event.locator("summary .dec");
     expect(await badge.innerText()).to.equal("DENY");
     expect(await badge.evaluate(backgroundOf)).to.equal("rgb(211, 58, 58)");
+    // What the agent tried, next to the tool, and whole on hover.
+    expect(await event.locator("summary .tried").innerText()).to.equal("rm -rf /tmp/build");
+    expect(await event.locator("summary .tried").evaluate((el) => el.parentElement?.getAttribute("title"))).to.equal("Bash: rm -rf /tmp/build");
     // Hooks as bars by duration, each with its outcome and reason on hover.
     const bar = event.locator(".hb", { hasText: "block-rm" });
     expect(await bar.getAttribute("title")).to.match(/^block-rm: block, [\d.]+ ms — Dangerous command blocked: rm -rf \/tmp\/build$/);
@@ -116,6 +119,7 @@ describe("report: the page in a real browser (headless Chromium)", function () {
     await event.locator(".body").waitFor({ state: "visible" });
     const body = await event.locator(".body").innerText();
     expect(body).to.include("Reason: Dangerous command blocked: rm -rf /tmp/build");
+    expect(body).to.include("Tried: rm -rf /tmp/build");
     expect(body).to.include("$QODERCN_PROJECT_DIR/demo/hooks/block-rm.sh");
     expect(body).to.match(/exit 2, [\d.]+ ms/);
     expect(body).to.include('"command": "rm -rf /tmp/build"');

@@ -56,13 +56,13 @@ describe("cli: listings (log, sessions, stats)", () => {
       const r = await sb.run(["log"], { env: { TZ: "Asia/Shanghai" } });
       expect(r.code, r.stderr).to.equal(0);
       const lines = r.stdout.split("\n").slice(0, -1);
-      expect(lines[0]).to.equal("TIME\tSEQ\tSESSION\tEVENT\tMATCH\tDECISION\tHOOKS\tMS\tREASON");
+      expect(lines[0]).to.equal("TIME\tSEQ\tSESSION\tEVENT\tMATCH\tDECISION\tHOOKS\tMS\tREASON\tTRIED");
       expect(lines).to.have.length(6);
       const blocked = lines.find((l) => l.split("\t")[1] === String(seqs[1]))!.split("\t");
       expect(blocked[0]).to.equal("2026-01-13T09:01:00.000+08:00");
       expect(blocked[2]).to.equal(SESSION_A);
       expect(blocked[8]).to.equal("危险命令已阻止: rm -rf /tmp/build 🚫");
-      for (const line of lines) expect(line.split("\t")).to.have.length(9);
+      for (const line of lines) expect(line.split("\t")).to.have.length(10);
     });
 
     it("--format json is --json, --format jsonl is --jsonl, and the table is there when asked for", async () => {

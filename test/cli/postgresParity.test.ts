@@ -112,6 +112,13 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
     });
   }
 
+  it("qhooks log --json: the same `tried` (what the agent tried) from both backends", async () => {
+    const [s, p] = await both(["log", "--json", "--session", SESSION]);
+    const tried = (text: string) => (JSON.parse(text) as { tried: string | null }[]).map((r) => r.tried);
+    expect(tried(p)).to.deep.equal(tried(s));
+    expect(tried(s)).to.include("rm -rf /").and.include("/etc/hosts");
+  });
+
   it("qhooks log --project: the same records, and none of another project", async () => {
     const [s, p] = await both(["log", "--json", "--project", sb.project]);
     expect(normalized(JSON.parse(p))).to.deep.equal(normalized(JSON.parse(s)));

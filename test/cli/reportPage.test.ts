@@ -4,6 +4,7 @@ import { html, Html, visible } from "../../src/cli/report/html.js";
 import { PAGE_SCRIPT } from "../../src/cli/report/pageAssets.js";
 import { emptyReport, percentile, reportStep, timeBuckets, type ReportLimits } from "../../src/cli/report/reportData.js";
 import { renderReport } from "../../src/cli/report/renderReport.js";
+import { toolInputSummary } from "../../src/core/toolInputSummary.js";
 import type { LogRecord } from "../../src/schema/logRecord.js";
 import { makeOutcome, type SeedEvent } from "../store/storeHelpers.js";
 
@@ -31,6 +32,7 @@ function record(e: SeedEvent, payload: unknown = { session_id: e.sessionId, hook
     decision: e.decision,
     ts: e.ts.toISOString(),
     matchValue: e.matchValue ?? null,
+    tried: toolInputSummary(payload),
     projectDir: "/p",
     payload,
     source: "dispatch",
@@ -143,7 +145,7 @@ describe("report: the page", () => {
         hooks: [{ name: evil, command: evil, outcome: "block", decision: "deny", reason: evil }],
         systemMessages: [evil],
       },
-      { tool_input: { command: evil }, [evil]: evil },
+      { tool_name: "Bash", tool_input: { command: evil }, [evil]: evil },
     );
     const data = reportStep(emptyReport(), hostile);
     const page = renderReport({ data, total: 1, selection: `session ${evil}`, generatedAt: at(3), utc: false, logPath: `/tmp/${evil}.db` });
@@ -203,6 +205,14 @@ describe("report: the page", () => {
       // What a terminal would act on is shown as an escape here too.
       expect(page).to.include("\\u202egnp.exe \\u0000\\u001b[31m");
       expect(page).not.to.match(/[\u0000\u001b\u202e]/);
+    });
+
+    it("what was tried (a hostile command) is in the timeline's row and the event's body as escaped text", () => {
+      const tried = hostile.tried!;
+      expect(tried.startsWith("</script><script>window.__pwned = 1</script>")).to.equal(true);
+      const shown = tried.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+      expect(page).to.include(`<span class="muted tried">${shown}</span>`);
+      expect(page).to.include(`Tried: <code class="tried">${shown}</code>`);
     });
 
     it("the page fetches nothing and runs only its own script: its Content-Security-Policy says so", () => {

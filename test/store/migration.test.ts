@@ -1,4 +1,5 @@
 import { copyFileSync, readFileSync } from "node:fs";
+import { toolInputSummary } from "../../src/core/toolInputSummary.js";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect } from "chai";
@@ -43,13 +44,11 @@ const PRINTED = JSON.parse(readFileSync(join(REPO_ROOT, "test", "fixtures", "v3-
 };
 /**
  * What that qhooks printed, with the fields added since: `skipped` and `env` (empty for outcomes older than them),
- * `asyncHooks` (none: that qhooks had no async hooks).
+ * `asyncHooks` (none: that qhooks had no async hooks), `tried` (made from the payload as it is read, so an old log
+ * has it too).
  */
-const EXPECTED = {
-  ...PRINTED,
-  log: PRINTED.log.map((r): Row => ({ skipped: [], env: {}, asyncHooks: [], ...r })),
-  replayLog: PRINTED.replayLog.map((r): Row => ({ skipped: [], env: {}, asyncHooks: [], ...r })),
-};
+const added = (r: Row): Row => ({ skipped: [], env: {}, asyncHooks: [], tried: toolInputSummary(r.payload), ...r });
+const EXPECTED = { ...PRINTED, log: PRINTED.log.map(added), replayLog: PRINTED.replayLog.map(added) };
 const FIXTURE_RECORDS = 40;
 
 /** Contract 7: a newer qhooks migrates an older file forward without loss. */

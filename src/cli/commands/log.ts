@@ -4,6 +4,7 @@ import type { LogRecord } from "../../schema/logRecord.js";
 import { FilterFlagsSchema, limitFlag } from "../filterFlags.js";
 import { FormatFlagsSchema, resolveFormat } from "../output/formats.js";
 import { decisionStyle, isHookFailure } from "../output/colour.js";
+import { hookDisplayNames } from "../output/hookDisplayName.js";
 import { renderTable, tsvHeader, tsvRow, type Column } from "../output/table.js";
 import { commandTerminal } from "../output/terminal.js";
 import { sessionShortener } from "../output/sessionPrefix.js";
@@ -86,35 +87,42 @@ function logColumns(utc: boolean, rows?: readonly LogRecord[]): Column<LogRecord
     );
   const timeOf = rows && new Map(rows.map((r, i) => [r, times!.cells[i]!]));
   const short = rows && sessionShortener(rows.map((r) => r.sessionId));
-  return [
+  // A table names hooks by their script (`check.sh`), unique among its rows; tab-separated rows keep whole names.
+  const hookName = rows ? hookDisplayNames(rows.flatMap((r) => [...r.hooks, ...r.asyncHooks])) : (name: string) => name;
+  // What the agent tried (the command, the file, the URL): next to MATCH in the table; last in tab-separated
+  // output, so that the columns scripts cut by position since 0.1 keep their places.
+  const tried: Column<LogRecord> = { header: "TRIED", cell: (r) => r.tried ?? "", max: 40, min: 10, keep: 5 };
+  const columns: Column<LogRecord>[] = [
     {
       header: times?.zone ? `TIME (${times.zone})` : "TIME",
       cell: (r) => timeOf?.get(r) ?? showTime(r.ts, utc).text,
       tsv: (r) => showTime(r.ts, utc).iso,
-      keep: 5,
+      keep: 6,
     },
-    { header: "SEQ", cell: (r) => String(r.seq), keep: 10, align: "right" },
-    { header: "SESSION", cell: (r) => (short ? short(r.sessionId) : (r.sessionId ?? "-")), min: 6, keep: 6 },
-    { header: "EVENT", cell: (r) => r.event ?? "?", min: 8, keep: 8 },
+    { header: "SEQ", cell: (r) => String(r.seq), keep: 12, align: "right" },
+    { header: "SESSION", cell: (r) => (short ? short(r.sessionId) : (r.sessionId ?? "-")), min: 6, keep: 7 },
+    { header: "EVENT", cell: (r) => r.event ?? "?", min: 8, keep: 10 },
     { header: "MATCH", cell: (r) => r.matchValue ?? "", max: 24, min: 6, keep: 4 },
+    ...(rows ? [tried] : []),
     {
       header: "DECISION",
       cell: (r) => (r.blocked ? r.decision.toUpperCase() : r.decision),
       style: (r) => decisionStyle(r.decision, r.blocked),
-      keep: 9,
+      keep: 11,
     },
     // Red when a hook failed (an error, a timeout, output qhooks could not read): the list names which.
-    { header: "HOOKS", cell: hookList, style: (r) => (hookFailed(r) ? "red" : null), max: 40, min: 8, keep: 3 },
+    { header: "HOOKS", cell: (r) => hookList(r, hookName), style: (r) => (hookFailed(r) ? "red" : null), max: 40, min: 8, keep: 3 },
     { header: "MS", cell: (r) => (r.durationMs === null ? "" : String(Math.round(r.durationMs))), keep: 2, align: "right" },
-    { header: "REASON", cell: (r) => r.reason ?? "", max: 60, min: 12, keep: 7 },
+    { header: "REASON", cell: (r) => r.reason ?? "", max: 60, min: 12, keep: 8 },
   ];
+  return rows ? columns : [...columns, tried];
 }
 
 const hookFailed = (r: LogRecord): boolean => [...r.hooks, ...r.asyncHooks].some((h) => isHookFailure(h.outcome));
 
-const hookList = (r: LogRecord) =>
+const hookList = (r: LogRecord, shown: (name: string) => string) =>
   [
-    ...r.hooks.map((h) => (h.outcome === "success" ? h.name : `${h.name}:${h.outcome}`)),
+    ...r.hooks.map((h) => (h.outcome === "success" ? shown(h.name) : `${shown(h.name)}:${h.outcome}`)),
     // Async hooks, logged as each ended: after the others, marked.
-    ...r.asyncHooks.map((h) => `${h.outcome === "success" ? h.name : `${h.name}:${h.outcome}`} (async)`),
+    ...r.asyncHooks.map((h) => `${h.outcome === "success" ? shown(h.name) : `${shown(h.name)}:${h.outcome}`} (async)`),
   ].join(", ") || "-";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { storedInputSummary } from "../../core/toolInputSummary.js";
 import { EXIT, QhooksError } from "../../errors.js";
 import { prettyStoredJson } from "../../json/storedJson.js";
 import type { EventDetail } from "../../schema/eventDetail.js";
@@ -47,9 +48,12 @@ export function showLines(d: EventDetail, options: { utc: boolean; text: DetailT
   );
   const source = d.replay === null ? d.source : `${d.source}: run ${line(d.replay.runId)}, re-judging #${d.replay.of}`;
   const chain = d.chain.records.map((r) => `#${r.seq} ${r.kind} (format ${r.format}) ${r.hash}`);
+  const tried = storedInputSummary(d.payload);
   const result: string[] = [
     heading.join("  "),
     ...fieldLines([
+      // What the agent tried, in one line, before the details: the whole input is in the payload below.
+      ["tried", tried === null ? null : line(tried)],
       ["time", `${time.text} ${time.zone}`.trim()],
       ["session", d.sessionId === null ? "-" : line(d.sessionId)],
       ["project", line(d.projectDir)],

@@ -164,10 +164,13 @@ function eventRow(r: LogRecord, longest: number, when: (ts: string) => ReturnTyp
   const decision = r.blocked ? r.decision.toUpperCase() : r.decision;
   const hooks = r.hooks.map((h) => visible(h.name));
   return html`<details class="ev" id="e${r.seq}" data-event="${r.event ?? "(unknown)"}" data-hooks="${JSON.stringify(hooks)}" data-blocked="${r.blocked ? "1" : "0"}">
-<summary><span class="mono" title="${t.iso}">${t.text.slice(11)}</span><span class="mono">#${r.seq}</span><span class="cut">${r.event ?? "(unknown)"}</span><span class="cut mono" title="${visible(r.matchValue ?? "")}">${visible(r.matchValue ?? "")}</span><span><span class="dec d-${r.decision}" title="${visible(r.reason ?? r.decision)}">${decision}</span></span><span class="lane">${r.hooks.length === 0 ? html`<span class="hn">no hook ran</span>` : r.hooks.map((h) => hookBar(h, longest))}</span><span class="cut reason-line" title="${visible(r.reason ?? "")}">${visible(r.reason ?? "")}</span></summary>
+<summary><span class="mono" title="${t.iso}">${t.text.slice(11)}</span><span class="mono">#${r.seq}</span><span class="cut">${r.event ?? "(unknown)"}</span><span class="cut mono" title="${visible(matchAndTried(r))}">${visible(r.matchValue ?? "")}${r.tried === null ? "" : html` <span class="muted tried">${visible(r.tried)}</span>`}</span><span><span class="dec d-${r.decision}" title="${visible(r.reason ?? r.decision)}">${decision}</span></span><span class="lane">${r.hooks.length === 0 ? html`<span class="hn">no hook ran</span>` : r.hooks.map((h) => hookBar(h, longest))}</span><span class="cut reason-line" title="${visible(r.reason ?? "")}">${visible(r.reason ?? "")}</span></summary>
 <div class="body">${eventBody(r)}</div>
 </details>`;
 }
+
+/** The match value and what was tried (`Bash: rm -rf build`), for the cell's tooltip: the cell itself is cut. */
+const matchAndTried = (r: LogRecord): string => [r.matchValue, r.tried].filter((p) => p !== null).join(": ");
 
 function hookBar(h: HookResult, longest: number): Html {
   const tip = `${h.name}: ${h.outcome}, ${durationText(h.durationMs)}${h.reason ? ` — ${h.reason}` : h.error ? ` — ${h.error}` : ""}`;
@@ -177,7 +180,8 @@ function hookBar(h: HookResult, longest: number): Html {
 function eventBody(r: LogRecord): Html {
   const rest = `qhooks show ${r.seq}`;
   const payload = typeof r.payload === "string" ? r.payload : JSON.stringify(r.payload, null, 2);
-  return html`${r.reason ? html`<div>Reason: <span class="reason">${visible(capped(r.reason, MAX_TEXT, rest))}</span></div>` : ""}
+  return html`${r.tried === null ? "" : html`<div>Tried: <code class="tried">${visible(r.tried)}</code></div>`}
+${r.reason ? html`<div>Reason: <span class="reason">${visible(capped(r.reason, MAX_TEXT, rest))}</span></div>` : ""}
 ${r.hooks.map((h) => hookDetail(h, rest))}
 ${r.skipped.length ? html`<h4>Not run</h4>${r.skipped.map((s) => html`<div>${visible(s.name)}: ${s.reason} — ${visible(s.message)}</div>`)}` : ""}
 ${r.systemMessages.length ? html`<h4>Messages</h4>${r.systemMessages.map((m) => html`<pre>${visibleLines(capped(m, MAX_TEXT, rest))}</pre>`)}` : ""}

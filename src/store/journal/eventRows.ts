@@ -1,3 +1,4 @@
+import { toolInputSummary } from "../../core/toolInputSummary.js";
 import { nestsDeeperThan } from "../../json/jsonDepth.js";
 import type { LogRecord } from "../../schema/logRecord.js";
 import type { Outcome } from "../../schema/outcome.js";
@@ -29,11 +30,14 @@ export interface EventListRow {
 
 export function toLogRecord(row: EventListRow): LogRecord {
   const outcome = row.outcome === null ? null : (JSON.parse(row.outcome) as Outcome);
+  const payload = parseOr(row.payload);
   const base = {
     ts: row.ts,
     matchValue: row.match_value,
+    // Made here, where both backends' rows become records, so that SQLite and PostgreSQL list the same summary.
+    tried: toolInputSummary(payload),
     projectDir: row.project_dir ?? "",
-    payload: parseOr(row.payload),
+    payload,
     asyncHooks: row.async_hooks === null ? [] : (JSON.parse(row.async_hooks) as LogRecord["asyncHooks"]),
     source: row.source as LogRecord["source"],
     replay: row.run_id !== null && row.ref !== null ? { runId: row.run_id, of: row.ref } : null,

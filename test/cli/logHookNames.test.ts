@@ -1,0 +1,59 @@
+import { expect } from "chai";
+import { logSeqs, nonEmptyLines, seedLog, type SeedEvent } from "../store/storeHelpers.js";
+import { Sandbox } from "../support/sandbox.js";
+
+const CHECK = "/home/me/.claude/hooks/check.sh --strict";
+const PLUGIN_ONE = "one: ${CLAUDE_PLUGIN_ROOT}/scripts/check.sh";
+const PLUGIN_TWO = "two: ${CLAUDE_PLUGIN_ROOT}/scripts/check.sh";
+
+function history(): SeedEvent[] {
+  const at = (minutes: number) => new Date(Date.parse("2026-01-13T01:00:00.000Z") + minutes * 60_000);
+  return [
+    {
+      ts: at(0),
+      event: "PreToolUse",
+      sessionId: "s1",
+      matchValue: "Bash",
+      decision: "none",
+      hooks: [{ name: CHECK }, { name: PLUGIN_ONE, command: "/p/one/scripts/check.sh" }, { name: "lint", command: "/x/lint.sh" }],
+    },
+    {
+      ts: at(1),
+      event: "PreToolUse",
+      sessionId: "s1",
+      matchValue: "Bash",
+      decision: "deny",
+      hooks: [{ name: PLUGIN_TWO, command: "/p/two/scripts/check.sh", outcome: "block", decision: "deny" }],
+    },
+  ];
+}
+
+describe("cli: log's table names hooks by their script, the log keeps their whole names", () => {
+  let sb: Sandbox;
+  let seqs: number[];
+  before(async () => {
+    sb = new Sandbox();
+    seqs = await seedLog(sb.db, history());
+  });
+  after(() => sb.cleanup());
+
+  it("the table shows check.sh, one: check.sh, two: check.sh and a given name as it is", async () => {
+    const r = await sb.run(["log", "--format", "table"], { env: { COLUMNS: "220" } });
+    expect(r.code, r.stderr).to.equal(0);
+    const rows = nonEmptyLines(r.stdout);
+    const row = (seq: number) => rows.find((l) => l.split(/ {2,}/)[1] === String(seq))!;
+    expect(row(seqs[0]!)).to.include("check.sh, one: check.sh, lint");
+    expect(row(seqs[0]!)).not.to.include("/home/me");
+    expect(row(seqs[1]!)).to.include("two: check.sh:block");
+  });
+
+  it("tab-separated output, JSON and --hook keep the whole names", async () => {
+    const tsv = await sb.run(["log"]);
+    expect(tsv.stdout).to.include(`${CHECK}, ${PLUGIN_ONE}, lint`);
+    const json = await sb.run(["log", "--json"]);
+    expect((JSON.parse(json.stdout) as { hooks: { name: string }[] }[]).flatMap((r) => r.hooks.map((h) => h.name))).to.include(CHECK);
+    expect(await logSeqs(sb, ["--hook", CHECK])).to.deep.equal([seqs[0]]);
+    expect(await logSeqs(sb, ["--hook", "two: "])).to.deep.equal([seqs[1]]);
+    expect(await logSeqs(sb, ["--hook", "check.sh"])).to.deep.equal([seqs[1], seqs[0]]);
+  });
+});
