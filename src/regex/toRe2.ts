@@ -9,9 +9,12 @@
  * a program too large for the work bound (repeat counts past RE2's 1,000, nested or not, or more than
  * MAX_PROGRAM_SIZE instructions), and lone surrogate escapes (RE2 reads code points, never half of one).
  *
- * One file over 300 lines: it is one recursive-descent reader of one grammar (JavaScript's pattern syntax), whose
- * parts call each other; split, each part would need the reader's state passed around.
+ * Over 300 lines on purpose: it is one recursive-descent reader of one grammar (JavaScript's pattern syntax), whose
+ * parts call each other; split, each part would need the reader's state passed around. The code-point sets it
+ * builds classes from are their own file (codePointRanges.ts).
  */
+
+import { DIGIT, LINE_TERMINATORS, SPACE, WORD, classText, complement, literal, reachesAstral, type Ranges } from "./codePointRanges.js";
 
 /** Why a regex is not run: each kind is a different thing for the user to change. */
 export type RegexRefusalKind = "invalid" | "backreference" | "lookaround" | "too-large" | "unsupported";
@@ -64,76 +67,6 @@ class Refused extends Error {
 const refuse = (kind: RegexRefusalKind, detail: string): never => {
   throw new Refused({ kind, detail });
 };
-
-type Ranges = [number, number][];
-const MAX_CODE_POINT = 0x10ffff;
-const DIGIT: Ranges = [[0x30, 0x39]];
-const WORD: Ranges = [
-  [0x30, 0x39],
-  [0x41, 0x5a],
-  [0x5f, 0x5f],
-  [0x61, 0x7a],
-];
-/** JavaScript's `\s`: ECMAScript WhiteSpace and LineTerminator (RE2's `\s` is ASCII only). */
-const SPACE: Ranges = [
-  [0x09, 0x0d],
-  [0x20, 0x20],
-  [0xa0, 0xa0],
-  [0x1680, 0x1680],
-  [0x2000, 0x200a],
-  [0x2028, 0x2029],
-  [0x202f, 0x202f],
-  [0x205f, 0x205f],
-  [0x3000, 0x3000],
-  [0xfeff, 0xfeff],
-];
-/** What JavaScript's `.` does not match without the `s` flag. */
-const LINE_TERMINATORS: Ranges = [
-  [0x0a, 0x0a],
-  [0x0d, 0x0d],
-  [0x2028, 0x2029],
-];
-
-function normalise(ranges: Ranges): Ranges {
-  const sorted = ranges.map(([a, b]): [number, number] => [a, b]).sort((x, y) => x[0] - y[0]);
-  const out: Ranges = [];
-  for (const r of sorted) {
-    const last = out[out.length - 1];
-    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
-    else out.push(r);
-  }
-  return out;
-}
-
-function complement(ranges: Ranges): Ranges {
-  const out: Ranges = [];
-  let next = 0;
-  for (const [a, b] of normalise(ranges)) {
-    if (a > next) out.push([next, a - 1]);
-    next = b + 1;
-  }
-  if (next <= MAX_CODE_POINT) out.push([next, MAX_CODE_POINT]);
-  return out;
-}
-
-const reachesAstral = (ranges: Ranges) => ranges.some(([, b]) => b > 0xffff);
-
-const hex = (c: number) => `\\x{${c.toString(16)}}`;
-
-/** A class for RE2, every bound written as a code point: nothing in it can be read as syntax. */
-function classText(ranges: Ranges): string {
-  const n = normalise(ranges);
-  if (n.length === 0) return `[^\\x{0}-\\x{10ffff}]`;
-  return `[${n.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`)).join("")}]`;
-}
-
-/** One character for RE2, outside a class. */
-function literal(c: number): string {
-  if ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) return String.fromCharCode(c);
-  // RE2 reads a backslash before any ASCII punctuation as that character.
-  if (c > 0x20 && c < 0x7f) return `\\${String.fromCharCode(c)}`;
-  return hex(c);
-}
 
 /** One character (a class or a literal: two code units when it can be past U+FFFF), or an assertion (none). */
 const leaf = (re2: string, maxLength: number): Node => ({ re2, size: 1, nullable: maxLength === 0, repeat: 1, maxLength });
