@@ -4,7 +4,8 @@ import { join } from "node:path";
 import type { HostDialect } from "../../src/hosts/hostDialect.js";
 import { EVENT_NAMES } from "../../src/schema/eventNames.js";
 import { HANDLER_TYPES, MAX_TIMEOUT_SECONDS } from "../../src/schema/settings.js";
-import { OutcomeSchema, type Outcome } from "../../src/schema/outcome.js";
+import { OutcomeSchema } from "../../src/schema/outcome.js";
+import { outcomeOf } from "../support/outcomes.js";
 import { discoverSettings } from "../../src/settings/settingsSources.js";
 import { loadSettings } from "../../src/settings/loadSettings.js";
 import { defaultTestFile } from "../../src/hooktest/testFile.js";
@@ -79,7 +80,7 @@ export function describeHostDialect(host: HostDialect): void {
     });
 
     it("answers a block as a block: exit 2 or a blocking decision, never a go-ahead", () => {
-      const outcome = outcomeOf({ event: "PreToolUse", decision: "deny", blocked: true, reason: "rm -rf is not allowed" });
+      const outcome = outcomeOf("PreToolUse", { decision: "deny", blocked: true, reason: "rm -rf is not allowed" });
       const reply = host.answer(outcome);
       const said = reply.stdout ? JSON.stringify(JSON.parse(reply.stdout)) : "";
       const blocks = reply.exitCode === 2 || /"(deny|block)"/.test(said);
@@ -98,12 +99,12 @@ export function describeHostDialect(host: HostDialect): void {
     it("puts a notice where it says the person sees it, and nowhere else; the decision is the same with it", () => {
       const notice = 'qhooks: hook "guard.sh" failed (exit 127)';
       const outcomes = [
-        outcomeOf({ event: "PreToolUse", decision: "deny", blocked: true, reason: "rm -rf is not allowed" }),
-        outcomeOf({ event: "PreToolUse", decision: "allow" }),
-        outcomeOf({ event: "Stop", decision: "block", blocked: true, reason: "tests fail" }),
-        outcomeOf({ event: "PostToolUse" }),
-        outcomeOf({ event: "Notification" }),
-        outcomeOf({ event: "TaskCompleted", decision: "block", blocked: true, reason: "not done" }),
+        outcomeOf("PreToolUse", { decision: "deny", blocked: true, reason: "rm -rf is not allowed" }),
+        outcomeOf("PreToolUse", { decision: "allow" }),
+        outcomeOf("Stop", { decision: "block", blocked: true, reason: "tests fail" }),
+        outcomeOf("PostToolUse"),
+        outcomeOf("Notification"),
+        outcomeOf("TaskCompleted", { decision: "block", blocked: true, reason: "not done" }),
       ];
       for (const outcome of outcomes) {
         const plain = host.answer(outcome);
@@ -122,33 +123,8 @@ export function describeHostDialect(host: HostDialect): void {
     });
 
     it("answers nothing to say with an empty exit 0", () => {
-      const outcome = outcomeOf({ event: "PostToolUse" });
+      const outcome = outcomeOf("PostToolUse");
       expect(host.answer(outcome)).to.deep.equal({ exitCode: 0, stdout: "", stderr: "" });
     });
-  });
-}
-
-/** An outcome as the engine makes it, with what a test says about it. */
-function outcomeOf(said: Partial<Outcome>): Outcome {
-  return OutcomeSchema.parse({
-    event: "PreToolUse",
-    sessionId: "s1",
-    seq: null,
-    decision: "none",
-    blocked: false,
-    reason: null,
-    continue: true,
-    stopReason: null,
-    systemMessages: [],
-    additionalContext: [],
-    updatedInput: null,
-    suppressOutput: false,
-    configHash: "0".repeat(64),
-    durationMs: 1,
-    hooks: [],
-    skipped: [],
-    env: {},
-    warnings: [],
-    ...said,
   });
 }

@@ -3,30 +3,10 @@ import { toHookProtocol } from "../../src/output/hookProtocol.js";
 import { lastPlainLine, relayedFields } from "../../src/output/relayedFields.js";
 import type { EventName } from "../../src/schema/events.js";
 import type { HookResult, Outcome } from "../../src/schema/outcome.js";
+import { outcomeOf } from "../support/outcomes.js";
 
-function outcome(event: EventName, more: Partial<Outcome> = {}): Outcome {
-  return {
-    event,
-    sessionId: "s1",
-    seq: null,
-    decision: "none",
-    blocked: false,
-    reason: null,
-    continue: true,
-    stopReason: null,
-    systemMessages: [],
-    additionalContext: [],
-    updatedInput: null,
-    suppressOutput: false,
-    configHash: "h",
-    durationMs: 1,
-    hooks: [],
-    skipped: [],
-    env: {},
-    warnings: [],
-    ...more,
-  };
-}
+const outcome = (event: EventName, more: Partial<Outcome> = {}): Outcome => outcomeOf(event, more);
+
 function hook(stdout: string, more: Partial<HookResult> = {}): HookResult {
   return {
     name: "h",

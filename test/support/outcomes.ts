@@ -1,0 +1,27 @@
+import type { EventName } from "../../src/schema/events.js";
+import { OutcomeSchema, type Outcome } from "../../src/schema/outcome.js";
+
+/** An outcome as the engine makes it (checked against its schema), with what a test says about it. */
+export function outcomeOf(event: EventName, said: Partial<Outcome> = {}): Outcome {
+  return OutcomeSchema.parse({
+    event,
+    sessionId: "s1",
+    seq: null,
+    decision: "none",
+    blocked: false,
+    reason: null,
+    continue: true,
+    stopReason: null,
+    systemMessages: [],
+    additionalContext: [],
+    updatedInput: null,
+    suppressOutput: false,
+    configHash: "0".repeat(64),
+    durationMs: 1,
+    hooks: [],
+    skipped: [],
+    env: {},
+    warnings: [],
+    ...said,
+  });
+}
