@@ -253,7 +253,7 @@ export interface PruneResult {
 export interface LogMaintenance {
   /**
    * Replaces the free-text parts of the selected events' records (payload, reason, outcome text and hook output)
-   * with `[ERASED]`, keeping their small columns (time, event, session, decision...), and appends one erasure
+   * (`[ERASED]`; a payload becomes an object naming the erasure, schema/erasedPayload.ts), keeping their small columns (time, event, session, decision...), and appends one erasure
    * record per record rewritten, holding the digests its parts had.
    */
   erase(selector: EraseSelector, why?: string | null): Promise<EraseResult>;
