@@ -83,10 +83,15 @@ function checkChain(evidence: Evidence): ChainVerdict {
   const erased: number[] = [];
   const erasuresShown = new Map<number, string>();
   let links = 0;
-  for (const entry of evidence.chain) {
+  for (const [index, entry] of evidence.chain.entries()) {
     const seq = seqOf(entry);
-    if (seq > expected) return fail(`record ${expected} is missing (the next one is ${seq}): removed`);
-    if (seq < expected) return fail(`record ${seq} comes after record ${expected - 1}: reordered`);
+    if (seq !== expected) {
+      const later = evidence.chain.some((e, i) => i > index && seqOf(e) === expected);
+      if (later) return fail(`record ${expected} comes after record ${seq}: reordered`);
+      return seq > expected
+        ? fail(`record ${expected} is missing (the next one is ${seq}): removed`)
+        : fail(`record ${seq} comes again after record ${expected - 1}: reordered or repeated`);
+    }
     if ("record" in entry) {
       const { hash, ...content } = entry.record;
       const computed = recordHash(content, previous, evidence.log, entry.erased);
