@@ -5,6 +5,8 @@ import type { LogFilter } from "../schema/logFilter.js";
 import type { LogDecision, LogRecord, MatchCount, SessionRow, Stats, VerifyResult } from "../schema/logRecord.js";
 import type { HookResult, Outcome } from "../schema/outcome.js";
 import type { ReplayRun } from "../schema/replay.js";
+import type { JournalRow } from "./journal/record.js";
+import type { PartDigests } from "./journal/hashFormat.js";
 
 export type { EventDetail, LogFilter };
 
@@ -192,7 +194,31 @@ export interface AuditLog {
   /** Live events by event and match value: which values each event's matchers were tested against. */
   matchCounts(filter: Pick<LogFilter, "since" | "until">): Promise<MatchCount[]>;
   verify(): Promise<VerifyResult>;
+  /**
+   * What evidence of the selected events is made of (src/export/evidence.ts): null when nothing is selected. Absent
+   * where the backend cannot give it yet (PostgreSQL).
+   */
+  chainSlice?(selection: EvidenceSelection): Promise<ChainSlice | null>;
   close(): Promise<void>;
+}
+
+/** The events evidence is taken of: those of these sessions (all when empty), from this time on (all when null). */
+export interface EvidenceSelection {
+  readonly sessions: readonly string[];
+  readonly since: Date | null;
+}
+
+/** A run of the chain, from the first selected record to the log's head, read at one moment. */
+export interface ChainSlice {
+  readonly logId: string;
+  /** The record before the first one (or the anchor a prune left; seq 0 and hash "" at the log's start). */
+  readonly from: { readonly seq: number; readonly hash: string };
+  /** Every record from the first selected one to the head, in order. */
+  readonly rows: readonly JournalRow[];
+  /** The seqs of the selected records: the events, their outcome and hook records, the erasure records about them. */
+  readonly selected: ReadonlySet<number>;
+  /** Erased records (of the rows): the digests their parts had, from their erasure records. */
+  readonly erasures: ReadonlyMap<number, PartDigests>;
 }
 
 /** Which events `erase` removes the content of. */

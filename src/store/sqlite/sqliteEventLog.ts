@@ -31,6 +31,7 @@ import { readEvent } from "./readEvent.js";
 import type { ReplayRun } from "../../schema/replay.js";
 import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js";
 import { verifyChain } from "./verifyChain.js";
+import { chainSlice } from "./chainSlice.js";
 import { replayRuns } from "./replayRuns.js";
 import { APPEND_BUDGET_MS, isBusy, isLocked, READ_SPIN_MS, whileBusy, WRITE_SPIN_MS } from "./busy.js";
 import { describeSqliteError } from "./openErrors.js";
@@ -261,6 +262,7 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
   stats: AuditLog["stats"] = async (filter) => this.caughtUp(() => queryStats(this.db, filter));
   matchCounts: AuditLog["matchCounts"] = async (filter) => this.caughtUp(() => queryMatchCounts(this.db, filter));
   verify: AuditLog["verify"] = async () => guarded(this, () => verifyChain(this.db));
+  chainSlice: NonNullable<AuditLog["chainSlice"]> = async (selection) => this.caughtUp(() => chainSlice(this.db, selection));
 
   async erase(selector: EraseSelector, why: string | null = null): Promise<EraseResult> {
     return eraseLog(this, selector, why);
