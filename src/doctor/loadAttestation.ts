@@ -4,6 +4,7 @@ import { formatPath } from "../schema/zodIssues.js";
 import type { TrustCheck } from "../trust/trustPolicy.js";
 import type { DeclaredHook } from "../core/hookDescriptor.js";
 import { disabledWhy } from "../settings/switchedOff.js";
+import { weakerCopyWhy } from "../settings/guardPrecedence.js";
 import { splitWarnings, type SplitWarning } from "./readerWarnings.js";
 
 /**
@@ -18,6 +19,7 @@ export function attestLoad(snapshot: SettingsSnapshot, trust: TrustCheck | null)
   const byPath = new Map(snapshot.sources.map((s) => [s.path, s]));
   const untrusted = trust === null ? new Map<DeclaredHook, string>() : untrustedHooks(snapshot, trust);
   const switchedOff = new Map(snapshot.disabled.map((d) => [`${d.hook.file}\0${d.hook.path}`, disabledWhy(d)]));
+  for (const w of snapshot.overruled) switchedOff.set(`${w.copy.file}\0${w.copy.path}`, weakerCopyWhy(w));
 
   let configured = 0;
   let running = 0;

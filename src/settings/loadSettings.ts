@@ -9,6 +9,7 @@ import { claudePluginRequests, type EnabledEntry } from "./claudePlugins.js";
 import { readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 import { isUserTier, type SettingsSource } from "./settingsSources.js";
 import { applySwitches, type DisabledHook } from "./switchedOff.js";
+import { keepGuards, weakerCopyText, type WeakerCopy } from "./guardPrecedence.js";
 import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
 import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } from "../redact/redactor.js";
 import { capOf, keptStopBlockCaps, type StopBlockCapSetting } from "./stopBlockCap.js";
@@ -17,6 +18,7 @@ import type { ReplayStub } from "../schema/settings.js";
 
 export { MAX_SETTINGS_BYTES, readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 export type { DisabledHook } from "./switchedOff.js";
+export type { WeakerCopy } from "./guardPrecedence.js";
 
 /**
  * One immutable view of the hook configuration. A dispatch judges its event with exactly one snapshot, and the
@@ -32,6 +34,8 @@ export interface SettingsSnapshot {
    * not in `hooks`.
    */
   readonly disabled: readonly DisabledHook[];
+  /** Copies of the user's guards in lower-trust files that would weaken them: ignored (one warning each); not in `hooks`. */
+  readonly overruled: readonly WeakerCopy[];
   readonly sources: ReadonlyArray<SettingsSource & { readonly state: SettingsRead["state"] }>;
   /** Every valid handler, in level order then declaration order. */
   readonly hooks: readonly DeclaredHook[];
@@ -238,8 +242,14 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
 
   // Switched off hooks are listed apart (qhooks hooks says by which file), never silently dropped.
   const switched = applySwitches(hooks, { allBy: offForAllBy, sharedBy: offForSharedBy, names: offByName }, isOwnLevel);
-  const { enabled, disabled } = switched;
+  const { disabled } = switched;
   for (const w of switched.warnings) warnings.push(w);
+  // A lower-trust file cannot weaken the user's guard by declaring the same command with weaker settings.
+  const userTier = new Set(parts.filter((p) => isUserTier(p.source)).map((p) => p.source.display));
+  const guarded = keepGuards(switched.enabled, (hook) => hook.plugin === null && userTier.has(hook.file));
+  const enabled = guarded.kept;
+  const overruled = guarded.ignored;
+  for (const w of overruled) warnings.push(weakerCopyText(w));
 
   const byEvent = new Map<EventName, DeclaredHook[]>();
   for (const hook of enabled) {
@@ -265,6 +275,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     hash,
     dialect,
     disabled,
+    overruled,
     sources: parts.map(({ source, read }) => ({ ...source, state: read.state })),
     hooks: enabled,
     byEvent,
