@@ -31,3 +31,13 @@ export function switchAllOff(snapshot: SettingsSnapshot, by: RunSwitch): Setting
     warnings,
   };
 }
+
+/**
+ * The snapshot with warnings of this run's own (variables a project set and qhooks ignored): said with the
+ * configuration's, and kept in the log with it (they change its hash).
+ */
+export function withRunWarnings(snapshot: SettingsSnapshot, lines: readonly string[]): SettingsSnapshot {
+  if (lines.length === 0) return snapshot;
+  const warnings = [...snapshot.warnings, ...lines];
+  return { ...snapshot, hash: sha256Hex(canonicalJson({ of: snapshot.hash, warnings })), warnings };
+}

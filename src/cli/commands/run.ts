@@ -97,6 +97,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
       replay: replaying,
       background,
       hooksOff: runSwitchOf(!flags.hooks, context.env),
+      runWarnings: context.envWarnings,
       // Once-hooks are remembered next to the log, across the many processes of a session; without a log, not at all.
       ...(logged ? { once: fileOnce(join(besideLog(context.dbPath, context.homeDir), "once")) } : {}),
     });

@@ -32,6 +32,6 @@ Examples:
       ),
   action: async ({ args: [event], opts, command }) => {
     const { runCommand, RunFlagsSchema } = await import("../commands/run.js");
-    return runCommand(eventArgument(event!), flagsOf(RunFlagsSchema, opts), cliContext(command, { detectDialect: false }));
+    return runCommand(eventArgument(event!), flagsOf(RunFlagsSchema, opts), cliContext(command, { detectDialect: false, holdEnvWarnings: true }));
   },
 };
