@@ -15,6 +15,7 @@ export const run: CommandSpec = {
       .option("--settings <file>", "use exactly this settings file instead of the user/project/local ones (repeatable)", collect)
       .option("--plugin <dir>", "also run the hooks of this plugin folder (Claude Code's layout: hooks/hooks.json; repeatable)", collect)
       .option("--no-log", "do not append to the event log")
+      .option("--no-hooks", "switch every hook off for this run (as QHOOKS_DISABLE=1): the event is still judged and logged, with the fact")
       .addOption(
         new Option("--format <format>", "json: the outcome; hook: answer in the Claude/Qoder hook protocol (needs --settings, or --dialect claude)")
           .choices(["json", "hook"])
@@ -31,6 +32,6 @@ Examples:
       ),
   action: async ({ args: [event], opts, command }) => {
     const { runCommand, RunFlagsSchema } = await import("../commands/run.js");
-    return runCommand(eventArgument(event!), flagsOf(RunFlagsSchema, opts), cliContext(command, { detectDialect: false }));
+    return runCommand(eventArgument(event!), flagsOf(RunFlagsSchema, opts), cliContext(command, { detectDialect: false, holdEnvWarnings: true }));
   },
 };
