@@ -100,6 +100,7 @@ export function engineContext(setup: EngineSetup): EngineContext {
       log: parts.log,
       source: parts.source,
       snapshot: parts.snapshot,
+      dialect: setup.dialect,
       ...(parts.services ? { services: parts.services } : {}),
       ...(parts.background ? { background: parts.background } : {}),
       ...(parts.inProcess ? { inProcess: parts.inProcess } : {}),

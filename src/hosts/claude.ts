@@ -5,6 +5,7 @@ import type { Outcome } from "../schema/outcome.js";
 import { toHookProtocol } from "../output/hookProtocol.js";
 import type { HandlerType } from "../schema/settings.js";
 import type { HostDialect } from "./hostDialect.js";
+import { QHOOKS_EVENT_NAMES } from "./hostEventNames.js";
 
 /** Where Claude Code reads managed settings files, by platform (Windows is out of qhooks' scope). */
 const MANAGED_DIRS: Partial<Record<NodeJS.Platform, string>> = {
@@ -57,6 +58,7 @@ export const claudeHost: HostDialect = {
   projectDirVariables: ["CLAUDE_PROJECT_DIR", "QODERCN_PROJECT_DIR"],
   loadsEnabledPlugins: true,
   events: EVENT_NAMES,
+  eventNames: QHOOKS_EVENT_NAMES,
   callsQhooksFromOutsideLevels: true,
   defaultTimeoutSeconds,
   defaultsName: "Claude Code's default",

@@ -4,6 +4,7 @@ import type { Outcome } from "../schema/outcome.js";
 import type { HookProtocolReply } from "../output/hookProtocol.js";
 
 import type { Dialect } from "../schema/dialect.js";
+import type { HostEventNames } from "./hostEventNames.js";
 
 export { DIALECTS, type Dialect } from "../schema/dialect.js";
 /** Without `--dialect` or $QHOOKS_DIALECT. */
@@ -46,6 +47,11 @@ export interface HostDialect {
   readonly loadsEnabledPlugins: boolean;
   /** The events the host fires: what a recorder installed in front of it listens to. */
   readonly events: readonly EventName[];
+  /**
+   * Its names for events, both ways: the keys of its settings' `hooks` sections and its payloads' `hook_event_name`
+   * (Gemini CLI's `BeforeTool` is `PreToolUse`), and the events it has that qhooks has not.
+   */
+  readonly eventNames: HostEventNames;
   /**
    * Whether `qhooks run --format hook` may read this host's own levels: true where the entries that call qhooks live
    * in files qhooks never reads (Claude Code's managed settings), false where they would be among the levels read

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { EVENT_NAMES, EVENT_TRAITS, EventNameSchema } from "../schema/events.js";
+import { EVENT_TRAITS, EventNameSchema } from "../schema/events.js";
 import {
   GroupSettingSchema,
   HandlerSettingSchema,
@@ -16,6 +16,7 @@ import { isQhooksSelfCall } from "../core/selfCall.js";
 import type { SettingsSource } from "./settingsSources.js";
 import { DEFAULT_DIALECT } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
+import type { HostEventNames } from "../hosts/hostEventNames.js";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { editDistance } from "./editDistance.js";
 import { replaceLiteral } from "../text/replaceLiteral.js";
@@ -104,9 +105,10 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
   const host = hostDialect(source.dialect ?? DEFAULT_DIALECT);
   for (const [key, groups] of Object.entries(section)) {
     const eventPath = ["hooks", key];
-    const event = EventNameSchema.safeParse(key);
-    if (!event.success) {
-      warn(eventPath, `unknown event${suggestEvent(key)}; its hooks are skipped`);
+    const event = host.eventNames.toQhooks.get(key);
+    if (event === undefined) {
+      if (host.eventNames.unmapped.has(key)) warn(eventPath, `${host.name} event with no qhooks equivalent; its hooks are skipped`);
+      else warn(eventPath, `unknown event${suggestEvent(key, host.eventNames)}; its hooks are skipped`);
       continue;
     }
     if (!Array.isArray(groups)) {
@@ -121,7 +123,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
         return;
       }
       warnUnknownKeys(rawGroup, KNOWN_GROUP_KEYS, groupPath, warn);
-      const { matcher, warnings: matcherWarnings } = compileMatcher(group.data.matcher, EVENT_TRAITS[event.data]);
+      const { matcher, warnings: matcherWarnings } = compileMatcher(group.data.matcher, EVENT_TRAITS[event]);
       for (const w of matcherWarnings) warn([...groupPath, "matcher"], w);
 
       group.data.hooks.forEach((rawHandler, h) => {
@@ -135,12 +137,12 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
         // inside itself. Files named on purpose (--settings) are read as given.
         if (handler.data.type === "command" && source.explicit !== true && isQhooksSelfCall(handler.data.command)) return;
         warnUnknownKeys(rawHandler, KNOWN_HANDLER_KEYS_BY_TYPE[handler.data.type], handlerPath, warn);
-        const blockable = EVENT_TRAITS[event.data].blockDecision !== null;
+        const blockable = EVENT_TRAITS[event].blockDecision !== null;
         if (handler.data.onFailure === "block" && !blockable)
-          warn([...handlerPath, "onFailure"], `${event.data} cannot be blocked; a failure of this hook stays an error`);
+          warn([...handlerPath, "onFailure"], `${event} cannot be blocked; a failure of this hook stays an error`);
         else if (handler.data.onFailure === "block" && handler.data.async === true)
           warn([...handlerPath, "onFailure"], "an async hook never changes the outcome; a failure of this hook stays an error");
-        const hostDefault = host.defaultTimeoutSeconds(handler.data.type, event.data);
+        const hostDefault = host.defaultTimeoutSeconds(handler.data.type, event);
         let timeout = handler.data.timeout ?? hostDefault;
         if (timeout > MAX_TIMEOUT_SECONDS) {
           warn([...handlerPath, "timeout"], `${timeout} s is more than a day (milliseconds?); ${host.defaultsName} of ${hostDefault} s applies`);
@@ -152,7 +154,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
         const written = handler.data.type === "command" ? handler.data.command : describeHandler(handler.data);
         hooks.push({
           kind: handlerData.type,
-          event: event.data,
+          event,
           level: source.level,
           file: source.display,
           path: formatPath(handlerPath),
@@ -205,9 +207,14 @@ const oneLine = (text: string): string => {
   return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 };
 
-function suggestEvent(key: string): string {
-  const close = EVENT_NAMES.find((e) => e.toLowerCase() === key.toLowerCase() || editDistance(e, key) <= 2);
-  return close ? ` (did you mean ${close}?)` : ` (known: ${EVENT_NAMES.join(", ")})`;
+function suggestEvent(key: string, names: HostEventNames): string {
+  const known = [...names.toQhooks.keys()];
+  // Another host's name for one of this host's events (Claude Code's PreToolUse in Gemini CLI's file).
+  const theirs = EventNameSchema.safeParse(key);
+  const ours = theirs.success ? names.toHost.get(theirs.data) : undefined;
+  if (ours !== undefined) return ` (this host calls it ${ours})`;
+  const close = known.find((e) => e.toLowerCase() === key.toLowerCase() || editDistance(e, key) <= 2);
+  return close ? ` (did you mean ${close}?)` : ` (known: ${known.join(", ")})`;
 }
 
 /** Levenshtein distance, for did-you-mean suggestions. */

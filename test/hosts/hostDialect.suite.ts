@@ -3,6 +3,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { HostDialect } from "../../src/hosts/hostDialect.js";
 import { EVENT_NAMES } from "../../src/schema/eventNames.js";
+import type { EventName } from "../../src/schema/events.js";
+import { hostEventOf, qhooksEventOf } from "../../src/hosts/hostEventNames.js";
 import { HANDLER_TYPES, MAX_TIMEOUT_SECONDS } from "../../src/schema/settings.js";
 import { OutcomeSchema } from "../../src/schema/outcome.js";
 import { outcomeOf } from "../support/outcomes.js";
@@ -17,6 +19,8 @@ import { Sandbox, payloadFor } from "../support/sandbox.js";
  */
 export function describeHostDialect(host: HostDialect): void {
   describe(`host dialect ${host.id} (${host.name})`, () => {
+    /** The host's name for an event it fires: what its settings files and payloads say. */
+    const named = (event: EventName): string => hostEventOf(host.eventNames, event)!;
     let sb: Sandbox;
     beforeEach(() => (sb = new Sandbox()));
     afterEach(() => sb.cleanup());
@@ -35,7 +39,7 @@ export function describeHostDialect(host: HostDialect): void {
 
     it("the hooks written at each of its levels load, in level order, under that level", () => {
       for (const l of host.settingsLevels(sb.home, sb.project)) {
-        sb.file(l.path, { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo ${l.level}` }] }] } });
+        sb.file(l.path, { hooks: { [named("PreToolUse")]: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo ${l.level}` }] }] } });
       }
       const snapshot = loadSettings(discoverSettings(sb.home, sb.project, host.id));
       expect(snapshot.warnings).to.deep.equal([]);
@@ -70,7 +74,7 @@ export function describeHostDialect(host: HostDialect): void {
       const elsewhere = join(sb.root, "elsewhere");
       mkdirSync(elsewhere);
       sb.file(join(sb.project, host.projectFolder, "settings.json"), {
-        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "exit 2" }] }] },
+        hooks: { [named("PreToolUse")]: [{ matcher: "Bash", hooks: [{ type: "command", command: "exit 2" }] }] },
       });
       const [first] = host.projectDirVariables;
       expect(first).to.be.a("string");
@@ -120,6 +124,51 @@ export function describeHostDialect(host: HostDialect): void {
         expect(blocks(told), outcome.event).to.equal(blocks(plain));
         expect(/"allow"/.test(told.stdout), outcome.event).to.equal(/"allow"/.test(plain.stdout));
       }
+    });
+
+    it("names every event it fires, and maps each of its names to a qhooks event and back, one to one", () => {
+      for (const event of host.events) expect(qhooksEventOf(host.eventNames, named(event)), event).to.equal(event);
+      for (const [name, event] of host.eventNames.toQhooks) {
+        expect(hostEventOf(host.eventNames, event), name).to.equal(name);
+        expect(host.eventNames.unmapped.has(name), name).to.equal(false);
+      }
+      expect(host.eventNames.toHost.size).to.equal(host.eventNames.toQhooks.size);
+    });
+
+    it("loads the hooks of its event names; an event with no qhooks equivalent is one warning naming file and event", () => {
+      const [user] = host.settingsLevels(sb.home, sb.project);
+      const unmapped = [...host.eventNames.unmapped];
+      const hook = (command: string) => [{ hooks: [{ type: "command", command }] }];
+      sb.file(user!.path, {
+        hooks: {
+          ...Object.fromEntries(unmapped.map((name) => [name, hook(`echo ${name}`)])),
+          [named("Stop")]: hook("echo stop"),
+          NoSuchEvent: hook("echo none"),
+        },
+      });
+      const snapshot = loadSettings(discoverSettings(sb.home, sb.project, host.id));
+      expect(snapshot.hooks.map((h) => [h.event, h.command])).to.deep.equal([["Stop", "echo stop"]]);
+      expect(snapshot.warnings).to.have.length(unmapped.length + 1);
+      for (const name of unmapped)
+        expect(
+          snapshot.warnings.some((w) => w.startsWith(`${user!.display}: hooks.${name}: `)),
+          name,
+        ).to.equal(true);
+      expect(snapshot.warnings.at(-1)).to.match(new RegExp(`^${user!.display.replace(/[.]/g, "[.]")}: hooks[.]NoSuchEvent: unknown event`));
+    });
+
+    it("judges a payload that names its event in the host's words as that event", async () => {
+      sb.file(join(sb.project, host.projectFolder, "settings.json"), {
+        hooks: { [named("PreToolUse")]: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo no >&2; exit 2" }] }] },
+      });
+      const payload = { ...payloadFor("PreToolUse"), hook_event_name: named("PreToolUse") };
+      const [variable] = host.projectDirVariables;
+      const r = await sb.run(["run", named("PreToolUse"), "--dialect", host.id, "--no-log"], {
+        input: JSON.stringify(payload),
+        env: { [variable!]: sb.project },
+      });
+      const outcome = OutcomeSchema.parse(JSON.parse(r.stdout));
+      expect([outcome.event, outcome.blocked], r.stderr).to.deep.equal(["PreToolUse", true]);
     });
 
     it("answers nothing to say with an empty exit 0", () => {
