@@ -70,6 +70,7 @@ export function engineContext(setup: EngineSetup): EngineContext {
     settingsFiles,
     plugins: setup.plugins,
     baseDir: setup.baseDir,
+    env: setup.env,
   });
   const limits = limitsFromEnv(setup.env);
   const trustCommand = trustCommandLine({

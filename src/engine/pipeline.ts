@@ -1,4 +1,3 @@
-import type { Dialect } from "../hosts/hostDialect.js";
 import { connect, defer, filter, forkJoin, from, map, merge, mergeMap, of, type Observable, type OperatorFunction } from "rxjs";
 import { messageOf } from "../errors.js";
 import { aggregateStep } from "./steps/aggregateOutcome.js";
@@ -38,8 +37,6 @@ export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "l
   readonly log: EventLog;
   /** The configuration in force; called once per event, when it arrives. */
   readonly snapshot: () => SettingsSnapshot;
-  /** The host whose payloads arrive, by their event names (qhooks' own names when absent). */
-  readonly dialect?: Dialect | undefined;
   readonly inProcess?: () => readonly InProcessHandler[];
   /** QHOOKS_STOP_BLOCK_CAP; null: the event's settings snapshot (qhooks.stopBlockCap), else the default, decide. */
   readonly stopBlockCap: number | null;
