@@ -147,7 +147,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       const key = `${dialect}\0${projectDir}`;
       let stream = streams.get(key);
       if (!stream) {
-        const validate = validateStep({ projectDir, snapshot: () => judging.settings });
+        const validate = validateStep({ projectDir, snapshot: () => judging.settings, dialect });
         const match = matchStep(undefined, trustFor(projectDir, dialect), { once });
         stream = {
           judge: judgeStream({
