@@ -175,6 +175,12 @@ export interface ReadFrom {
   readonly after?: number;
 }
 
+/** A page of `settledAfter`. */
+export interface SettledPage {
+  readonly records: readonly LogRecord[];
+  readonly through: number;
+}
+
 /** The read side of the log: audits (newest first) and the integrity check. */
 export interface AuditLog {
   /**
@@ -186,6 +192,13 @@ export interface AuditLog {
   events(filter: LogFilter, limit: number): AsyncIterable<LogRecord>;
   /** Every matching event, oldest first, read page by page: what a replay re-judges. */
   read(filter: LogFilter, from?: ReadFrom): AsyncIterable<StoredEvent>;
+  /**
+   * Matching events settled (judged, recorded or rejected) in a record after `after`, in the order they settled, at
+   * most `limit`: what `qhooks log --follow` polls. `through` is where the next call starts (the last record this
+   * read saw, or the last one given when the limit cut it). An event still unfinished is not given until its outcome
+   * comes.
+   */
+  settledAfter(filter: LogFilter, after: number, limit: number): Promise<SettledPage>;
   /** How many events `read(filter)` will give. */
   count(filter: LogFilter): Promise<number>;
   replayRuns(): Promise<ReplayRun[]>;

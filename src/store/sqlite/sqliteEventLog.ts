@@ -26,6 +26,7 @@ import { GroupCommit, type Attempt } from "../journal/groupCommit.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { Projector, type ProjectorState } from "./projector.js";
 import { projectionLag } from "./projections.js";
+import { querySettled } from "./querySettled.js";
 import { countEvents, queryEvents, readEvents } from "./queryEvents.js";
 import { readEvent } from "./readEvent.js";
 import type { ReplayRun } from "../../schema/replay.js";
@@ -257,6 +258,7 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
       this,
       this.afterCatchUp(() => readEvents(this.db, filter, from?.after ?? 0)),
     );
+  settledAfter: AuditLog["settledAfter"] = async (filter, after, limit) => this.caughtUp(() => querySettled(this.db, filter, after, limit));
   count: AuditLog["count"] = async (filter) => this.caughtUp(() => countEvents(this.db, filter));
   sessions: AuditLog["sessions"] = async (filter) => this.caughtUp(() => querySessions(this.db, filter));
   stats: AuditLog["stats"] = async (filter) => this.caughtUp(() => queryStats(this.db, filter));
