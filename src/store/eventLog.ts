@@ -234,6 +234,11 @@ export interface ChainSlice {
   readonly erasures: ReadonlyMap<number, PartDigests>;
 }
 
+/** How erase and prune run: `dryRun` says what they would remove and changes nothing. */
+export interface MaintenanceOptions {
+  readonly dryRun?: boolean;
+}
+
 /** Which events `erase` removes the content of. */
 export type EraseSelector =
   /** One event (its outcome too). */
@@ -292,13 +297,15 @@ export interface PruneResult {
 export interface LogMaintenance {
   /**
    * Replaces the free-text parts of the selected events' records (payload, reason, outcome text and hook output)
-   * (`[ERASED]`; a payload becomes an object naming the erasure, schema/erasedPayload.ts), keeping their small columns (time, event, session, decision...), and appends one erasure
-   * record per record rewritten, holding the digests its parts had.
+   * with `[ERASED]` (a payload with an object naming the erasure, schema/erasedPayload.ts), keeping their small
+   * columns (time, event, session, decision...), and appends one erasure record per record rewritten, holding the
+   * digests its parts had. With `dryRun`, only counts what it would erase: the log is not changed.
    */
-  erase(selector: EraseSelector, why?: string | null): Promise<EraseResult>;
+  erase(selector: EraseSelector, why?: string | null, options?: MaintenanceOptions): Promise<EraseResult>;
   /**
    * Deletes the records older than `before` (an event and its outcome go together), keeps the hash of the last one
    * deleted as the anchor the chain starts from, appends a prune record that says so, and gives the space back.
+   * With `dryRun`, only says what it would delete (no sizes): the log is not changed.
    */
-  prune(before: Date): Promise<PruneResult>;
+  prune(before: Date, options?: MaintenanceOptions): Promise<PruneResult>;
 }

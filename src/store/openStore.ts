@@ -52,8 +52,8 @@ function lazyStore(load: () => Promise<Store>): Store {
     stats: async (filter) => (await store()).stats(filter),
     matchCounts: async (filter) => (await store()).matchCounts(filter),
     verify: async () => (await store()).verify(),
-    erase: async (selector, why) => (await store()).erase(selector, why),
-    prune: async (before) => (await store()).prune(before),
+    erase: async (selector, why, options) => (await store()).erase(selector, why, options),
+    prune: async (before, options) => (await store()).prune(before, options),
     close: async () => {
       if (loading) await (await loading).close();
     },

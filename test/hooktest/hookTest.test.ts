@@ -371,6 +371,28 @@ describe("qhooks test: hook tests made from the log", () => {
     expect(qhooksLines(empty.stderr)).to.deep.equal(["qhooks: warning: no test cases in empty.jsonl"]);
   });
 
+  it("test add saves to the test file of the host the event was judged for, unless --dialect names another", async () => {
+    guardProject();
+    sb.file(join(sb.project, ".claude", "settings.json"), {
+      hooks: { PreToolUse: [group("Bash", { command: sb.script("block-rm.sh", BLOCK_RM), name: "block-rm" })] },
+    });
+    const claudeTests = join(sb.project, ".claude", "hook-tests.jsonl");
+    const byClaude = await logged(RM, "PreToolUse", ["--dialect", "claude"]);
+    const add = await sb.run(["test", "add", String(byClaude)]);
+    expect(add.code, add.stderr).to.equal(0);
+    expect(add.stdout).to.contain(".claude/hook-tests.jsonl, line 1: PreToolUse Bash expects deny");
+    expect(lines(claudeTests)).to.have.length(1);
+    expect(existsSync(testFile)).to.equal(false);
+    // Named, the host wins over the event's own.
+    expect((await sb.run(["test", "add", String(byClaude), "--dialect", "qoder"])).code).to.equal(0);
+    expect(lines(testFile)).to.have.length(1);
+    // An event judged for Qoder goes to .qoder/.
+    const byQoder = await logged(LS, "PreToolUse", ["--dialect", "qoder"]);
+    expect((await sb.run(["test", "add", String(byQoder)])).code).to.equal(0);
+    expect(lines(testFile)).to.have.length(2);
+    expect(lines(claudeTests)).to.have.length(1);
+  });
+
   it("qhooks schema hook-test describes the lines qhooks test add writes (checked with a JSON Schema validator)", async () => {
     guardProject();
     const seq = await logged(RM);

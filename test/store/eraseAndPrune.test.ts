@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
 import { REPO_ROOT, Sandbox, group, payloadFor } from "../support/sandbox.js";
@@ -23,6 +23,36 @@ describe("qhooks erase and qhooks prune", function () {
     }
   }
   const verify = () => sb.run(["verify"]);
+  /** The log's files as bytes: a dry run must leave every one of them as it was. */
+  const logBytes = () => [sb.db, `${sb.db}-wal`, `${sb.db}-shm`].map((f) => (existsSync(f) ? readFileSync(f).toString("base64") : null));
+
+  it("erase --dry-run and prune --dry-run say what would go and leave the log's files byte for byte as they were", async () => {
+    await seed(["alpha-ssn-123", "beta"]);
+    const before = logBytes();
+    const erase = await sb.run(["erase", "--pattern", "alpha-ssn-123", "--dry-run"]);
+    expect(erase.code, erase.stderr).to.equal(0);
+    expect(erase.stdout).to.equal("Would erase the content of 1 event (2 records); nothing was changed (--dry-run).\n");
+    const eraseJson = await sb.run(["erase", "--pattern", "alpha-ssn-123", "--dry-run", "--json"]);
+    expect(JSON.parse(eraseJson.stdout)).to.deep.equal({ dryRun: true, events: 1, records: 2, leftovers: [] });
+    const prune = await sb.run(["prune", "--before", "now", "--dry-run", "--json"]);
+    expect(prune.code, prune.stderr).to.equal(0);
+    const planned = JSON.parse(prune.stdout) as { dryRun: boolean; records: number; events: number; from: number };
+    expect(planned).to.include({ dryRun: true, events: 2 });
+    const pruneText = await sb.run(["prune", "--before", "now", "--dry-run"]);
+    expect(pruneText.stdout).to.match(
+      /^Would prune \d+ records \(2 events\) older than .*; the log would start at record \d+\. Nothing was changed \(--dry-run\)\.\n$/,
+    );
+    expect(logBytes(), "the log's files are unchanged").to.deep.equal(before);
+    expect(sqlite3(sb.db, "SELECT count(*) FROM journal WHERE instr(body, 'alpha-ssn-123')").trim()).to.equal("1");
+
+    // What the dry runs said is what the real commands then do.
+    expect(JSON.parse((await sb.run(["erase", "--pattern", "alpha-ssn-123", "--json"])).stdout)).to.include({ events: 1, records: 2 });
+    const erasedAgain = await sb.run(["erase", "--pattern", "alpha-ssn-123", "--dry-run"]);
+    expect(erasedAgain.stdout).to.equal("Nothing to erase: no event matches that has content left.\n");
+    const pruned = JSON.parse((await sb.run(["prune", "--before", "now", "--json"])).stdout) as { records: number; events: number; from: number };
+    expect(pruned.events).to.equal(2);
+    expect(pruned.records, "the erase added records since").to.be.at.least(planned.records);
+  });
 
   it("erase: the content goes from the file, verify reports the records as erased; editing an erased record by hand is still caught", async () => {
     await seed(["alpha-ssn-123", "beta", "gamma"]);

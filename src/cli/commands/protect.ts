@@ -16,6 +16,7 @@ export const EraseFlagsSchema = z.object({
   session: z.string().min(1, { error: "--session: expected a session id" }).optional(),
   pattern: z.string().min(1, { error: "--pattern: expected the text to erase (not empty)" }).optional(),
   why: z.string().max(200, { error: "--why: at most 200 characters" }).optional(),
+  dryRun: z.boolean().default(false),
   json: z.boolean().default(false),
 });
 
@@ -27,13 +28,12 @@ export async function eraseCommand(flags: z.infer<typeof EraseFlagsSchema>, cont
     flags.seq !== undefined ? { seq: Number(flags.seq) } : flags.session !== undefined ? { sessionId: flags.session } : { pattern: flags.pattern! };
   const log = openStore(context.dbPath, { mustExist: true, writer: context.env.QHOOKS_WRITER || undefined });
   try {
-    const result = await log.erase(selector, flags.why ?? null);
-    if (flags.json) out(JSON.stringify(result));
+    const result = await log.erase(selector, flags.why ?? null, { dryRun: flags.dryRun });
+    const events = `${result.events} event${result.events === 1 ? "" : "s"} (${result.records} record${result.records === 1 ? "" : "s"})`;
+    if (flags.json) out(JSON.stringify(flags.dryRun ? { dryRun: true, ...result } : result));
     else if (result.events === 0) out("Nothing to erase: no event matches that has content left.");
-    else
-      out(
-        `Erased the content of ${result.events} event${result.events === 1 ? "" : "s"} (${result.records} record${result.records === 1 ? "" : "s"}); qhooks verify reports them as erased.`,
-      );
+    else if (flags.dryRun) out(`Would erase the content of ${events}; nothing was changed (--dry-run).`);
+    else out(`Erased the content of ${events}; qhooks verify reports them as erased.`);
     sayLeftovers(result.leftovers);
     return EXIT.ok;
   } finally {
@@ -43,6 +43,7 @@ export async function eraseCommand(flags: z.infer<typeof EraseFlagsSchema>, cont
 
 export const PruneFlagsSchema = z.object({
   before: z.string().optional(),
+  dryRun: z.boolean().default(false),
   json: z.boolean().default(false),
   utc: z.boolean().default(false),
 });
@@ -61,9 +62,13 @@ export async function pruneCommand(flags: z.infer<typeof PruneFlagsSchema>, cont
   if (before.getTime() > Date.now()) throw new QhooksError("usage", `${from} ${JSON.stringify(spec)}: in the future; that would delete every record`);
   const log = openStore(context.dbPath, { mustExist: true, writer: context.env.QHOOKS_WRITER || undefined });
   try {
-    const result = await log.prune(before);
-    if (flags.json) out(JSON.stringify(result));
+    const result = await log.prune(before, { dryRun: flags.dryRun });
+    if (flags.json) out(JSON.stringify(flags.dryRun ? { dryRun: true, ...result } : result));
     else if (result.records === 0) out(`Nothing older than ${before.toISOString()} to prune.`);
+    else if (flags.dryRun)
+      out(
+        `Would prune ${result.records} records (${result.events} events) older than ${before.toISOString()}; the log would start at record ${result.from}. Nothing was changed (--dry-run).`,
+      );
     else {
       const mb = (n: number | null) => (n === null ? "?" : `${(n / 1024 / 1024).toFixed(1)} MB`);
       // A PostgreSQL log gives its space back to the server as it vacuums, not at once: no size to report.

@@ -46,7 +46,9 @@ export async function testAddCommand(seqArg: string, flags: TestAddFlags, contex
     if (logged === null) throw new QhooksError("usage", await notInLog(log, seq));
     const made = caseFromEvent(logged, flags);
     if (!made.ok) throw new QhooksError("usage", made.problem.message);
-    const { file, shown } = testFile(flags.file, context);
+    // The test file of the host the event was judged for, unless the person names one (--dialect, $QHOOKS_DIALECT).
+    const dialect = context.dialectNamed ? context.dialect : (logged.dialect ?? context.dialect);
+    const { file, shown } = testFile(flags.file, { ...context, dialect });
     const line = appendCase(file, made.testCase, shown);
     const text = stdoutText(context);
     const { name, event, expect } = made.testCase;

@@ -10,13 +10,15 @@ export const erase: CommandSpec = {
       .option("--session <id>", "every event of a session")
       .option("--pattern <text>", "every event whose payload, reason or hook output holds this text (case-sensitive, not a regex)")
       .option("--why <text>", "kept with the erasure records")
-      .option("--json", "{events, records}")
+      .option("--dry-run", "say how many events would be erased; change nothing")
+      .option("--json", "{events, records, leftovers} (with --dry-run: dryRun true)")
       .addHelpText(
         "after",
         `
 The time, event, session, tool, project and decision of each event stay; qhooks verify reports the records as erased.
 
 Examples:
+  qhooks erase --pattern 'sk-live-1234' --dry-run   # which events hold it
   qhooks erase --pattern 'sk-live-1234'        # a secret found later
   qhooks erase --session 3f2a9b1c --why "user request"`,
       ),

@@ -7,11 +7,13 @@ export const prune: CommandSpec = {
   define: (c) =>
     c
       .option("--before <when>", 'a span (90d, 12w) or a date; default: "qhooks": {"retention": "90d"} of the user-level settings')
-      .option("--json", "{records, events, from, bytesBefore, bytesAfter}")
+      .option("--dry-run", "say what would be deleted; change nothing")
+      .option("--json", "{records, events, from, bytesBefore, bytesAfter, leftovers} (with --dry-run: dryRun true, no sizes)")
       .addHelpText(
         "after",
         `
 Examples:
+  qhooks prune --before 90d --dry-run         # how much would go
   qhooks prune --before 90d
   qhooks prune --before 2026-01-01`,
       ),

@@ -11,6 +11,7 @@ import {
   type AuditLog,
   type EraseResult,
   type EraseSelector,
+  type MaintenanceOptions,
   type EventLog,
   type LogEntry,
   type LogMaintenance,
@@ -24,7 +25,7 @@ import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../journ
 import { GroupCommit, type Attempt } from "../journal/groupCommit.js";
 import { toLogRecord, toStoredEvent, type EventListRow, type EventReadRow } from "../journal/eventRows.js";
 import { DISPATCH_DEADLINE_MS, connect, describePgError, dropClient, endClient, isConnectionError, shownUrl } from "./connection.js";
-import { eraseEvents, pruneChains } from "./maintenance.js";
+import { eraseEvents, erasePlan, pruneChains } from "./maintenance.js";
 import { appendRecords, type AppendTarget } from "./appendRecords.js";
 import { migratePg } from "./migrations.js";
 import { verifyChains } from "./verifyChain.js";
@@ -272,12 +273,12 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     }
   }
 
-  async erase(selector: EraseSelector, why: string | null = null): Promise<EraseResult> {
-    return this.maintain((client) => eraseEvents(client, this.writer, selector, why));
+  async erase(selector: EraseSelector, why: string | null = null, options: MaintenanceOptions = {}): Promise<EraseResult> {
+    return this.maintain((client) => (options.dryRun ? erasePlan(client, selector) : eraseEvents(client, this.writer, selector, why)));
   }
 
-  async prune(before: Date): Promise<PruneResult> {
-    return this.maintain((client) => pruneChains(client, this.writer, before));
+  async prune(before: Date, options: MaintenanceOptions = {}): Promise<PruneResult> {
+    return this.maintain((client) => pruneChains(client, this.writer, before, options));
   }
 
   async verify(): Promise<VerifyResult> {

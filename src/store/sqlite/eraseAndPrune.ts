@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { messageOf } from "../../errors.js";
 import type { EraseResult, EraseSelector, Leftover, PruneResult } from "../eventLog.js";
 import { guarded, upToDate, writeStep, type OpenLog } from "./logAccess.js";
-import { eraseEvents, PRUNE_STEP_RECORDS, pruneCut, pruneStep } from "./maintenance.js";
+import { eraseEvents, erasePlan, PRUNE_STEP_RECORDS, pruneCut, prunePlan, pruneStep } from "./maintenance.js";
 import { emptyWal, rewriteFile, withSecureDelete } from "./scrub.js";
 
 /**
@@ -17,6 +17,19 @@ export async function eraseLog(log: OpenLog, selector: EraseSelector, why: strin
     // Rewritten also when nothing new matched: an earlier erase's rewrite may have been cut short.
     return { ...erased, leftovers: await scrub(log) };
   });
+}
+
+/**
+ * What eraseLog would erase, read from the journal alone: the projections are not brought up to date and nothing
+ * is written, so the log's files stay byte for byte as they were.
+ */
+export async function erasePreview(log: OpenLog, selector: EraseSelector): Promise<EraseResult> {
+  return { ...guarded(log, () => erasePlan(log.db, selector)), leftovers: [] };
+}
+
+/** What pruneLog would delete, read only as erasePreview is; no sizes (the file is not rewritten). */
+export async function prunePreview(log: OpenLog, before: Date): Promise<PruneResult> {
+  return { ...guarded(log, () => prunePlan(log.db, before)), bytesBefore: null, bytesAfter: null, leftovers: [] };
 }
 
 export async function pruneLog(log: OpenLog, before: Date): Promise<PruneResult> {

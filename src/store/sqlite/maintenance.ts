@@ -74,6 +74,33 @@ export function eraseEvents(db: Database, selector: EraseSelector, why: string |
     .immediate();
 }
 
+/** What eraseEvents would rewrite, read only: the selected events that have a record not erased before. */
+export function erasePlan(db: Database, selector: EraseSelector): { events: number; records: number } {
+  const left = db.prepare(
+    `SELECT count(*) AS n FROM journal r WHERE ((r.seq = @seq AND r.kind = 'event') OR (r.ref = @seq AND r.kind IN ('outcome', 'hook')))
+     AND NOT EXISTS (SELECT 1 FROM journal x WHERE x.kind = 'erasure' AND x.ref = r.seq)`,
+  );
+  let events = 0;
+  let records = 0;
+  for (const seq of selectedEvents(db, selector)) {
+    const n = (left.get({ seq }) as { n: number }).n;
+    if (n > 0) events++;
+    records += n;
+  }
+  return { events, records };
+}
+
+/** What pruning before `before` would delete, read only: the records before the cut, and the first one kept. */
+export function prunePlan(db: Database, before: Date): { records: number; events: number; from: number | null } {
+  const target = pruneCut(db, before);
+  if (target === null) return { records: 0, events: 0, from: null };
+  const counted = db.prepare("SELECT count(*) AS records, count(*) FILTER (WHERE kind = 'event') AS events FROM journal WHERE seq < ?").get(target.cut) as {
+    records: number;
+    events: number;
+  };
+  return { ...counted, from: target.cut };
+}
+
 /** Records deleted per transaction: each step holds the write lock briefly, then lets other writers in. */
 export const PRUNE_STEP_RECORDS = 20_000;
 

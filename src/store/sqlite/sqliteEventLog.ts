@@ -11,13 +11,14 @@ import {
   type AuditLog,
   type EraseResult,
   type EraseSelector,
+  type MaintenanceOptions,
   type EventLog,
   type LogEntry,
   type LogMaintenance,
   type LogWarning,
   type PruneResult,
 } from "../eventLog.js";
-import { eraseLog, pruneLog } from "./eraseAndPrune.js";
+import { eraseLog, erasePreview, pruneLog, prunePreview } from "./eraseAndPrune.js";
 import { guarded, guardedRows, upToDate } from "./logAccess.js";
 import { wellFormed } from "../journal/hashFormat.js";
 import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../journal/prepareAppend.js";
@@ -266,12 +267,12 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
   verify: AuditLog["verify"] = async () => guarded(this, () => verifyChain(this.db));
   chainSlice: NonNullable<AuditLog["chainSlice"]> = async (selection) => this.caughtUp(() => chainSlice(this.db, selection));
 
-  async erase(selector: EraseSelector, why: string | null = null): Promise<EraseResult> {
-    return eraseLog(this, selector, why);
+  async erase(selector: EraseSelector, why: string | null = null, options: MaintenanceOptions = {}): Promise<EraseResult> {
+    return options.dryRun ? erasePreview(this, selector) : eraseLog(this, selector, why);
   }
 
-  async prune(before: Date): Promise<PruneResult> {
-    return pruneLog(this, before);
+  async prune(before: Date, options: MaintenanceOptions = {}): Promise<PruneResult> {
+    return options.dryRun ? prunePreview(this, before) : pruneLog(this, before);
   }
 
   /** For logAccess.ts: runs `work` while the projector thread keeps off the write lock. */

@@ -620,6 +620,10 @@ export function eventLogSuite(backend: StoreBackend): void {
           await judged(log, at(1), "b");
           await judged(log, at(2), "b");
           await judged(log, at(3), "c");
+          const dry = await log.erase({ sessionId: "b" }, null, { dryRun: true });
+          expect(dry, "a dry run counts what would go").to.deep.equal({ events: 2, records: 4, leftovers: [] });
+          expect(JSON.stringify(await all(log.events({}, 10))), "and changes nothing").to.contain("secret-b");
+          expect(await log.verify()).to.deep.include({ ok: true, erased: 0 });
           expect(await log.erase({ sessionId: "b" })).to.deep.include({ events: 2, records: 4 });
           expect(await log.erase({ pattern: "secret-c" })).to.deep.include({ events: 1, records: 2 });
           await judged(log, at(4), "d");
@@ -636,7 +640,16 @@ export function eventLogSuite(backend: StoreBackend): void {
           const kept = await judged(log, at(60), "new");
           await record(log, { ts: at(61), event: "Stop", sessionId: "both", decision: "block", hooks: [{ name: "keep-going", decision: "block" }] });
           expect(await log.count({})).to.equal(4);
+          const dry = await log.prune(at(30), { dryRun: true });
+          expect(await log.count({}), "a dry run deletes nothing").to.equal(4);
+          expect(await log.event(old1)).to.not.equal(null);
           const pruned = await log.prune(at(30));
+          expect(dry, "a dry run says what the prune then does").to.deep.include({
+            records: pruned.records,
+            events: pruned.events,
+            from: pruned.from,
+            leftovers: [],
+          });
           expect(pruned).to.include({ events: 2, from: kept });
           expect(pruned.records).to.be.at.least(4);
           expect(await log.count({})).to.equal(2);
