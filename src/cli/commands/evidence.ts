@@ -3,6 +3,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import { isPostgresUrl, openStore } from "../../store/openStore.js";
+import { recordSignedHead } from "../../store/signedHeads.js";
 import { keyFingerprint, logKeyPair, publicKeyFileOf, publicKeyText } from "../../store/logKey.js";
 import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
@@ -28,6 +29,7 @@ export async function exportEvidenceCommand(flags: z.infer<typeof ExportEvidence
     if (key.made) warn(`made the log's key pair: ${key.file} (private, keep it) and ${publicKeyFileOf(context.dbPath)} (give it to whoever checks evidence)`);
     const evidence = await buildEvidence(log, { sessions: flags.sessions, since }, key);
     if (evidence === null) throw new QhooksError("usage", "no event matches: nothing to take evidence of");
+    recordSignedHead(context.dbPath, { log: evidence.log, ...evidence.head });
     const temporary = `${flags.evidence}.${process.pid}.tmp`;
     try {
       writeFileSync(temporary, `${JSON.stringify(evidence, null, 1)}\n`, { mode: 0o600 });
