@@ -3,7 +3,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import { isPostgresUrl, openStore } from "../../store/openStore.js";
-import { recordSignedHead } from "../../store/signedHeads.js";
+import { readSignedHeads, recordSignedHead } from "../../store/signedHeads.js";
 import { keyFingerprint, logKeyPair, publicKeyFileOf, publicKeyText } from "../../store/logKey.js";
 import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
@@ -27,7 +27,9 @@ export async function exportEvidenceCommand(flags: z.infer<typeof ExportEvidence
   try {
     const key = logKeyPair(context.dbPath);
     if (key.made) warn(`made the log's key pair: ${key.file} (private, keep it) and ${publicKeyFileOf(context.dbPath)} (give it to whoever checks evidence)`);
-    const evidence = await buildEvidence(log, { sessions: flags.sessions, since }, key);
+    const earlier = readSignedHeads(context.dbPath);
+    if (earlier.problem !== null) throw new QhooksError("integrity", `${earlier.problem} (run qhooks verify)`);
+    const evidence = await buildEvidence(log, { sessions: flags.sessions, since }, key, new Date(), earlier.heads);
     if (evidence === null) throw new QhooksError("usage", "no event matches: nothing to take evidence of");
     recordSignedHead(context.dbPath, { log: evidence.log, ...evidence.head });
     const temporary = `${flags.evidence}.${process.pid}.tmp`;
@@ -93,8 +95,8 @@ export function verdictLines(v: Extract<EvidenceVerdict, { ok: true }>): string[
     ? `key ${v.head.key}, the key given with --key`
     : `key ${v.head.key}, as the file itself names it (pass --key <log>.pub to check whose it is)`;
   return [
-    `ok: ${n} record${n === 1 ? "" : "s"} of log ${v.log}${sessions}, records ${v.records[0]} to ${v.records[n - 1]}, in this order, unaltered since the head (record ${v.head.seq}) was signed at ${v.head.time} by ${key}`,
+    `ok: ${n} record${n === 1 ? "" : "s"} of log ${v.log}${sessions}, records ${v.records[0]} to ${v.records[n - 1]}, in this order, unaltered since the head (record ${v.since.seq}) was signed at ${v.since.time} by ${key}${v.since.seq !== v.head.seq ? ` (and the head at record ${v.head.seq} at ${v.head.time})` : ""}`,
     `proves: these records, with these numbers and in this order, are in the log's hash chain as shown, and the signed head covers them${v.erased.length ? `; ${v.erased.length} of them erased (records ${v.erased.join(", ")}: their text is gone, the digests it had are kept)` : ""}`,
-    `does not prove: that the selection is complete (the ${v.links} other record${v.links === 1 ? "" : "s"} from ${v.from} to ${v.head.seq} ${v.links === 1 ? "is a link" : "are links"}, content not shown), what the log held before record ${v.from} or after record ${v.head.seq}, that ${v.head.time} is the true time (the signer's clock), who holds the key, or what an erased record's text was`,
+    `does not prove: that the selection is complete (the ${v.links} other record${v.links === 1 ? "" : "s"} from ${v.from} to ${v.head.seq} ${v.links === 1 ? "is a link" : "are links"}, content not shown), what the log held before record ${v.from} or after record ${v.head.seq}, that ${v.since.time} is the true time (the signer's clock), who holds the key, or what an erased record's text was`,
   ];
 }
