@@ -4,7 +4,7 @@ import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import { isPostgresUrl, openStore } from "../../store/openStore.js";
 import { readSignedHeads, recordSignedHead } from "../../store/signedHeads.js";
-import { keyFingerprint, logKeyPair, publicKeyFileOf, publicKeyText } from "../../store/logKey.js";
+import { keyFingerprint, logKeyPair, publicKeyFileOf, publicKeyText, signHead } from "../../store/logKey.js";
 import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { parseTimeArg } from "../timeArg.js";
@@ -44,6 +44,27 @@ export async function exportEvidenceCommand(flags: z.infer<typeof ExportEvidence
       `wrote ${flags.evidence}: ${records} record${records === 1 ? "" : "s"} and the head (record ${evidence.head.seq}) signed by key ${keyFingerprint(evidence.head.publicKey)} (${publicKeyFileOf(context.dbPath)})`,
     );
     return EXIT.ok;
+  } finally {
+    await log.close();
+  }
+}
+
+/**
+ * Signs the head of a local log at record `seq` (what `ship` just copied through) and keeps it in `<log>.heads`, so
+ * that the log is held to it from then on. A key that cannot be used is a warning: the records shipped anyway.
+ */
+export async function signShippedHead(logPath: string, seq: number): Promise<void> {
+  const log = openStore(logPath, { mustExist: true });
+  try {
+    // Made quietly here (a shipper runs unattended): docs/evidence.md says where the pair is.
+    const key = logKeyPair(logPath);
+    const { logId, hashes } = await log.recordHashes!([seq]);
+    const hash = hashes.get(seq);
+    if (hash === undefined) return;
+    const head = { log: logId, seq, hash, time: new Date().toISOString() };
+    recordSignedHead(logPath, { ...head, publicKey: publicKeyText(key.publicKey), signature: signHead(key.privateKey, head) });
+  } catch (e) {
+    warn(`the shipped head was not signed: ${(e as Error).message.split("\n", 1)[0]}`);
   } finally {
     await log.close();
   }
