@@ -1,7 +1,7 @@
 import { createPublicKey, verify, type KeyObject } from "node:crypto";
 import { EvidenceSchema, type Evidence, type EvidenceEntry } from "../schema/evidence.js";
 import { linkHash, recordHash } from "../store/journal/hashFormat.js";
-import type { ErasureBody } from "../store/journal/erasure.js";
+import { erasedParts, type ErasureBody } from "../store/journal/erasure.js";
 import { keyFingerprint, publicKeyText, signedHeadText } from "../store/logKey.js";
 
 /**
@@ -115,7 +115,14 @@ function checkChain(evidence: Evidence): ChainVerdict {
       const computed = recordHash(content, previous, evidence.log, entry.erased);
       if (computed === null) return fail(`record ${seq} has hash format ${content.format}, which this qhooks does not know`);
       if (computed !== hash) return fail(`record ${seq} (${content.kind}) does not match its hash: altered, or moved from elsewhere`);
-      if (entry.erased) erased.push(seq);
+      if (entry.erased) {
+        // Its text is not covered by its hash any more: it must read as erased, not as anything someone wrote there.
+        const as = erasedParts(content);
+        if (as.reason !== content.reason || as.body !== content.body || as.outcome !== content.outcome) {
+          return fail(`record ${seq} (${content.kind}) is shown as erased but holds text that is not erased: altered`);
+        }
+        erased.push(seq);
+      }
       if (content.kind === "erasure") {
         const body = parseErasure(content.body);
         if (body) erasuresShown.set(body.seq, digestsText(body.parts));

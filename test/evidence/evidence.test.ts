@@ -216,6 +216,13 @@ describe("evidence: qhooks export --evidence, qhooks verify --evidence", () => {
       }),
       new RegExp(`record ${erasedSeq} \\(event\\) does not match its hash`),
     );
+    await expectRejected(
+      tampered((e) => {
+        const entry = e.chain.find((x) => "record" in x && x.record.seq === erasedSeq)!;
+        if ("record" in entry) entry.record.body = "{\"tool_input\":{\"command\":\"echo harmless\"}}";
+      }),
+      new RegExp(`record ${erasedSeq} \\(event\\) is shown as erased but holds text that is not erased`),
+    );
   });
 
   it("a private key file others can read (0644) is refused in one line, and nothing is written", async () => {
