@@ -4,6 +4,7 @@ import { EVIDENCE_FORMAT, type Evidence, type EvidenceEntry } from "../schema/ev
 import type { AuditLog, EvidenceSelection } from "../store/eventLog.js";
 import { contentDigest } from "../store/journal/hashFormat.js";
 import { publicKeyText, signHead } from "../store/logKey.js";
+import type { SignedHeadLine } from "../store/signedHeads.js";
 import { checkEvidence } from "./verifyEvidence.js";
 
 /**
@@ -16,6 +17,7 @@ export async function buildEvidence(
   selection: EvidenceSelection,
   key: { readonly privateKey: KeyObject; readonly publicKey: KeyObject },
   now: Date = new Date(),
+  earlier: readonly SignedHeadLine[] = [],
 ): Promise<Evidence | null> {
   if (!log.chainSlice) throw new QhooksError("usage", "--evidence works on a SQLite log only for now (ship's source, the laptop's log, can give it)");
   const slice = await log.chainSlice(selection);
@@ -33,13 +35,21 @@ export async function buildEvidence(
   });
   const last = slice.rows[slice.rows.length - 1]!;
   const head = { seq: last.seq, hash: last.hash, time: now.toISOString() };
+  const publicKey = publicKeyText(key.publicKey);
+  const lastSelected = Math.max(...slice.selected);
+  const seen = new Set<number>();
+  const checkpoints = earlier
+    .filter((h) => h.log === slice.logId && h.publicKey === publicKey && h.seq >= lastSelected && h.seq < last.seq && !seen.has(h.seq) && seen.add(h.seq))
+    .sort((a, b) => a.seq - b.seq)
+    .map(({ seq, hash, time, publicKey, signature }) => ({ seq, hash, time, publicKey, signature }));
   const evidence: Evidence = {
     format: EVIDENCE_FORMAT,
     log: slice.logId,
     selection: { sessions: [...selection.sessions], since: selection.since?.toISOString() ?? null },
     from: { seq: slice.from.seq, hash: slice.from.hash },
     chain,
-    head: { ...head, publicKey: publicKeyText(key.publicKey), signature: signHead(key.privateKey, { log: slice.logId, ...head }) },
+    head: { ...head, publicKey, signature: signHead(key.privateKey, { log: slice.logId, ...head }) },
+    ...(checkpoints.length ? { checkpoints } : {}),
   };
   const check = checkEvidence(evidence, null);
   if (!check.ok) throw new QhooksError("integrity", `the log does not verify, so no evidence is signed: ${check.problem} (run qhooks verify)`);

@@ -1,7 +1,7 @@
 import { createPublicKey, verify, type KeyObject } from "node:crypto";
 import { EvidenceSchema, type Evidence, type EvidenceEntry } from "../schema/evidence.js";
 import { linkHash, recordHash } from "../store/journal/hashFormat.js";
-import type { ErasureBody } from "../store/journal/erasure.js";
+import { erasedParts, type ErasureBody } from "../store/journal/erasure.js";
 import { keyFingerprint, publicKeyText, signedHeadText } from "../store/logKey.js";
 
 /**
@@ -21,13 +21,15 @@ export type EvidenceVerdict =
       readonly links: number;
       readonly from: number;
       readonly head: { readonly seq: number; readonly hash: string; readonly time: string; readonly key: string };
+      /** The earliest head signed at or after the last record (the head itself when no earlier one is in the file). */
+      readonly since: { readonly seq: number; readonly time: string };
       /** The key was the one given (--key), not only the one the file names. */
       readonly keyPinned: boolean;
       readonly sessions: readonly string[];
     }
   | { readonly ok: false; readonly problem: string };
 
-const fail = (problem: string): EvidenceVerdict => ({ ok: false, problem });
+const fail = (problem: string): Extract<EvidenceVerdict, { ok: false }> => ({ ok: false, problem });
 
 /** The evidence in `text`, checked; `pinnedKey` is the public key it must be signed with (SPKI DER base64), if any. */
 export function verifyEvidence(text: string, pinnedKey: string | null): EvidenceVerdict {
@@ -63,9 +65,21 @@ export function checkEvidence(evidence: Evidence, pinnedKey: string | null): Evi
   if (pinnedKey !== null && pinnedKey !== publicKeyText(key)) {
     return fail(`the head is signed by key ${fingerprint}, not by the key given (${keyFingerprint(pinnedKey)}): re-signed by someone else`);
   }
+  const lastRecord = chain.records[chain.records.length - 1]!;
+  let since: { seq: number; time: string } = { seq: head.seq, time: head.time };
+  for (const point of evidence.checkpoints ?? []) {
+    if (point.publicKey !== head.publicKey) return fail(`the head signed at record ${point.seq} is signed by another key than the last head`);
+    if (chain.hashes.get(point.seq) !== point.hash) return fail(`the head signed at ${point.time} (record ${point.seq}) does not match the chain: altered`);
+    if (!verify(null, Buffer.from(signedHeadText({ log: evidence.log, ...point }), "utf8"), key, Buffer.from(point.signature, "base64"))) {
+      return fail(`the head signed at record ${point.seq} has a signature that is not its key's: altered`);
+    }
+    if (point.seq >= lastRecord && point.seq < since.seq) since = { seq: point.seq, time: point.time };
+  }
+  const { hashes: _hashes, ...shown } = chain;
   return {
-    ...chain,
+    ...shown,
     head: { seq: head.seq, hash: head.hash, time: head.time, key: fingerprint },
+    since,
     keyPinned: pinnedKey !== null,
     sessions: evidence.selection.sessions,
   };
@@ -73,7 +87,9 @@ export function checkEvidence(evidence: Evidence, pinnedKey: string | null): Evi
 
 const seqOf = (entry: EvidenceEntry): number => ("record" in entry ? entry.record.seq : entry.seq);
 
-type ChainVerdict = Omit<Extract<EvidenceVerdict, { ok: true }>, "head" | "keyPinned" | "sessions"> | Extract<EvidenceVerdict, { ok: false }>;
+type ChainVerdict =
+  | (Omit<Extract<EvidenceVerdict, { ok: true }>, "head" | "keyPinned" | "sessions" | "since"> & { readonly hashes: ReadonlyMap<number, string> })
+  | Extract<EvidenceVerdict, { ok: false }>;
 
 /** The chain from `from` to the head, recomputed; an erased record must have its erasure record in the file. */
 function checkChain(evidence: Evidence): ChainVerdict {
@@ -83,6 +99,8 @@ function checkChain(evidence: Evidence): ChainVerdict {
   const erased: number[] = [];
   const erasuresShown = new Map<number, string>();
   let links = 0;
+  const wanted = new Set((evidence.checkpoints ?? []).map((c) => c.seq));
+  const hashes = new Map<number, string>();
   for (const [index, entry] of evidence.chain.entries()) {
     const seq = seqOf(entry);
     if (seq !== expected) {
@@ -97,7 +115,14 @@ function checkChain(evidence: Evidence): ChainVerdict {
       const computed = recordHash(content, previous, evidence.log, entry.erased);
       if (computed === null) return fail(`record ${seq} has hash format ${content.format}, which this qhooks does not know`);
       if (computed !== hash) return fail(`record ${seq} (${content.kind}) does not match its hash: altered, or moved from elsewhere`);
-      if (entry.erased) erased.push(seq);
+      if (entry.erased) {
+        // Its text is not covered by its hash any more: it must read as erased, not as anything someone wrote there.
+        const as = erasedParts(content);
+        if (as.reason !== content.reason || as.body !== content.body || as.outcome !== content.outcome) {
+          return fail(`record ${seq} (${content.kind}) is shown as erased but holds text that is not erased: altered`);
+        }
+        erased.push(seq);
+      }
       if (content.kind === "erasure") {
         const body = parseErasure(content.body);
         if (body) erasuresShown.set(body.seq, digestsText(body.parts));
@@ -109,6 +134,7 @@ function checkChain(evidence: Evidence): ChainVerdict {
       previous = linkHash(evidence.log, seq, previous, entry.digest);
       links++;
     }
+    if (wanted.has(seq)) hashes.set(seq, previous);
     expected++;
   }
   const { head } = evidence;
@@ -121,7 +147,7 @@ function checkChain(evidence: Evidence): ChainVerdict {
     }
   }
   if (records.length === 0) return fail("the file holds no record, only links");
-  return { ok: true, log: evidence.log, records, erased, links, from: evidence.from.seq + 1 };
+  return { ok: true, log: evidence.log, records, erased, links, from: evidence.from.seq + 1, hashes };
 }
 
 const digestsText = (parts: { readonly reason: string; readonly body: string; readonly outcome: string }): string =>

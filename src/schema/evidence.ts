@@ -85,5 +85,10 @@ export const EvidenceSchema = z.strictObject({
   /** Every record from `from.seq + 1` to `head.seq`, in order: selected ones whole, the others as links. */
   chain: z.array(EvidenceEntrySchema).min(1),
   head: SignedHeadSchema,
+  /**
+   * Heads the same key signed earlier (at earlier exports, kept in `<log>.heads`), at records from the last selected
+   * one to the head: the earliest says since when the records are unaltered. Absent when there is none.
+   */
+  checkpoints: z.array(SignedHeadSchema).optional(),
 });
 export type Evidence = z.infer<typeof EvidenceSchema>;

@@ -93,6 +93,8 @@ export const VerifyResultSchema = z.discriminatedUnion("ok", [
     erased: z.number().int().optional(),
     /** The first record checked: 1, or the record after the anchor older records were pruned to. */
     from: z.number().int().optional(),
+    /** SQLite: the heads the log's key signed (`<log>.heads`) that were checked against the chain and still match. */
+    signedHeads: z.number().int().optional(),
   }),
   z.object({
     ok: z.literal(false),

@@ -212,6 +212,8 @@ export interface AuditLog {
    * where the backend cannot give it yet (PostgreSQL).
    */
   chainSlice?(selection: EvidenceSelection): Promise<ChainSlice | null>;
+  /** The log's id and the hashes of the records with these seqs (those that exist): what signed heads are checked against. */
+  recordHashes?(seqs: readonly number[]): Promise<{ readonly logId: string; readonly hashes: ReadonlyMap<number, string> }>;
   close(): Promise<void>;
 }
 

@@ -216,6 +216,13 @@ describe("evidence: qhooks export --evidence, qhooks verify --evidence", () => {
       }),
       new RegExp(`record ${erasedSeq} \\(event\\) does not match its hash`),
     );
+    await expectRejected(
+      tampered((e) => {
+        const entry = e.chain.find((x) => "record" in x && x.record.seq === erasedSeq)!;
+        if ("record" in entry) entry.record.body = "{\"tool_input\":{\"command\":\"echo harmless\"}}";
+      }),
+      new RegExp(`record ${erasedSeq} \\(event\\) is shown as erased but holds text that is not erased`),
+    );
   });
 
   it("a private key file others can read (0644) is refused in one line, and nothing is written", async () => {
@@ -252,5 +259,28 @@ describe("evidence: qhooks export --evidence, qhooks verify --evidence", () => {
     expect(verdict.ok).to.equal(true);
     expect(checkEvidence(pristine, pristine.head.publicKey)).to.deep.include({ ok: true, keyPinned: true });
     if (verdict.ok) expect(verdictLines(verdict).map((l) => l.split(":")[0])).to.deep.equal(["ok", "proves", "does not prove"]);
+  });
+
+  it("a later export carries the heads signed earlier after the records: unaltered since the first of them", async () => {
+    const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "b", tool_input: { command: "echo six" } }), ["--db", sb.db]);
+    expect(r.code, r.stderr).to.equal(0);
+    const later = join(sb.root, "later.json");
+    const exported = await sb.run(["--db", sb.db, "export", "--evidence", later, "--session", "a"]);
+    expect(exported.code, exported.stderr).to.equal(0);
+    const evidence = JSON.parse(readFileSync(later, "utf8")) as Evidence;
+    expect(evidence.checkpoints?.map((c) => c.seq)).to.deep.equal([pristine.head.seq]);
+    expect(evidence.head.seq).to.be.greaterThan(pristine.head.seq);
+    const v = await verify(later, "--key", `${sb.db}.pub`);
+    expect(v.code, v.stderr).to.equal(0);
+    expect(v.stdout).to.include(`unaltered since the head (record ${pristine.head.seq}) was signed at ${pristine.head.time}`);
+    expect(v.stdout).to.include(`(and the head at record ${evidence.head.seq} at ${evidence.head.time})`);
+    const target = join(sb.root, "later-tampered.json");
+    const bad = structuredClone(evidence);
+    bad.checkpoints![0]!.time = "2020-01-01T00:00:00.000Z";
+    writeFileSync(target, JSON.stringify(bad));
+    await expectRejected(target, new RegExp(`the head signed at record ${pristine.head.seq} has a signature that is not its key's`));
+    bad.checkpoints![0]!.hash = "0".repeat(64);
+    writeFileSync(target, JSON.stringify(bad));
+    await expectRejected(target, /does not match the chain: altered/);
   });
 });

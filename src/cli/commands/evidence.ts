@@ -3,7 +3,8 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import { isPostgresUrl, openStore } from "../../store/openStore.js";
-import { keyFingerprint, logKeyPair, publicKeyFileOf, publicKeyText } from "../../store/logKey.js";
+import { readSignedHeads, recordSignedHead } from "../../store/signedHeads.js";
+import { keyFingerprint, logKeyPair, publicKeyFileOf, publicKeyText, signHead } from "../../store/logKey.js";
 import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { parseTimeArg } from "../timeArg.js";
@@ -26,8 +27,11 @@ export async function exportEvidenceCommand(flags: z.infer<typeof ExportEvidence
   try {
     const key = logKeyPair(context.dbPath);
     if (key.made) warn(`made the log's key pair: ${key.file} (private, keep it) and ${publicKeyFileOf(context.dbPath)} (give it to whoever checks evidence)`);
-    const evidence = await buildEvidence(log, { sessions: flags.sessions, since }, key);
+    const earlier = readSignedHeads(context.dbPath);
+    if (earlier.problem !== null) throw new QhooksError("integrity", `${earlier.problem} (run qhooks verify)`);
+    const evidence = await buildEvidence(log, { sessions: flags.sessions, since }, key, new Date(), earlier.heads);
     if (evidence === null) throw new QhooksError("usage", "no event matches: nothing to take evidence of");
+    recordSignedHead(context.dbPath, { log: evidence.log, ...evidence.head });
     const temporary = `${flags.evidence}.${process.pid}.tmp`;
     try {
       writeFileSync(temporary, `${JSON.stringify(evidence, null, 1)}\n`, { mode: 0o600 });
@@ -40,6 +44,27 @@ export async function exportEvidenceCommand(flags: z.infer<typeof ExportEvidence
       `wrote ${flags.evidence}: ${records} record${records === 1 ? "" : "s"} and the head (record ${evidence.head.seq}) signed by key ${keyFingerprint(evidence.head.publicKey)} (${publicKeyFileOf(context.dbPath)})`,
     );
     return EXIT.ok;
+  } finally {
+    await log.close();
+  }
+}
+
+/**
+ * Signs the head of a local log at record `seq` (what `ship` just copied through) and keeps it in `<log>.heads`, so
+ * that the log is held to it from then on. A key that cannot be used is a warning: the records shipped anyway.
+ */
+export async function signShippedHead(logPath: string, seq: number): Promise<void> {
+  const log = openStore(logPath, { mustExist: true });
+  try {
+    // Made quietly here (a shipper runs unattended): docs/evidence.md says where the pair is.
+    const key = logKeyPair(logPath);
+    const { logId, hashes } = await log.recordHashes!([seq]);
+    const hash = hashes.get(seq);
+    if (hash === undefined) return;
+    const head = { log: logId, seq, hash, time: new Date().toISOString() };
+    recordSignedHead(logPath, { ...head, publicKey: publicKeyText(key.publicKey), signature: signHead(key.privateKey, head) });
+  } catch (e) {
+    warn(`the shipped head was not signed: ${(e as Error).message.split("\n", 1)[0]}`);
   } finally {
     await log.close();
   }
@@ -91,8 +116,8 @@ export function verdictLines(v: Extract<EvidenceVerdict, { ok: true }>): string[
     ? `key ${v.head.key}, the key given with --key`
     : `key ${v.head.key}, as the file itself names it (pass --key <log>.pub to check whose it is)`;
   return [
-    `ok: ${n} record${n === 1 ? "" : "s"} of log ${v.log}${sessions}, records ${v.records[0]} to ${v.records[n - 1]}, in this order, unaltered since the head (record ${v.head.seq}) was signed at ${v.head.time} by ${key}`,
+    `ok: ${n} record${n === 1 ? "" : "s"} of log ${v.log}${sessions}, records ${v.records[0]} to ${v.records[n - 1]}, in this order, unaltered since the head (record ${v.since.seq}) was signed at ${v.since.time} by ${key}${v.since.seq !== v.head.seq ? ` (and the head at record ${v.head.seq} at ${v.head.time})` : ""}`,
     `proves: these records, with these numbers and in this order, are in the log's hash chain as shown, and the signed head covers them${v.erased.length ? `; ${v.erased.length} of them erased (records ${v.erased.join(", ")}: their text is gone, the digests it had are kept)` : ""}`,
-    `does not prove: that the selection is complete (the ${v.links} other record${v.links === 1 ? "" : "s"} from ${v.from} to ${v.head.seq} ${v.links === 1 ? "is a link" : "are links"}, content not shown), what the log held before record ${v.from} or after record ${v.head.seq}, that ${v.head.time} is the true time (the signer's clock), who holds the key, or what an erased record's text was`,
+    `does not prove: that the selection is complete (the ${v.links} other record${v.links === 1 ? "" : "s"} from ${v.from} to ${v.head.seq} ${v.links === 1 ? "is a link" : "are links"}, content not shown), what the log held before record ${v.from} or after record ${v.head.seq}, that ${v.since.time} is the true time (the signer's clock), who holds the key, or what an erased record's text was`,
   ];
 }

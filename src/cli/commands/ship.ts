@@ -36,6 +36,7 @@ export async function shipCommand(flags: ShipFlags, context: CliContext): Promis
         ? `shipped ${done.shipped} records of log ${done.logId} to ${to} (through record ${done.head})`
         : `up to date: log ${done.logId} has ${done.head} records in ${to}`,
     );
+    if (done.shipped > 0) await (await import("./evidence.js")).signShippedHead(context.dbPath, done.head);
     if (done.skipped > 0) warn(`${done.skipped} records of log ${done.logId} were pruned from it before they shipped: the central database goes on after them`);
   };
   if (!flags.watch) {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
-import type { SessionRow, Stats } from "../../schema/logRecord.js";
-import { openStore } from "../../store/openStore.js";
+import type { SessionRow, Stats, VerifyResult } from "../../schema/logRecord.js";
+import { isPostgresUrl, openStore, type Store } from "../../store/openStore.js";
 import { timeWindow } from "../filterFlags.js";
 import { FormatFlagsSchema, resolveFormat } from "../output/formats.js";
 import { decisionStyle } from "../output/colour.js";
@@ -127,7 +127,8 @@ export const VerifyFlagsSchema = z.object({ json: z.boolean().default(false) });
 export async function verifyCommand(flags: z.infer<typeof VerifyFlagsSchema>, context: CliContext): Promise<number> {
   const log = openStore(context.dbPath, { mustExist: true });
   try {
-    const result = await log.verify();
+    const chain = await log.verify();
+    const result = chain.ok ? await checkSignedHeads(log, context.dbPath, chain) : chain;
     if (flags.json) out(JSON.stringify(result));
     if (!result.ok)
       throw new QhooksError(
@@ -138,6 +139,7 @@ export async function verifyCommand(flags: z.infer<typeof VerifyFlagsSchema>, co
       const notes = [
         result.from !== undefined && result.from > 1 ? `from record ${result.from}: older records were pruned` : null,
         result.erased ? `${result.erased} erased` : null,
+        result.signedHeads ? `${result.signedHeads} signed head${result.signedHeads === 1 ? " still matches" : "s still match"}` : null,
       ].filter((n) => n !== null);
       out(`ok: ${result.records} records${notes.length ? ` (${notes.join("; ")})` : ""}`);
     }
@@ -145,6 +147,30 @@ export async function verifyCommand(flags: z.infer<typeof VerifyFlagsSchema>, co
   } finally {
     await log.close();
   }
+}
+
+/**
+ * The heads the log's key signed (`<log>.heads`, one per evidence export) against the chain as it is now: a head
+ * whose record is gone means records were cut off the end after it was signed; one whose record has another hash, a
+ * chain rewritten since. Heads of another log id (a log replaced since) and of pruned records are not checked.
+ */
+async function checkSignedHeads(log: Store, location: string, chain: Extract<VerifyResult, { ok: true }>): Promise<VerifyResult> {
+  if (isPostgresUrl(location) || !log.recordHashes) return chain;
+  const { readSignedHeads } = await import("../../store/signedHeads.js");
+  const { heads, problem } = readSignedHeads(location);
+  const broken = (firstBad: number, why: string): VerifyResult => ({ ok: false, records: chain.records, firstBad, problem: why });
+  if (problem !== null) return broken(chain.records + 1, problem);
+  if (heads.length === 0) return chain;
+  const { logId, hashes } = await log.recordHashes(heads.map((h) => h.seq));
+  let checked = 0;
+  for (const head of heads) {
+    if (head.log !== logId || head.seq < (chain.from ?? 1)) continue;
+    const hash = hashes.get(head.seq);
+    if (hash === undefined) return broken(head.seq, `the head signed at ${head.time} is gone: records cut off the end of the log after it was signed`);
+    if (hash !== head.hash) return broken(head.seq, `it is not the record whose head was signed at ${head.time}: the log was rewritten after it was signed`);
+    checked++;
+  }
+  return { ...chain, signedHeads: checked };
 }
 
 /** `stats --hooks`: the per-hook table with the slowest run and when each hook last ran. */

@@ -52,3 +52,15 @@ export function chainSlice(db: Database, selection: EvidenceSelection): ChainSli
     return { logId, from, rows, selected, erasures };
   })();
 }
+
+/** The log's id and the hashes of the records with these seqs, where they exist. */
+export function recordHashes(db: Database, seqs: readonly number[]): { logId: string; hashes: Map<number, string> } {
+  const logId = (db.prepare("SELECT value FROM log_meta WHERE key = 'log_id'").get() as { value: string } | undefined)?.value ?? "";
+  const one = db.prepare("SELECT hash FROM journal WHERE seq = ?").pluck();
+  const hashes = new Map<number, string>();
+  for (const seq of seqs) {
+    const hash = one.get(seq) as string | undefined;
+    if (hash !== undefined) hashes.set(seq, hash);
+  }
+  return { logId, hashes };
+}

@@ -33,7 +33,7 @@ import { readEvent } from "./readEvent.js";
 import type { ReplayRun } from "../../schema/replay.js";
 import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js";
 import { verifyChain } from "./verifyChain.js";
-import { chainSlice } from "./chainSlice.js";
+import { chainSlice, recordHashes } from "./chainSlice.js";
 import { replayRuns } from "./replayRuns.js";
 import { APPEND_BUDGET_MS, isBusy, isLocked, READ_SPIN_MS, whileBusy, WRITE_SPIN_MS } from "./busy.js";
 import { describeSqliteError } from "./openErrors.js";
@@ -266,6 +266,7 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
   matchCounts: AuditLog["matchCounts"] = async (filter) => this.caughtUp(() => queryMatchCounts(this.db, filter));
   verify: AuditLog["verify"] = async () => guarded(this, () => verifyChain(this.db));
   chainSlice: NonNullable<AuditLog["chainSlice"]> = async (selection) => this.caughtUp(() => chainSlice(this.db, selection));
+  recordHashes: NonNullable<AuditLog["recordHashes"]> = async (seqs) => guarded(this, () => recordHashes(this.db, seqs));
 
   async erase(selector: EraseSelector, why: string | null = null, options: MaintenanceOptions = {}): Promise<EraseResult> {
     return options.dryRun ? erasePreview(this, selector) : eraseLog(this, selector, why);
