@@ -1,4 +1,4 @@
-import { attestLoad } from "../loadAttestation.js";
+import { attestLoad } from "../../engine/loadAttestation.js";
 import type { DoctorRule } from "../rule.js";
 
 export const hooksNotLoaded: DoctorRule = {

@@ -1,4 +1,4 @@
-import { splitWarnings, type SplitWarning } from "../readerWarnings.js";
+import { splitWarnings, type SplitWarning } from "../../engine/readerWarnings.js";
 import type { DoctorRule, RawFinding } from "../rule.js";
 
 /** Warnings a rule of its own reports (once, with its fix): refused matcher regexes, onFailure where it does nothing. */
