@@ -15,9 +15,12 @@ import type { SelectedHook } from "./hookDescriptor.js";
 export const InProcessResultSchema = lazy(() => HandlerVerdictSchema.optional());
 export type InProcessResult = z.infer<typeof InProcessResultSchema>;
 
-/** Reads a finished run of `spec` as a decision: exit codes and JSON for commands, return values for in-process handlers (docs/hooks.md). */
-export function interpretRun(event: EventName, spec: SelectedHook, run: HookRun): JudgedHook {
-  return blockOnFailure(event, spec, readRun(event, spec, run));
+/**
+ * Reads a finished run of `spec` as a decision: exit codes and JSON for commands, return values for in-process handlers
+ * (docs/hooks.md). `readOutput` puts a command's stdout JSON written for another host in the shape read here.
+ */
+export function interpretRun(event: EventName, spec: SelectedHook, run: HookRun, readOutput?: (output: unknown) => unknown): JudgedHook {
+  return blockOnFailure(event, spec, readRun(event, spec, run, readOutput));
 }
 
 /** Results that say the hook could not give a decision: what `onFailure: "block"` turns into a block. */
@@ -40,7 +43,7 @@ function blockOnFailure(event: EventName, spec: SelectedHook, judged: JudgedHook
   };
 }
 
-function readRun(event: EventName, spec: SelectedHook, run: HookRun): JudgedHook {
+function readRun(event: EventName, spec: SelectedHook, run: HookRun, readOutput?: (output: unknown) => unknown): JudgedHook {
   const traits = EVENT_TRAITS[event];
   const base: HookResult = {
     name: spec.name,
@@ -116,6 +119,7 @@ function readRun(event: EventName, spec: SelectedHook, run: HookRun): JudgedHook
             const cut = run.truncated ? ", and was cut at the output cap" : "";
             return failed("invalid-output", `stdout starts with { but is not valid JSON (${describeJsonError(text, e)})${cut}`, output);
           }
+          if (readOutput !== undefined) json = readOutput(json);
           const verdict = HOOK_OUTPUT_SCHEMAS[event].safeParse(json);
           if (verdict.success) return decided(verdict.data, output);
           const issue = firstIssueLine(verdict.error);

@@ -70,6 +70,7 @@ export function engineContext(setup: EngineSetup): EngineContext {
     settingsFiles,
     plugins: setup.plugins,
     baseDir: setup.baseDir,
+    env: setup.env,
   });
   const limits = limitsFromEnv(setup.env);
   const trustCommand = trustCommandLine({
@@ -100,6 +101,7 @@ export function engineContext(setup: EngineSetup): EngineContext {
       log: parts.log,
       source: parts.source,
       snapshot: parts.snapshot,
+      dialect: setup.dialect,
       ...(parts.services ? { services: parts.services } : {}),
       ...(parts.background ? { background: parts.background } : {}),
       ...(parts.inProcess ? { inProcess: parts.inProcess } : {}),

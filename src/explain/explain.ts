@@ -1,5 +1,6 @@
 import { selectHooks } from "../engine/steps/matchHooks.js";
 import { parsePayload } from "../payload/parsePayload.js";
+import { hostDialect } from "../hosts/hosts.js";
 import type { EventDetail } from "../schema/eventDetail.js";
 import type { EventName } from "../schema/events.js";
 import type { Explanation } from "../schema/explanation.js";
@@ -77,7 +78,8 @@ export interface ExplainPayloadOptions {
  * others would not. No hook runs, so no decision is given.
  */
 export function explainPayload(options: ExplainPayloadOptions): { ok: true; explanation: Explanation } | { ok: false; problem: ExplainProblem } {
-  const parsed = parsePayload(options.input, { event: options.event, projectDir: options.projectDir });
+  const hostEvents = options.dialect === undefined ? undefined : hostDialect(options.dialect).eventNames;
+  const parsed = parsePayload(options.input, { event: options.event, projectDir: options.projectDir, hostEvents });
   if (!parsed.ok) return { ok: false, problem: { kind: "invalid-payload", message: parsed.value.error } };
   const valid = parsed.value;
   // The engine `qhooks run` would assemble for these options: the same settings and the same trust.

@@ -5,6 +5,8 @@ import type { Outcome } from "../schema/outcome.js";
 import { toHookProtocol } from "../output/hookProtocol.js";
 import type { HandlerType } from "../schema/settings.js";
 import type { HostDialect } from "./hostDialect.js";
+import { QHOOKS_EVENT_NAMES } from "./hostEventNames.js";
+import { disableAllHooksKey, NO_HOOK_SETTING_KEYS } from "./hostSettingKeys.js";
 
 /** Where Claude Code reads managed settings files, by platform (Windows is out of qhooks' scope). */
 const MANAGED_DIRS: Partial<Record<NodeJS.Platform, string>> = {
@@ -57,6 +59,10 @@ export const claudeHost: HostDialect = {
   projectDirVariables: ["CLAUDE_PROJECT_DIR", "QODERCN_PROJECT_DIR"],
   loadsEnabledPlugins: true,
   events: EVENT_NAMES,
+  eventNames: QHOOKS_EVENT_NAMES,
+  hookSettingKeys: NO_HOOK_SETTING_KEYS,
+  disablesAllHooks: disableAllHooksKey,
+  timeoutUnit: "seconds",
   callsQhooksFromOutsideLevels: true,
   defaultTimeoutSeconds,
   defaultsName: "Claude Code's default",

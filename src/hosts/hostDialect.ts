@@ -4,6 +4,7 @@ import type { Outcome } from "../schema/outcome.js";
 import type { HookProtocolReply } from "../output/hookProtocol.js";
 
 import type { Dialect } from "../schema/dialect.js";
+import type { HostEventNames } from "./hostEventNames.js";
 
 export { DIALECTS, type Dialect } from "../schema/dialect.js";
 /** Without `--dialect` or $QHOOKS_DIALECT. */
@@ -11,7 +12,8 @@ export const DEFAULT_DIALECT: Dialect = "qoder";
 
 /** Where a host keeps one level of its hook settings. */
 export interface SettingsLevel {
-  readonly level: "user" | "project" | "local";
+  /** `system-defaults` and `system`: a host's machine-wide files below and above the others (Gemini CLI's). */
+  readonly level: "system-defaults" | "user" | "project" | "local" | "system";
   readonly path: string;
   /** How messages name the file: `~/.claude/settings.json`, `.claude/settings.json`... */
   readonly display: string;
@@ -36,8 +38,11 @@ export interface HostDialect {
   readonly id: Dialect;
   /** The product, for messages: "Claude Code". */
   readonly name: string;
-  /** Its settings levels, lowest priority first: a later level's hooks are listed after, and its settings win. */
-  settingsLevels(homeDir: string, projectDir: string): readonly SettingsLevel[];
+  /**
+   * Its settings levels, lowest priority first: a later level's hooks are listed after, and its settings win. `env`
+   * may move the machine-wide ones (the documented places when absent).
+   */
+  settingsLevels(homeDir: string, projectDir: string, env?: Readonly<Record<string, string | undefined>>): readonly SettingsLevel[];
   /** The folder of a project that holds this host's settings (`.claude`): the project's hook tests live there too. */
   readonly projectFolder: string;
   /** The variables the host sets to the project's directory, the one to prefer first. */
@@ -46,6 +51,25 @@ export interface HostDialect {
   readonly loadsEnabledPlugins: boolean;
   /** The events the host fires: what a recorder installed in front of it listens to. */
   readonly events: readonly EventName[];
+  /**
+   * Its names for events, both ways: the keys of its settings' `hooks` sections and its payloads' `hook_event_name`
+   * (Gemini CLI's `BeforeTool` is `PreToolUse`), and the events it has that qhooks has not.
+   */
+  readonly eventNames: HostEventNames;
+  /**
+   * Keys its files hold that qhooks reads nothing from but accepts without a warning: in the `hooks` section (Gemini
+   * CLI's old `enabled`), in a matcher group (`sequential`), in a hook (`description`).
+   */
+  readonly hookSettingKeys: { readonly section: readonly string[]; readonly group: readonly string[]; readonly handler: readonly string[] };
+  /** Whether a settings document switches all hooks off (true), on (false), or says nothing (null). */
+  disablesAllHooks(document: Readonly<Record<string, unknown>>): boolean | null;
+  /** The unit of a hook's `timeout` in its files. */
+  readonly timeoutUnit: "seconds" | "milliseconds";
+  /**
+   * A hook's stdout JSON, written for this host, in the shape qhooks reads (Claude Code's); absent where it is that
+   * shape already. `payload` is the event's, for answers that change part of it.
+   */
+  readonly readHookOutput?: (event: EventName, output: unknown, payload: Readonly<Record<string, unknown>>) => unknown;
   /**
    * Whether `qhooks run --format hook` may read this host's own levels: true where the entries that call qhooks live
    * in files qhooks never reads (Claude Code's managed settings), false where they would be among the levels read

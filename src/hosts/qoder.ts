@@ -4,6 +4,8 @@ import type { Outcome } from "../schema/outcome.js";
 import { toHookProtocol } from "../output/hookProtocol.js";
 import { DEFAULT_TIMEOUT_SECONDS } from "../schema/settings.js";
 import type { HostDialect } from "./hostDialect.js";
+import { QHOOKS_EVENT_NAMES } from "./hostEventNames.js";
+import { disableAllHooksKey, NO_HOOK_SETTING_KEYS } from "./hostSettingKeys.js";
 
 /**
  * Qoder CN CLI shows the person nothing of a hook's exit 0 (no `systemMessage` line): the one channel is the stderr of
@@ -24,6 +26,10 @@ export const qoderHost: HostDialect = {
   projectDirVariables: ["QODERCN_PROJECT_DIR"],
   loadsEnabledPlugins: false,
   events: CLASSIC_EVENT_NAMES,
+  eventNames: QHOOKS_EVENT_NAMES,
+  hookSettingKeys: NO_HOOK_SETTING_KEYS,
+  disablesAllHooks: disableAllHooksKey,
+  timeoutUnit: "seconds",
   callsQhooksFromOutsideLevels: false,
   // The seed's one default for every handler type and event.
   defaultTimeoutSeconds: () => DEFAULT_TIMEOUT_SECONDS,

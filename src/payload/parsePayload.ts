@@ -2,6 +2,7 @@ import { describeJsonError } from "../json/describeJsonError.js";
 import { quoteValue } from "../text/oneLine.js";
 import { EVENT_NAMES, EVENT_TRAITS, PAYLOAD_SCHEMAS, matchValueOf, type EventName } from "../schema/events.js";
 import { firstIssueLine } from "../schema/zodIssues.js";
+import type { HostEventNames } from "../hosts/hostEventNames.js";
 
 /** Largest payload accepted, in bytes of JSON. */
 export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
@@ -37,6 +38,11 @@ export interface ParsePayloadOptions {
   readonly event?: EventName | undefined;
   /** Fills in a missing `cwd`. */
   readonly projectDir: string;
+  /**
+   * The names of the host that sent it: a `hook_event_name` in the host's words (Gemini CLI's `BeforeTool`) stands for
+   * its qhooks event, and a missing one is filled in with the host's name. qhooks' own names when absent.
+   */
+  readonly hostEvents?: HostEventNames | undefined;
 }
 
 /**
@@ -74,11 +80,14 @@ export function parsePayload(input: string | object, options: ParsePayloadOption
   const named = fields.hook_event_name;
   let event = options.event;
   if (named !== undefined) {
-    // A known name is a key of EVENT_TRAITS (what EventNameSchema accepts, without a zod parse per event).
-    if (typeof named !== "string" || !Object.hasOwn(EVENT_TRAITS, named)) {
-      return reject(event ?? null, sessionId, `payload names an unknown hook_event_name ${quoteValue(named)} (known: ${EVENT_NAMES.join(", ")})`, text);
+    // The host's name first; else a known name is a key of EVENT_TRAITS (what EventNameSchema accepts, without a zod
+    // parse per event).
+    const translated = typeof named === "string" ? options.hostEvents?.toQhooks.get(named) : undefined;
+    if (translated === undefined && (typeof named !== "string" || !Object.hasOwn(EVENT_TRAITS, named))) {
+      const known = options.hostEvents ? [...options.hostEvents.toQhooks.keys()] : EVENT_NAMES;
+      return reject(event ?? null, sessionId, `payload names an unknown hook_event_name ${quoteValue(named)} (known: ${known.join(", ")})`, text);
     }
-    const parsed = named as EventName;
+    const parsed = translated ?? (named as EventName);
     if (event !== undefined && parsed !== event) {
       return reject(event, sessionId, `payload's hook_event_name is ${parsed}, but the event is ${event}`, text);
     }
@@ -90,7 +99,7 @@ export function parsePayload(input: string | object, options: ParsePayloadOption
   if (!checked.success) return reject(event, sessionId, `invalid ${event} payload: ${firstIssueLine(checked.error)}`, text);
 
   const filled: Record<string, unknown> = {};
-  if (named === undefined) filled.hook_event_name = event;
+  if (named === undefined) filled.hook_event_name = options.hostEvents?.toHost.get(event) ?? event;
   if (fields.cwd === undefined) filled.cwd = options.projectDir;
   if ((event === "Stop" || event === "SubagentStop") && fields.stop_hook_active === undefined) filled.stop_hook_active = false;
 

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { EVENT_NAMES, EVENT_TRAITS, EventNameSchema } from "../schema/events.js";
+import { EVENT_TRAITS, EventNameSchema } from "../schema/events.js";
 import {
   GroupSettingSchema,
   HandlerSettingSchema,
@@ -16,6 +16,7 @@ import { isQhooksSelfCall } from "../core/selfCall.js";
 import type { SettingsSource } from "./settingsSources.js";
 import { DEFAULT_DIALECT } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
+import type { HostEventNames } from "../hosts/hostEventNames.js";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { editDistance } from "./editDistance.js";
 import { replaceLiteral } from "../text/replaceLiteral.js";
@@ -95,18 +96,21 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
     typeof enabled === "object" && enabled !== null && !Array.isArray(enabled)
       ? Object.entries(enabled).flatMap(([id, on]) => (typeof on === "boolean" ? [[id, on] as const] : []))
       : [];
-  // The hosts' own switch (Claude Code's): only a boolean means anything; anything else is the host's to complain about.
-  const disableAllHooks = typeof file.data.disableAllHooks === "boolean" ? file.data.disableAllHooks : null;
+  const host = hostDialect(source.dialect ?? DEFAULT_DIALECT);
+  // The host's own switch (Claude Code's `disableAllHooks`, Gemini CLI's `hooksConfig.enabled`).
+  const disableAllHooks = host.disablesAllHooks(file.data);
   const section = file.data.hooks;
   if (section === undefined) return { hooks: [], qhooks, enabledPlugins, disableAllHooks, hooksSection: undefined };
 
   const hooks: DeclaredHook[] = [];
-  const host = hostDialect(source.dialect ?? DEFAULT_DIALECT);
+  const groupKeys = withKeys(KNOWN_GROUP_KEYS, host.hookSettingKeys.group);
   for (const [key, groups] of Object.entries(section)) {
+    if (host.hookSettingKeys.section.includes(key)) continue;
     const eventPath = ["hooks", key];
-    const event = EventNameSchema.safeParse(key);
-    if (!event.success) {
-      warn(eventPath, `unknown event${suggestEvent(key)}; its hooks are skipped`);
+    const event = host.eventNames.toQhooks.get(key);
+    if (event === undefined) {
+      if (host.eventNames.unmapped.has(key)) warn(eventPath, `${host.name} event with no qhooks equivalent; its hooks are skipped`);
+      else warn(eventPath, `unknown event${suggestEvent(key, host.eventNames, host.name)}; its hooks are skipped`);
       continue;
     }
     if (!Array.isArray(groups)) {
@@ -120,8 +124,8 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
         warnIssue(groupPath, group.error, "this group is skipped");
         return;
       }
-      warnUnknownKeys(rawGroup, KNOWN_GROUP_KEYS, groupPath, warn);
-      const { matcher, warnings: matcherWarnings } = compileMatcher(group.data.matcher, EVENT_TRAITS[event.data]);
+      warnUnknownKeys(rawGroup, groupKeys, groupPath, warn);
+      const { matcher, warnings: matcherWarnings } = compileMatcher(group.data.matcher, EVENT_TRAITS[event]);
       for (const w of matcherWarnings) warn([...groupPath, "matcher"], w);
 
       group.data.hooks.forEach((rawHandler, h) => {
@@ -134,37 +138,44 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
         // qhooks' own entry (`qhooks install --scope managed`, the old hand-made recipe) in a level it reads: running it would run qhooks
         // inside itself. Files named on purpose (--settings) are read as given.
         if (handler.data.type === "command" && source.explicit !== true && isQhooksSelfCall(handler.data.command)) return;
-        warnUnknownKeys(rawHandler, KNOWN_HANDLER_KEYS_BY_TYPE[handler.data.type], handlerPath, warn);
-        const blockable = EVENT_TRAITS[event.data].blockDecision !== null;
+        warnUnknownKeys(rawHandler, withKeys(KNOWN_HANDLER_KEYS_BY_TYPE[handler.data.type], host.hookSettingKeys.handler), handlerPath, warn);
+        const blockable = EVENT_TRAITS[event].blockDecision !== null;
         if (handler.data.onFailure === "block" && !blockable)
-          warn([...handlerPath, "onFailure"], `${event.data} cannot be blocked; a failure of this hook stays an error`);
+          warn([...handlerPath, "onFailure"], `${event} cannot be blocked; a failure of this hook stays an error`);
         else if (handler.data.onFailure === "block" && handler.data.async === true)
           warn([...handlerPath, "onFailure"], "an async hook never changes the outcome; a failure of this hook stays an error");
-        const hostDefault = host.defaultTimeoutSeconds(handler.data.type, event.data);
-        let timeout = handler.data.timeout ?? hostDefault;
+        const hostDefault = host.defaultTimeoutSeconds(handler.data.type, event);
+        const written = writtenTimeout(handler.data.timeout, host.timeoutUnit);
+        let timeout = written ?? hostDefault;
         if (timeout > MAX_TIMEOUT_SECONDS) {
           warn([...handlerPath, "timeout"], `${timeout} s is more than a day (milliseconds?); ${host.defaultsName} of ${hostDefault} s applies`);
+          timeout = hostDefault;
+        } else if (host.timeoutUnit === "milliseconds" && timeout < MIN_MILLISECONDS_TIMEOUT_SECONDS) {
+          warn(
+            [...handlerPath, "timeout"],
+            `${handler.data.timeout} ms is less than a tenth of a second (${host.name} reads milliseconds: seconds?); ${host.defaultsName} of ${hostDefault} s applies`,
+          );
           timeout = hostDefault;
         }
         const plugin = source.plugin ?? null;
         const handlerData: HandlerSetting =
           handler.data.type === "command" && plugin ? { ...handler.data, command: expandPluginPaths(handler.data.command, plugin) } : handler.data;
-        const written = handler.data.type === "command" ? handler.data.command : describeHandler(handler.data);
+        const shown = handler.data.type === "command" ? handler.data.command : describeHandler(handler.data);
         hooks.push({
           kind: handlerData.type,
-          event: event.data,
+          event,
           level: source.level,
           file: source.display,
           path: formatPath(handlerPath),
           matcherSource: group.data.matcher ?? null,
           matcher,
-          command: handlerData.type === "command" ? handlerData.command : written,
-          written,
+          command: handlerData.type === "command" ? handlerData.command : shown,
+          written: shown,
           handler: handlerData,
           // A plugin's hooks are named after it, so that logs and stats tell two plugins' `hooks/check.sh` apart.
-          name: handler.data.name ?? (plugin ? `${plugin.name}: ${written}` : written),
+          name: handler.data.name ?? (plugin ? `${plugin.name}: ${shown}` : shown),
           timeoutMs: Math.round(timeout * 1000),
-          timeoutSetting: timeout === handler.data.timeout ? "settings" : "host-default",
+          timeoutSetting: timeout === written ? "settings" : "host-default",
           plugin,
           shadow: handler.data.mode === "shadow",
         });
@@ -173,6 +184,16 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
   }
   return { hooks, qhooks, enabledPlugins, disableAllHooks, hooksSection: section };
 }
+
+/** A timeout below this, in a host's file that counts milliseconds, was almost certainly meant in seconds. */
+const MIN_MILLISECONDS_TIMEOUT_SECONDS = 0.1;
+
+/** A hook's `timeout` in seconds, from the unit its host's files count in. */
+const writtenTimeout = (timeout: number | undefined, unit: "seconds" | "milliseconds"): number | undefined =>
+  timeout === undefined || unit === "seconds" ? timeout : timeout / 1000;
+
+/** qhooks' keys and the host's own, which qhooks accepts without reading them. */
+const withKeys = (known: ReadonlySet<string>, more: readonly string[]): ReadonlySet<string> => (more.length === 0 ? known : new Set([...known, ...more]));
 
 /** Keys qhooks does not read: one warning per entry, naming each (with a likely intended key). */
 function warnUnknownKeys(raw: unknown, known: ReadonlySet<string>, path: PropertyKey[], warn: Warn): void {
@@ -205,9 +226,14 @@ const oneLine = (text: string): string => {
   return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 };
 
-function suggestEvent(key: string): string {
-  const close = EVENT_NAMES.find((e) => e.toLowerCase() === key.toLowerCase() || editDistance(e, key) <= 2);
-  return close ? ` (did you mean ${close}?)` : ` (known: ${EVENT_NAMES.join(", ")})`;
+function suggestEvent(key: string, names: HostEventNames, hostName: string): string {
+  const known = [...names.toQhooks.keys()];
+  // Another host's name for one of this host's events (Claude Code's PreToolUse in Gemini CLI's file).
+  const theirs = EventNameSchema.safeParse(key);
+  const ours = theirs.success ? names.toHost.get(theirs.data) : undefined;
+  if (ours !== undefined) return ` (${hostName} calls it ${ours})`;
+  const close = known.find((e) => e.toLowerCase() === key.toLowerCase() || editDistance(e, key) <= 2);
+  return close ? ` (did you mean ${close}?)` : ` (known: ${known.join(", ")})`;
 }
 
 /** Levenshtein distance, for did-you-mean suggestions. */

@@ -16,6 +16,8 @@ export interface SettingsChoice {
   readonly plugins?: readonly string[] | undefined;
   /** Where relative `settingsFiles` and `plugins` are resolved. */
   readonly baseDir: string;
+  /** What may move a host's machine-wide settings files ($GEMINI_CLI_SYSTEM_SETTINGS_PATH). */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 export interface SettingsPlan {
@@ -29,7 +31,7 @@ export function planSettings(choice: SettingsChoice): SettingsPlan {
   const sources =
     choice.settingsFiles !== undefined
       ? explicitSettings(choice.settingsFiles, choice.baseDir, dialect, choice.projectDir)
-      : discoverSettings(choice.homeDir, choice.projectDir, dialect);
+      : discoverSettings(choice.homeDir, choice.projectDir, dialect, choice.env);
   const folders = (choice.plugins ?? []).map((p) => (isAbsolute(p) ? p : resolve(choice.baseDir, p)));
   return {
     sources,
@@ -43,5 +45,5 @@ export function dialectOf(asked: string | undefined, env: Readonly<Record<string
   if (value === undefined) return DEFAULT_DIALECT;
   if ((DIALECTS as readonly string[]).includes(value)) return value as Dialect;
   const where = asked === undefined ? `QHOOKS_DIALECT=${value}` : `--dialect ${value}`;
-  throw new QhooksError("usage", `${where}: expected ${DIALECTS.join(" or ")}`);
+  throw new QhooksError("usage", `${where}: expected ${DIALECTS.slice(0, -1).join(", ")} or ${DIALECTS.at(-1)}`);
 }

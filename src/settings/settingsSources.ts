@@ -20,10 +20,15 @@ export interface SettingsSource {
   readonly dialect?: Dialect;
 }
 
-/** The three settings levels of a host (user, project, local), lowest priority first. */
-export function discoverSettings(homeDir: string, projectDir: string, dialect: Dialect = DEFAULT_DIALECT): SettingsSource[] {
+/** The settings levels of a host (user, project, local...), lowest priority first; `env` may move machine-wide ones. */
+export function discoverSettings(
+  homeDir: string,
+  projectDir: string,
+  dialect: Dialect = DEFAULT_DIALECT,
+  env: Readonly<Record<string, string | undefined>> = {},
+): SettingsSource[] {
   return hostDialect(dialect)
-    .settingsLevels(homeDir, projectDir)
+    .settingsLevels(homeDir, projectDir, env)
     .map((l) => ({ level: l.level, path: l.path, display: l.display, dialect }));
 }
 

@@ -3,6 +3,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { HostDialect } from "../../src/hosts/hostDialect.js";
 import { EVENT_NAMES } from "../../src/schema/eventNames.js";
+import type { EventName } from "../../src/schema/events.js";
+import { hostEventOf, qhooksEventOf } from "../../src/hosts/hostEventNames.js";
 import { HANDLER_TYPES, MAX_TIMEOUT_SECONDS } from "../../src/schema/settings.js";
 import { OutcomeSchema } from "../../src/schema/outcome.js";
 import { outcomeOf } from "../support/outcomes.js";
@@ -17,33 +19,49 @@ import { Sandbox, payloadFor } from "../support/sandbox.js";
  */
 export function describeHostDialect(host: HostDialect): void {
   describe(`host dialect ${host.id} (${host.name})`, () => {
+    /** The host's name for an event it fires: what its settings files and payloads say. */
+    const named = (event: EventName): string => hostEventOf(host.eventNames, event)!;
     let sb: Sandbox;
     beforeEach(() => (sb = new Sandbox()));
     afterEach(() => sb.cleanup());
 
-    it("has three settings levels, user then project then local, each file where its level says", () => {
-      const levels = host.settingsLevels(sb.home, sb.project);
-      expect(levels.map((l) => l.level)).to.deep.equal(["user", "project", "local"]);
-      expect(levels[0]!.path.startsWith(`${sb.home}/`), levels[0]!.path).to.equal(true);
-      expect(levels[0]!.display.startsWith("~/")).to.equal(true);
-      for (const l of levels.slice(1)) {
-        expect(l.path.startsWith(`${join(sb.project, host.projectFolder)}/`), l.path).to.equal(true);
-        expect(l.display.startsWith(`${host.projectFolder}/`), l.display).to.equal(true);
+    /** A move for each machine-wide level, into the sandbox (the host's own variables; none for the others). */
+    const machineWide = (): Record<string, string> => ({
+      GEMINI_CLI_SYSTEM_DEFAULTS_PATH: join(sb.root, "etc", "system-defaults.json"),
+      GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(sb.root, "etc", "settings.json"),
+    });
+
+    it("has a user level then a project level (and a local one after it), each file where its level says; machine-wide ones the environment moves", () => {
+      const levels = host.settingsLevels(sb.home, sb.project, machineWide());
+      const own = levels.map((l) => l.level).filter((l) => l === "user" || l === "project" || l === "local");
+      expect([
+        ["user", "project"],
+        ["user", "project", "local"],
+      ]).to.deep.include(own);
+      for (const l of levels) {
+        if (l.level === "user") {
+          expect(l.path.startsWith(`${sb.home}/`), l.path).to.equal(true);
+          expect(l.display.startsWith("~/")).to.equal(true);
+        } else if (l.level === "project" || l.level === "local") {
+          expect(l.path.startsWith(`${join(sb.project, host.projectFolder)}/`), l.path).to.equal(true);
+          expect(l.display.startsWith(`${host.projectFolder}/`), l.display).to.equal(true);
+        } else {
+          expect(l.path.startsWith(`${sb.root}/etc/`), l.path).to.equal(true);
+          expect(l.display).to.equal(l.path);
+        }
       }
-      expect(new Set(levels.map((l) => l.path)).size).to.equal(3);
+      expect(new Set(levels.map((l) => l.path)).size).to.equal(levels.length);
     });
 
     it("the hooks written at each of its levels load, in level order, under that level", () => {
-      for (const l of host.settingsLevels(sb.home, sb.project)) {
-        sb.file(l.path, { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo ${l.level}` }] }] } });
+      const env = machineWide();
+      const levels = host.settingsLevels(sb.home, sb.project, env);
+      for (const l of levels) {
+        sb.file(l.path, { hooks: { [named("PreToolUse")]: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo ${l.level}` }] }] } });
       }
-      const snapshot = loadSettings(discoverSettings(sb.home, sb.project, host.id));
+      const snapshot = loadSettings(discoverSettings(sb.home, sb.project, host.id, env));
       expect(snapshot.warnings).to.deep.equal([]);
-      expect(snapshot.hooks.map((h) => [h.level, h.command])).to.deep.equal([
-        ["user", "echo user"],
-        ["project", "echo project"],
-        ["local", "echo local"],
-      ]);
+      expect(snapshot.hooks.map((h) => [h.level, h.command])).to.deep.equal(levels.map((l) => [l.level, `echo ${l.level}`]));
     });
 
     it("says where its managed settings are (a folder the environment can move) and its command-hook timeout", () => {
@@ -70,11 +88,11 @@ export function describeHostDialect(host: HostDialect): void {
       const elsewhere = join(sb.root, "elsewhere");
       mkdirSync(elsewhere);
       sb.file(join(sb.project, host.projectFolder, "settings.json"), {
-        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "exit 2" }] }] },
+        hooks: { [named("PreToolUse")]: [{ matcher: "Bash", hooks: [{ type: "command", command: "exit 2" }] }] },
       });
       const [first] = host.projectDirVariables;
       expect(first).to.be.a("string");
-      const env = { [first!]: sb.project };
+      const env = { ...machineWide(), [first!]: sb.project };
       const r = await sb.run(["run", "PreToolUse", "--dialect", host.id, "--no-log"], { input: JSON.stringify(payloadFor("PreToolUse")), env, cwd: elsewhere });
       expect(OutcomeSchema.parse(JSON.parse(r.stdout)).blocked, r.stderr).to.equal(true);
     });
@@ -120,6 +138,51 @@ export function describeHostDialect(host: HostDialect): void {
         expect(blocks(told), outcome.event).to.equal(blocks(plain));
         expect(/"allow"/.test(told.stdout), outcome.event).to.equal(/"allow"/.test(plain.stdout));
       }
+    });
+
+    it("names every event it fires, and maps each of its names to a qhooks event and back, one to one", () => {
+      for (const event of host.events) expect(qhooksEventOf(host.eventNames, named(event)), event).to.equal(event);
+      for (const [name, event] of host.eventNames.toQhooks) {
+        expect(hostEventOf(host.eventNames, event), name).to.equal(name);
+        expect(host.eventNames.unmapped.has(name), name).to.equal(false);
+      }
+      expect(host.eventNames.toHost.size).to.equal(host.eventNames.toQhooks.size);
+    });
+
+    it("loads the hooks of its event names; an event with no qhooks equivalent is one warning naming file and event", () => {
+      const user = host.settingsLevels(sb.home, sb.project).find((l) => l.level === "user");
+      const unmapped = [...host.eventNames.unmapped];
+      const hook = (command: string) => [{ hooks: [{ type: "command", command }] }];
+      sb.file(user!.path, {
+        hooks: {
+          ...Object.fromEntries(unmapped.map((name) => [name, hook(`echo ${name}`)])),
+          [named("Stop")]: hook("echo stop"),
+          NoSuchEvent: hook("echo none"),
+        },
+      });
+      const snapshot = loadSettings(discoverSettings(sb.home, sb.project, host.id, machineWide()));
+      expect(snapshot.hooks.map((h) => [h.event, h.command])).to.deep.equal([["Stop", "echo stop"]]);
+      expect(snapshot.warnings).to.have.length(unmapped.length + 1);
+      for (const name of unmapped)
+        expect(
+          snapshot.warnings.some((w) => w.startsWith(`${user!.display}: hooks.${name}: `)),
+          name,
+        ).to.equal(true);
+      expect(snapshot.warnings.at(-1)).to.match(new RegExp(`^${user!.display.replace(/[.]/g, "[.]")}: hooks[.]NoSuchEvent: unknown event`));
+    });
+
+    it("judges a payload that names its event in the host's words as that event", async () => {
+      sb.file(join(sb.project, host.projectFolder, "settings.json"), {
+        hooks: { [named("PreToolUse")]: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo no >&2; exit 2" }] }] },
+      });
+      const payload = { ...payloadFor("PreToolUse"), hook_event_name: named("PreToolUse") };
+      const [variable] = host.projectDirVariables;
+      const r = await sb.run(["run", named("PreToolUse"), "--dialect", host.id, "--no-log"], {
+        input: JSON.stringify(payload),
+        env: { ...machineWide(), [variable!]: sb.project },
+      });
+      const outcome = OutcomeSchema.parse(JSON.parse(r.stdout));
+      expect([outcome.event, outcome.blocked], r.stderr).to.deep.equal(["PreToolUse", true]);
     });
 
     it("answers nothing to say with an empty exit 0", () => {

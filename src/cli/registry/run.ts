@@ -4,6 +4,7 @@ import { flagsOf, type CommandSpec } from "../commandSpec.js";
 import { eventArgument } from "../eventArg.js";
 import { collect } from "../filterOptions.js";
 import { cliContext } from "../globals.js";
+import { hostDialect } from "../../hosts/hosts.js";
 
 export const run: CommandSpec = {
   path: ["run"],
@@ -32,6 +33,7 @@ Examples:
       ),
   action: async ({ args: [event], opts, command }) => {
     const { runCommand, RunFlagsSchema } = await import("../commands/run.js");
-    return runCommand(eventArgument(event!), flagsOf(RunFlagsSchema, opts), cliContext(command, { detectDialect: false, holdEnvWarnings: true }));
+    const context = cliContext(command, { detectDialect: false, holdEnvWarnings: true });
+    return runCommand(eventArgument(event!, hostDialect(context.dialect).eventNames), flagsOf(RunFlagsSchema, opts), context);
   },
 };

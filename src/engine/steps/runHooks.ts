@@ -1,3 +1,5 @@
+import type { Dialect } from "../../hosts/hostDialect.js";
+import { hostDialect } from "../../hosts/hosts.js";
 import { catchError, defer, finalize, forkJoin, from, map, mergeMap, of, type Observable } from "rxjs";
 import { oneLineText } from "../../text/oneLine.js";
 import { CappedOutput, DEFAULT_MAX_EVENT_OUTPUT_BYTES, OutputBudget } from "../../exec/cappedOutput.js";
@@ -37,6 +39,11 @@ export interface RunHooksOptions {
    * for hooks whose side effects must not happen again).
    */
   readonly stub?: (spec: SelectedHook) => HookRun | undefined;
+  /**
+   * The host whose payloads arrive (their event names) and whose hooks answer in its shape (Gemini CLI's
+   * `decision: "deny"`); qhooks' own names and Claude Code's shape when absent.
+   */
+  readonly dialect?: Dialect | undefined;
 }
 
 /** What running the hooks of one event gives, before it is joined with the event's record (joinGroup). */
@@ -150,7 +157,7 @@ export function runOneHook(
   spec: SelectedHook,
   valid: ValidEvent,
   envFor: (command: string) => Record<string, string>,
-  options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services" | "stub">,
+  options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services" | "stub" | "dialect">,
   budget: OutputBudget | null = null,
   gate?: PromiseLike<unknown>,
 ): Observable<JudgedHook> {
@@ -168,14 +175,15 @@ function judgeOneHook(
   spec: SelectedHook,
   valid: ValidEvent,
   envFor: (command: string) => Record<string, string>,
-  options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services" | "stub">,
+  options: Pick<RunHooksOptions, "projectDir" | "maxOutputBytes" | "services" | "stub" | "dialect">,
   budget: OutputBudget | null,
   clock: { start: number },
   gate: PromiseLike<unknown> | undefined,
 ): Observable<JudgedHook> {
   return defer(() => {
     const stubbed = options.stub?.(spec);
-    if (stubbed !== undefined) return of(interpretRun(valid.event, spec, stubbed));
+    const readOutput = outputReader(options.dialect, valid);
+    if (stubbed !== undefined) return of(interpretRun(valid.event, spec, stubbed, readOutput));
     const elapsed = () => performance.now() - clock.start;
     const stdout = new CappedOutput(options.maxOutputBytes, budget);
     const stderr = new CappedOutput(options.maxOutputBytes, budget);
@@ -196,7 +204,7 @@ function judgeOneHook(
 
     return run$.pipe(
       raceTimeout(spec.timeoutMs, ({ limitMs, elapsedMs }): HookRun => ({ type: "timeout", limitMs, durationMs: elapsedMs, ...output() }), undefined, opened),
-      map((run) => interpretRun(valid.event, spec, run)),
+      map((run) => interpretRun(valid.event, spec, run, readOutput)),
       map((judged) => {
         // Cuts by the event's total are one line for the whole event (runHooks).
         const cut = [stdout, stderr].flatMap((o, i) =>
@@ -206,4 +214,10 @@ function judgeOneHook(
       }),
     );
   });
+}
+
+/** How a hook's stdout JSON is read for the host: in Claude Code's shape unless the host writes its own. */
+function outputReader(dialect: Dialect | undefined, valid: ValidEvent): ((output: unknown) => unknown) | undefined {
+  const read = dialect === undefined ? undefined : hostDialect(dialect).readHookOutput;
+  return read && ((output) => read(valid.event, output, valid.payload));
 }

@@ -1,4 +1,6 @@
 import { parsePayload } from "../../payload/parsePayload.js";
+import type { Dialect } from "../../hosts/hostDialect.js";
+import { hostDialect } from "../../hosts/hosts.js";
 import type { SettingsSnapshot } from "../../settings/loadSettings.js";
 import type { Rejected } from "../../core/rejected.js";
 import type { Arrival } from "../../core/arrival.js";
@@ -7,6 +9,8 @@ import type { Validated } from "../stages.js";
 export interface ValidateOptions {
   readonly projectDir: string;
   readonly snapshot: () => SettingsSnapshot;
+  /** The host whose payloads arrive: its event names are read as its qhooks events (qhooks' own names when absent). */
+  readonly dialect?: Dialect | undefined;
 }
 
 /**
@@ -16,8 +20,9 @@ export interface ValidateOptions {
  */
 export function validateStep(options: ValidateOptions): (arrival: Arrival) => Validated | Rejected {
   const { projectDir } = options;
+  const hostEvents = options.dialect === undefined ? undefined : hostDialect(options.dialect).eventNames;
   return (arrival) => {
-    const parsed = parsePayload(arrival.input, { event: arrival.event, projectDir });
+    const parsed = parsePayload(arrival.input, { event: arrival.event, projectDir, hostEvents });
     if (!parsed.ok) return { kind: "rejected", arrival, rejection: parsed.value, seq: null, warnings: [] };
     return { arrival, valid: parsed.value, snapshot: options.snapshot() };
   };

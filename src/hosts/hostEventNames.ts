@@ -1,0 +1,39 @@
+import { EVENT_NAMES } from "../schema/eventNames.js";
+import type { EventName } from "../schema/events.js";
+
+/**
+ * A host's names for its events, both ways: its settings files and payloads use them (Gemini CLI's `BeforeTool` is
+ * qhooks' `PreToolUse`). Qoder CN CLI and Claude Code use qhooks' own names.
+ */
+export interface HostEventNames {
+  /** The host's name to qhooks' event, in the host's own order. */
+  readonly toQhooks: ReadonlyMap<string, EventName>;
+  /** qhooks' event to the host's name, for every event the host has a name for. */
+  readonly toHost: ReadonlyMap<EventName, string>;
+  /** Events of the host with no qhooks equivalent: hooks written under them get a warning and are skipped. */
+  readonly unmapped: ReadonlySet<string>;
+}
+
+/**
+ * The names of a host from its pairs (host name, qhooks event). Each side appears once: a host name for two events,
+ * or two names for one event, is a mistake in the host's file and throws when it is loaded.
+ */
+export function hostEventNames(pairs: ReadonlyArray<readonly [string, EventName]>, unmapped: readonly string[] = []): HostEventNames {
+  const toQhooks = new Map<string, EventName>();
+  const toHost = new Map<EventName, string>();
+  for (const [name, event] of pairs) {
+    if (toQhooks.has(name) || toHost.has(event) || unmapped.includes(name)) throw new Error(`host event ${name} (${event}) is named twice`);
+    toQhooks.set(name, event);
+    toHost.set(event, name);
+  }
+  return { toQhooks, toHost, unmapped: new Set(unmapped) };
+}
+
+/** Every event under its qhooks name: the hosts whose files use qhooks' names (Qoder CN CLI, Claude Code). */
+export const QHOOKS_EVENT_NAMES: HostEventNames = hostEventNames(EVENT_NAMES.map((e) => [e, e] as const));
+
+/** The qhooks event a host's name stands for; null for a name the host does not have, or one qhooks has no event for. */
+export const qhooksEventOf = (names: HostEventNames, hostName: string): EventName | null => names.toQhooks.get(hostName) ?? null;
+
+/** The host's name for a qhooks event; null when the host has no such event. */
+export const hostEventOf = (names: HostEventNames, event: EventName): string | null => names.toHost.get(event) ?? null;
