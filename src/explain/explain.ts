@@ -8,6 +8,7 @@ import { engineContext } from "../engine/context.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { splitByTrust } from "../trust/splitByTrust.js";
 import { explainEvent } from "./explainEvent.js";
+import { attestLoad } from "../engine/loadAttestation.js";
 import { configOfSettings, configOfSnapshot } from "./loggedConfig.js";
 
 /** Why explain cannot go on: a value, for the CLI to say in one line. */
@@ -39,6 +40,7 @@ export function explainLogged(detail: EventDetail): { ok: true; explanation: Exp
       "this snapshot was logged before qhooks kept the settings files' names and plugin folders: files are named by their path, and a plugin hook's ${CLAUDE_PLUGIN_ROOT} is not expanded",
     );
   }
+  const view = detail.snapshot ? configOfSnapshot(detail.snapshot) : null;
   const explanation = explainEvent({
     seq: detail.seq,
     ts: detail.ts,
@@ -47,8 +49,10 @@ export function explainLogged(detail: EventDetail): { ok: true; explanation: Exp
     matchValue: detail.matchValue,
     basis: "log",
     configHash: detail.snapshot?.hash ?? detail.outcome?.configHash ?? null,
-    view: detail.snapshot ? configOfSnapshot(detail.snapshot) : null,
+    view,
     configWarnings: detail.snapshot?.warnings ?? [],
+    // Kept by the log when an entry did not load; else every entry of the logged sections loaded, as counted here.
+    attestation: detail.snapshot?.attestation ?? (view ? attestLoad(view.snapshot, null) : null),
     outcome: detail.outcome,
     decision: detail.decision,
     ...(detail.rejection !== null ? { notJudged: detail.rejection } : {}),
@@ -93,6 +97,7 @@ export function explainPayload(options: ExplainPayloadOptions): { ok: true; expl
     configHash: live.hash,
     view,
     configWarnings: live.warnings,
+    attestation: attestLoad(live, trust.check(live)),
     outcome: null,
     decision: null,
     wouldSkip: split.skipped,

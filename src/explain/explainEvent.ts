@@ -2,6 +2,7 @@ import { selectHooks } from "../engine/steps/matchHooks.js";
 import { EVENT_TRAITS, type Decision, type EventName } from "../schema/events.js";
 import type { ExplainedHook, Explanation, HookSource, HookVerdict } from "../schema/explanation.js";
 import type { LogDecision } from "../schema/logRecord.js";
+import type { LoadAttestation } from "../schema/doctor.js";
 import type { HookResult, Outcome, SkippedHook } from "../schema/outcome.js";
 import { matches } from "../core/compileMatcher.js";
 import { oneLineText } from "../text/oneLine.js";
@@ -20,6 +21,8 @@ export interface ExplainInput {
   /** The configuration, entry by entry; null when the log holds no snapshot for the event. */
   readonly view: ConfigView | null;
   readonly configWarnings: readonly string[];
+  /** Configured, loaded and skipped hooks of the configuration; null when it is not known. */
+  readonly attestation: LoadAttestation | null;
   /** The logged outcome; null for an event never judged, or never logged. */
   readonly outcome: Outcome | null;
   /** The logged decision; null for an event that was never logged. */
@@ -186,6 +189,7 @@ export function explainEvent(input: ExplainInput): Explanation {
     shadow: shadow ? { decision: shadow.decision, changed: shadow.changed, hooks: [...shadow.hooks] } : null,
     unknown: [...input.unknown],
     configWarnings: [...input.configWarnings],
+    attestation: input.attestation,
   };
 }
 

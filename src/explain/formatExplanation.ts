@@ -45,6 +45,7 @@ export function formatExplanation(x: Explanation, o: FormatOptions): string {
   if (x.matchField !== null) lines.push(`matchers are tested against ${x.matchField}: ${x.matchValue === null ? "-" : JSON.stringify(t(x.matchValue, 80))}`);
   else lines.push(`${x.event} ignores matchers: every hook of the event applies`);
   for (const u of x.unknown) lines.push(`not known: ${t(u, 400)}`);
+  if (x.attestation !== null) lines.push(...attestationLines(x.attestation, t));
 
   // The event's own hooks in full; those of other events (most of a configuration) in one closing line.
   const own = x.hooks.filter((h) => h.verdict.kind !== "other-event");
@@ -115,4 +116,13 @@ function detailOf(_h: ExplainedHook, v: HookVerdict, x: Explanation, t: (s: stri
     case "not-run":
       return t(v.why, 300);
   }
+}
+
+/** The load attestation: loaded of configured, then each entry that did not load, with why. */
+function attestationLines(a: NonNullable<Explanation["attestation"]>, t: (s: string, max?: number) => string): string[] {
+  const unread = a.unreadFiles.length ? `; ${a.unreadFiles.length} file(s) could not be read` : "";
+  const lines = [`loaded: ${a.loaded} of ${a.configured} hook${a.configured === 1 ? "" : "s"} configured${unread}`];
+  for (const s of a.skipped) lines.push(`  skipped ${t(s.file, 120)} ${t(s.path, 80)}: ${t(s.why, 300)}`);
+  for (const f of a.unreadFiles) lines.push(`  not read ${t(f.file, 120)}: ${t(f.why, 300)}`);
+  return lines;
 }

@@ -3,6 +3,7 @@ import { EventNameSchema } from "./events.js";
 import { EventSourceSchema, LogDecisionSchema } from "./logRecord.js";
 import { OutcomeSchema } from "./outcome.js";
 import { DialectSchema } from "./dialect.js";
+import { LoadAttestationSchema } from "./doctor.js";
 
 /** One record of the journal as the hash chain sees it. */
 export const ChainRecordSchema = z.object({
@@ -56,6 +57,8 @@ export const EventDetailSchema = z.object({
       sources: z.array(SnapshotSourceSchema).optional(),
       /** The host whose settings they were (its defaults applied); absent for the default host (qoder), and from snapshots logged before it was kept. */
       dialect: DialectSchema.optional(),
+      /** How many hooks were configured and loaded, each skipped one with why; absent from snapshots logged before it was kept. */
+      attestation: LoadAttestationSchema.optional(),
     })
     .nullable(),
   /** For replayed events: the replay run and the live event re-judged. */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DecisionSchema, EventNameSchema } from "./events.js";
 import { LogDecisionSchema } from "./logRecord.js";
 import { HookOutcomeKindSchema } from "./outcome.js";
+import { LoadAttestationSchema } from "./doctor.js";
 
 /** Where a hook is declared: the settings level, the file, the plugin, and the entry's place in the file. */
 export const HookSourceSchema = z.object({
@@ -98,5 +99,11 @@ export const ExplanationSchema = z.object({
   unknown: z.array(z.string()),
   /** The configuration's own warnings, as logged with it. */
   configWarnings: z.array(z.string()),
+  /**
+   * The configuration's load attestation: hooks configured on disk, loaded, each skipped with why. From the log when
+   * it kept one (it does when an entry did not load), else counted from the logged hooks sections; null when the
+   * log holds no configuration for the event.
+   */
+  attestation: LoadAttestationSchema.nullable(),
 });
 export type Explanation = z.infer<typeof ExplanationSchema>;

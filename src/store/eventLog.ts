@@ -64,6 +64,7 @@ export type AppendResult = ReadonlyArray<number | null> & { readonly warnings: r
 
 import type { LogWarning } from "../schema/logWarning.js";
 import type { Dialect } from "../schema/dialect.js";
+import type { LoadAttestation } from "../schema/doctor.js";
 
 export type { LogWarning } from "../schema/logWarning.js";
 
@@ -83,6 +84,11 @@ export interface SnapshotRecord {
   readonly sources?: readonly SnapshotSource[];
   /** The host whose settings they are; absent for the default host (qoder), and from snapshots logged before it was kept. */
   readonly dialect?: Dialect;
+  /**
+   * The load attestation of the configuration (configured, loaded, each skipped entry with why), as its settings
+   * make it: trust's verdicts are in each event's outcome. Kept in the record, not in the hash.
+   */
+  readonly attestation?: LoadAttestation;
 }
 
 export type { SnapshotSource };

@@ -72,6 +72,18 @@ const CASES: readonly Case[] = [
     },
   },
   {
+    rule: "guard-weakened",
+    bad: (sb) => {
+      sb.userSettings(hooksOf("PreToolUse", group("Bash", { command: "true", timeout: 30 })));
+      sb.projectSettings(hooksOf("PreToolUse", group("Bash", { command: "true", timeout: 30, mode: "shadow" })));
+      return ['"command": "true"', 2];
+    },
+    good: (sb) => {
+      sb.userSettings(hooksOf("PreToolUse", group("Bash", { command: "true", timeout: 30 })));
+      sb.projectSettings({ env: { OTHER: "1" }, ...hooksOf("PreToolUse", group("Bash", { command: "true", timeout: 60 })) });
+    },
+  },
+  {
     rule: "hook-calls-qhooks",
     bad: (sb) => (sb.projectSettings(hooksOf("PreToolUse", group("Bash", "npx qhooks --dialect qoder run PreToolUse"))), "npx qhooks"),
     good: (sb) => {
@@ -226,6 +238,14 @@ describe("doctor: each rule, with settings that trigger it and settings that do 
       ).to.deep.equal([]);
     });
   }
+
+  it("guard-weakened: a project's qhooks.disabled and a guarded variable in its env block each a finding; the user's own env block is not", () => {
+    sb.projectSettings({ qhooks: { disabled: ["guard"] }, env: { QHOOKS_DISABLE: "1", QHOOKS_DB: "/tmp/x.db" } });
+    sb.userSettings({ env: { QHOOKS_DB: "/tmp/x.db" } });
+    const found = doctorOf(sb).filter((f) => f.rule === "guard-weakened");
+    expect(found.map((f) => f.path).sort()).to.deep.equal(["env.QHOOKS_DISABLE", "qhooks.disabled"]);
+    expect(doctorOf(sb).filter((f) => f.rule === "settings-warning")).to.deep.equal([]);
+  });
 
   it("command-unreadable: a script this user cannot read is a finding, not a crash", function () {
     if (process.getuid?.() === 0) this.skip(); // root reads every file: nothing to find

@@ -9,7 +9,7 @@ import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
 import { err, out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { settingsOfFlags } from "../settingsFlags.js";
-import { attestLoad } from "../../doctor/loadAttestation.js";
+import { attestLoad } from "../../engine/loadAttestation.js";
 import { createTrustPolicy } from "../../trust/trustPolicy.js";
 import { trustCommandLine } from "../../trust/trustCommandLine.js";
 

@@ -12,6 +12,7 @@ import { showTime } from "../output/times.js";
 import { writePrivateFile } from "../output/writePrivateFile.js";
 import { emptyReport, REPORT_LIMITS, reportStep } from "../report/reportData.js";
 import { renderReport } from "../report/renderReport.js";
+import { attestSessions } from "../report/sessionAttestations.js";
 import { resolveSessions } from "../sessionIds.js";
 import { withYoungGenerationCap } from "../youngGeneration.js";
 
@@ -37,6 +38,7 @@ export async function reportCommand(flags: ReportFlags, context: CliContext): Pr
     let data = emptyReport();
     for await (const record of withYoungGenerationCap(log.events(filter, flags.limit ?? Number.MAX_SAFE_INTEGER)))
       data = reportStep(data, record, REPORT_LIMITS);
+    await attestSessions(log, data.sessions.values());
     read = data.read;
     page = renderReport({
       data,

@@ -20,6 +20,7 @@ import { fileNoticeCounter } from "../../handlers/noticeMemory.js";
 import type { Outcome } from "../../schema/outcome.js";
 import type { SettingsSnapshot } from "../../settings/loadSettings.js";
 import { runSwitchOf } from "../../settings/runSwitch.js";
+import { attestLoad, noneLoaded } from "../../engine/loadAttestation.js";
 
 export const RunFlagsSchema = z.object({
   settings: z.array(z.string()).default([]),
@@ -157,6 +158,9 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
 function notices(outcome: Outcome, snapshot: SettingsSnapshot, shown: boolean, db: string | null, homeDir: string): string[] {
   if (!snapshot.notify || !shown) return [];
   const found = failureNotices(outcome, snapshot.missingPlugins);
+  // At the start of a session, hooks configured and none loaded: the person learns it before relying on them.
+  const none = outcome.event === "SessionStart" ? noneLoaded(attestLoad(snapshot, null)) : null;
+  if (none !== null) found.push({ key: "none-loaded", text: `qhooks: ${none}; no hook runs (qhooks hooks says why)` });
   if (found.length === 0) return [];
   const counter = db === null ? memoryCounter() : fileNoticeCounter(join(besideLog(db, homeDir), "notices"));
   return noticesToSay(found, outcome.sessionId, counter);

@@ -266,7 +266,18 @@ ${rows.map(
 
 function sessionTable(sessions: readonly SessionTally[], when: (ts: string) => ReturnType<typeof showTime>): Html {
   const sorted = [...sessions].sort((a, b) => (a.firstTs < b.firstTs ? -1 : a.firstTs > b.firstTs ? 1 : 0));
-  return html`<table id="sessions"><thead><tr><th>SESSION</th><th>FIRST</th><th>LAST</th><th class="n">EVENTS</th><th class="n">BLOCKED</th><th>PROJECT</th></tr></thead><tbody>
-${sorted.map((s) => html`<tr><td class="mono">${s.sessionId === null ? "(none)" : visible(s.sessionId)}</td><td class="mono">${when(s.firstTs).text}</td><td class="mono">${when(s.lastTs).text}</td><td class="n">${count(s.events)}</td><td class="n">${count(s.blocked)}</td><td class="mono">${visible(s.projectDir)}</td></tr>`)}
+  return html`<table id="sessions"><thead><tr><th>SESSION</th><th>FIRST</th><th>LAST</th><th class="n">EVENTS</th><th class="n">BLOCKED</th><th class="n">HOOKS LOADED</th><th>PROJECT</th></tr></thead><tbody>
+${sorted.map((s) => html`<tr><td class="mono">${s.sessionId === null ? "(none)" : visible(s.sessionId)}</td><td class="mono">${when(s.firstTs).text}</td><td class="mono">${when(s.lastTs).text}</td><td class="n">${count(s.events)}</td><td class="n">${count(s.blocked)}</td>${loadedCell(s)}<td class="mono">${visible(s.projectDir)}</td></tr>`)}
 </tbody></table>`;
+}
+
+/** A session's load attestation: loaded of configured, each skipped entry with why in the cell's title; `-` when unknown. */
+function loadedCell(s: SessionTally): Html {
+  const a = s.attestation;
+  if (a === null) return html`<td class="n">-</td>`;
+  const skipped = [...a.skipped.map((k) => `skipped ${k.file} ${k.path}: ${k.why}`), ...a.unreadFiles.map((f) => `not read ${f.file}: ${f.why}`)];
+  const text = `${count(a.loaded)} of ${count(a.configured)}`;
+  return skipped.length === 0
+    ? html`<td class="n">${text}</td>`
+    : html`<td class="n" title="${visibleLines(capped(skipped.join("\n"), MAX_TEXT, "qhooks explain"))}">${text} <span class="muted">(${count(a.configured - a.loaded)} skipped)</span></td>`;
 }

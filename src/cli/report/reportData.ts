@@ -1,5 +1,6 @@
 import type { LogDecision, LogRecord } from "../../schema/logRecord.js";
 import type { HookOutcomeKind } from "../../schema/outcome.js";
+import type { LoadAttestation } from "../../schema/doctor.js";
 
 /** How much of what is read the page shows one by one; the rest is counted. */
 export interface ReportLimits {
@@ -26,6 +27,10 @@ export interface SessionTally {
   blocked: number;
   firstTs: string;
   lastTs: string;
+  /** The session's earliest event read: the configuration it began with. */
+  firstSeq: number;
+  /** The load attestation of that event's configuration; null until read (attestSessions), or when it has none. */
+  attestation: LoadAttestation | null;
 }
 
 /**
@@ -86,9 +91,12 @@ export function reportStep(data: ReportData, record: LogRecord, limits: ReportLi
       blocked: record.blocked ? 1 : 0,
       firstTs: record.ts,
       lastTs: record.ts,
+      firstSeq: record.seq,
+      attestation: null,
     });
   } else {
     session.events++;
+    if (record.seq < session.firstSeq) session.firstSeq = record.seq;
     if (record.blocked) session.blocked++;
     if (record.ts < session.firstTs) session.firstTs = record.ts;
     if (record.ts > session.lastTs) session.lastTs = record.ts;

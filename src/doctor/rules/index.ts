@@ -7,6 +7,7 @@ import { matcherCase, matcherRegexRefused, matcherUnknownTool } from "./matchers
 import { hookCallsQhooks } from "./recursion.js";
 import { pluginMissing, settingsWarning } from "./settingsWarnings.js";
 import { hookUntrusted } from "./trust.js";
+import { guardWeakened } from "./precedence.js";
 
 /** The catalog, in the order findings are reported; docs/doctor.md describes each. Adding a rule: a file and a line. */
 export const RULES: readonly DoctorRule[] = [
@@ -15,6 +16,7 @@ export const RULES: readonly DoctorRule[] = [
   installEventMissing,
   settingsWarning,
   pluginMissing,
+  guardWeakened,
   hookUntrusted,
   hookCallsQhooks,
   commandMissing,

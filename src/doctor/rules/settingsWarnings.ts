@@ -1,5 +1,6 @@
-import { splitWarnings, type SplitWarning } from "../readerWarnings.js";
+import { splitWarnings, type SplitWarning } from "../../engine/readerWarnings.js";
 import type { DoctorRule, RawFinding } from "../rule.js";
+import { isGuardAttempt } from "./precedence.js";
 
 /** Warnings a rule of its own reports (once, with its fix): refused matcher regexes, onFailure where it does nothing. */
 const ownRule = (w: SplitWarning): boolean =>
@@ -26,7 +27,7 @@ export const settingsWarning: DoctorRule = {
   *check(context) {
     for (const w of splitWarnings(context.snapshot)) {
       if (isPluginMissing(w)) continue;
-      if (ownRule(w)) continue;
+      if (ownRule(w) || isGuardAttempt(w)) continue;
       const skipped = /skipped|no hooks from it|not (read|loaded)/.test(w.message);
       yield { place: w.place, message: w.message, ...(skipped ? { level: "error" } : {}) } satisfies RawFinding;
     }

@@ -1,4 +1,4 @@
-import { untrustedHooks } from "../loadAttestation.js";
+import { untrustedHooks } from "../../engine/loadAttestation.js";
 import type { DoctorRule } from "../rule.js";
 
 export const hookUntrusted: DoctorRule = {

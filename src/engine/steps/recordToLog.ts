@@ -7,6 +7,8 @@ import type { Judged, Matched, Ran, Recorded } from "../stages.js";
 import type { Rejected } from "../../core/rejected.js";
 import { warningLines, type PipelineWarning } from "../../core/warnings.js";
 import { DEFAULT_DIALECT, type Dialect } from "../../hosts/hostDialect.js";
+import { attestLoad } from "../loadAttestation.js";
+import type { LoadAttestation } from "../../schema/doctor.js";
 
 export interface RecordOptions {
   readonly log: EventLog;
@@ -209,6 +211,21 @@ function snapshotSources(snapshot: Matched["snapshot"]): readonly SnapshotSource
 }
 const sourcesOf = new WeakMap<Matched["snapshot"], readonly SnapshotSource[]>();
 
+/**
+ * The configuration's load attestation, made once per snapshot (trust's verdicts are in each outcome), kept when an
+ * entry did not load: when every entry loaded, the logged hooks sections say it all (explain counts them), and the
+ * record stays as it always was.
+ */
+function attestationOf(snapshot: Matched["snapshot"]): { attestation?: LoadAttestation } {
+  const known = attestations.get(snapshot);
+  if (known) return known;
+  const made = attestLoad(snapshot, null);
+  const kept = made.skipped.length === 0 && made.unreadFiles.length === 0 ? {} : { attestation: made };
+  attestations.set(snapshot, kept);
+  return kept;
+}
+const attestations = new WeakMap<Matched["snapshot"], { attestation?: LoadAttestation }>();
+
 /** The host, kept with the configuration when it is not the default: a default one's records stay as they always were. */
 const dialectOf = (snapshot: Matched["snapshot"]): { dialect?: Dialect } => (snapshot.dialect === DEFAULT_DIALECT ? {} : { dialect: snapshot.dialect });
 
@@ -223,7 +240,14 @@ function eventEntry(matched: Matched, options: RecordOptions, outcome: EventEntr
     matchValue: valid.matchValue,
     projectDir: options.projectDir,
     payload: valid.json,
-    snapshot: { hash: snapshot.hash, document: snapshot.document, warnings: snapshot.warnings, sources: snapshotSources(snapshot), ...dialectOf(snapshot) },
+    snapshot: {
+      hash: snapshot.hash,
+      document: snapshot.document,
+      warnings: snapshot.warnings,
+      sources: snapshotSources(snapshot),
+      ...dialectOf(snapshot),
+      ...attestationOf(snapshot),
+    },
     rejection: null,
     replay: options.replayRun ? { runId: options.replayRun.runId, of: options.replayRun.of(matched) } : null,
     outcome,

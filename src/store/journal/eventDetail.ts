@@ -2,6 +2,7 @@ import type { EventDetail, SnapshotSource } from "../../schema/eventDetail.js";
 import type { Outcome } from "../../schema/outcome.js";
 import type { JournalRow } from "./record.js";
 import type { Dialect } from "../../schema/dialect.js";
+import type { LoadAttestation } from "../../schema/doctor.js";
 
 /** The records one event is read from, as a backend found them, numbered as that backend shows them. */
 export interface EventRecords {
@@ -23,7 +24,9 @@ export function eventDetailOf({ seq, event, outcome: apart, snapshotBody, replay
   const outcomeJson = event.outcome ?? apart?.row.body ?? null;
   const outcome = outcomeJson === null ? null : ({ ...(JSON.parse(outcomeJson) as Outcome), seq } satisfies Outcome);
   const snapshot =
-    snapshotBody === null ? null : (JSON.parse(snapshotBody) as { document: unknown; warnings: string[]; sources?: SnapshotSource[]; dialect?: Dialect });
+    snapshotBody === null
+      ? null
+      : (JSON.parse(snapshotBody) as { document: unknown; warnings: string[]; sources?: SnapshotSource[]; dialect?: Dialect; attestation?: LoadAttestation });
   const decision = outcome?.decision ?? (event.decision === "recorded" || event.decision === "rejected" ? event.decision : "unfinished");
   return {
     seq,
@@ -45,6 +48,7 @@ export function eventDetailOf({ seq, event, outcome: apart, snapshotBody, replay
             warnings: snapshot.warnings,
             ...(snapshot.sources ? { sources: snapshot.sources } : {}),
             ...(snapshot.dialect ? { dialect: snapshot.dialect } : {}),
+            ...(snapshot.attestation ? { attestation: snapshot.attestation } : {}),
           }
         : null,
     replay: event.run_id !== null && replayOf !== null ? { runId: event.run_id, of: replayOf } : null,

@@ -23,6 +23,7 @@ export function snapshotRow(ts: string, snapshot: SnapshotRecord): PendingRow {
     warnings: snapshot.warnings,
     ...(snapshot.sources ? { sources: snapshot.sources } : {}),
     ...(snapshot.dialect ? { dialect: snapshot.dialect } : {}),
+    ...(snapshot.attestation ? { attestation: snapshot.attestation } : {}),
   });
   return storedSnapshotRow(ts, wellFormed(snapshot.hash), body);
 }

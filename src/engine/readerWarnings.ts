@@ -1,5 +1,11 @@
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
-import type { FindingPlace } from "./rule.js";
+
+/** Where a reader warning is: the file's level, the file as messages name it, the JSON path (when it gives one). */
+export interface FindingPlace {
+  readonly settingsLevel: string | null;
+  readonly file: string | null;
+  readonly path: string | null;
+}
 
 /** A reader warning, split into the file it names, the JSON path in it (when it gives one), and the problem. */
 export interface SplitWarning {

@@ -100,3 +100,16 @@ export function untrustedHooks(snapshot: SettingsSnapshot, trust: TrustCheck): M
   }
   return skipped;
 }
+
+/**
+ * "Some configured, none loaded" in one line, or null: hooks are configured (or files could not be read) and not one
+ * loads, other than by a switch the user set on purpose (`switched off: ...`).
+ */
+export function noneLoaded(attestation: LoadAttestation): string | null {
+  const unread = attestation.unreadFiles.length;
+  if (attestation.loaded > 0 || (attestation.configured === 0 && unread === 0)) return null;
+  if (unread === 0 && attestation.skipped.every((s) => s.why.startsWith("switched off: "))) return null;
+  return attestation.configured > 0
+    ? `${attestation.configured} hook${attestation.configured === 1 ? "" : "s"} configured on disk, none loaded`
+    : `no hook loaded: ${unread} settings file${unread === 1 ? "" : "s"} could not be read`;
+}

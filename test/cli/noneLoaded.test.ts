@@ -1,0 +1,42 @@
+import { expect } from "chai";
+import { join } from "node:path";
+import { Sandbox, payloadFor } from "../support/sandbox.js";
+import { noneLoaded } from "../../src/engine/loadAttestation.js";
+
+/** "Some configured, none loaded" is said in the session at its start (a systemMessage), not only by doctor. */
+describe("run: hooks configured and none loaded, said at SessionStart", function () {
+  this.timeout(30_000);
+  let sb: Sandbox;
+  beforeEach(() => (sb = new Sandbox()));
+  afterEach(() => sb.cleanup());
+
+  const start = (file: string) =>
+    sb.runEvent("SessionStart", payloadFor("SessionStart"), ["--dialect", "claude", "--format", "hook", "--settings", file, "--no-log"]);
+
+  it("every entry invalid: the answer's systemMessage says so (Claude Code shows it; Qoder CN CLI shows notices only with a block)", async () => {
+    const file = sb.file(join(sb.home, "guards.json"), { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "comand", command: "x" }] }] } });
+    const r = await start(file);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(JSON.parse(r.stdout).systemMessage).to.include("qhooks: 1 hook configured on disk, none loaded; no hook runs (qhooks hooks says why)");
+  });
+
+  it("one hook loads, or every hook switched off on purpose: nothing said", async () => {
+    const file = sb.file(join(sb.home, "guards.json"), { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true" }] }] } });
+    expect((await start(file)).stdout).to.not.include("none loaded");
+    sb.file(file, { disableAllHooks: true, hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true" }] }] } });
+    expect((await start(file)).stdout).to.not.include("none loaded");
+  });
+
+  it("noneLoaded: null when one loads, when nothing is configured, or when all are switched off", () => {
+    const skipped = (why: string) => ({ level: "user", file: "f", path: "p", why });
+    expect(noneLoaded({ configured: 2, loaded: 1, skipped: [skipped("x")], unreadFiles: [] })).to.equal(null);
+    expect(noneLoaded({ configured: 0, loaded: 0, skipped: [], unreadFiles: [] })).to.equal(null);
+    expect(noneLoaded({ configured: 1, loaded: 0, skipped: [skipped("switched off: --no-hooks (this run)")], unreadFiles: [] })).to.equal(null);
+    expect(noneLoaded({ configured: 2, loaded: 0, skipped: [skipped("x"), skipped("y")], unreadFiles: [] })).to.equal(
+      "2 hooks configured on disk, none loaded",
+    );
+    expect(noneLoaded({ configured: 0, loaded: 0, skipped: [], unreadFiles: [{ level: "user", file: "f", why: "w" }] })).to.equal(
+      "no hook loaded: 1 settings file could not be read",
+    );
+  });
+});
