@@ -4,7 +4,8 @@ import { QhooksError } from "../errors.js";
 import type { HostDialect, ManagedSettings } from "../hosts/hostDialect.js";
 import { isQhooksSelfCall } from "../core/selfCall.js";
 import { coverageOf } from "./coverage.js";
-import { addEntries, parseDocument } from "./entriesEdit.js";
+import { addEntries, hostKeys, parseDocument } from "./entriesEdit.js";
+import type { EventName } from "../schema/events.js";
 import { installRecordPath, type InstallScope } from "./installPaths.js";
 import type { InstalledEntry, InstallRecord } from "./installRecord.js";
 import { readInstallRecord, writeInstallRecord } from "./installRecordFile.js";
@@ -73,10 +74,10 @@ export function install(o: InstallOptions): string[] {
   const timeout = coverage ? Math.max(longestCommandDefault(o.host), Math.ceil(coverage.maxTimeoutSeconds) + MARGIN_SECONDS) : RECORD_TIMEOUT_SECONDS;
   const entries: InstalledEntry[] = o.host.events.map((event) => ({
     event,
-    group: { hooks: [{ type: "command", command: entryCommand(o, event), timeout }] },
+    group: { hooks: [{ type: "command", command: entryCommand(o, event), timeout: o.host.timeoutUnit === "milliseconds" ? timeout * 1000 : timeout }] },
   }));
   const settings = o.scope === "managed" ? { ...managed!.onlyManagedHooks } : {};
-  const added = addEntries(base?.toString("utf8") ?? "", entries, settings, target.shown);
+  const added = addEntries(base?.toString("utf8") ?? "", entries, settings, target.shown, hostKeys(o.host));
   const next = Buffer.from(added.text);
 
   const lines: string[] = [];
@@ -119,9 +120,10 @@ export function install(o: InstallOptions): string[] {
 }
 
 /** The command line of one entry: absolute node and script, the dialect pinned, so no PATH or config can change it. */
-function entryCommand(o: InstallOptions, event: string): string {
+function entryCommand(o: InstallOptions, event: EventName | "<event>"): string {
+  const named = event === "<event>" ? event : hostKeys(o.host)(event);
   const start = `${quote(o.node)} ${quote(o.cli)}`;
-  return o.scope === "managed" ? `${start} run ${event} --format hook --dialect ${o.host.id}` : `${start} record ${event} --dialect ${o.host.id}`;
+  return o.scope === "managed" ? `${start} run ${named} --format hook --dialect ${o.host.id}` : `${start} record ${named} --dialect ${o.host.id}`;
 }
 
 /** An entry already calling qhooks (an older hand-made recipe, an install whose record is gone): the user decides. */
