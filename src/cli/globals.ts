@@ -62,9 +62,7 @@ export function requireProjectDir(context: CliContext): string {
   if (!existsSync(context.projectDir) || !statSync(context.projectDir).isDirectory()) {
     throw new QhooksError(
       "usage",
-      `project directory ${context.projectDir} does not exist (--project-dir, ${hostDialect(context.dialect)
-        .projectDirVariables.map((name) => `$${name}`)
-        .join(", ")} or the working directory)`,
+      `project directory ${context.projectDir} does not exist (${["--project-dir", ...hostDialect(context.dialect).projectDirVariables.map((name) => `$${name}`)].join(", ")} or the working directory)`,
     );
   }
   return context.projectDir;

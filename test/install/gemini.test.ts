@@ -58,7 +58,7 @@ describe("install: the qhooks recorder in front of Gemini CLI, and out again", f
 
     const installed = await run(["install", "gemini"]);
     expect(installed.code, installed.stderr).to.equal(0);
-    expect(installed.stdout).to.include("Gemini CLI still runs your user, project, local hooks itself");
+    expect(installed.stdout).to.include("Gemini CLI still runs your system-defaults, user, project, system hooks itself");
     const text = readFileSync(userFile(), "utf8");
     expect(text.startsWith('{\n  "general": {"vimMode": true},\n  "hooksConfig": {"enabled": true},')).to.equal(true);
     const hooks = (JSON.parse(text) as { hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]> }).hooks;
