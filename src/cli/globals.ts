@@ -33,13 +33,17 @@ export interface CliContext {
  * dialect is named; one a host calls (`run`, `record`) passes false and keeps the default.
  */
 export function cliContext(command: Command, { detectDialect = true }: { readonly detectDialect?: boolean } = {}): CliContext {
-  const globals = command.optsWithGlobals<{ db?: string; projectDir?: string; dialect?: string; color?: string }>();
+  const globals = command.optsWithGlobals<{ db?: string; projectDir?: string; dialect?: string; host?: string; color?: string }>();
+  // `--host` is `--dialect`'s other name: the agent is the host, the shape of its files the dialect.
+  if (globals.dialect !== undefined && globals.host !== undefined && globals.dialect !== globals.host)
+    throw new QhooksError("usage", `--dialect ${globals.dialect} and --host ${globals.host} name two hosts; give one`);
+  const asked = globals.dialect ?? globals.host;
   const env = process.env;
   const homeDir = homedir();
   const anyHostsProject = Object.values(HOSTS)
     .flatMap((host) => host.projectDirVariables.map((name) => env[name]))
     .find((value) => value !== undefined);
-  const choice = chooseDialect(globals.dialect, env, {
+  const choice = chooseDialect(asked, env, {
     homeDir,
     projectDir: resolve(globals.projectDir ?? anyHostsProject ?? process.cwd()),
     detect: detectDialect,

@@ -107,6 +107,9 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
       ).choices(["qoder", "claude", "gemini", "codex"]),
     )
     .addOption(
+      new Option("--host <name>", "the same as --dialect: the agent whose files and protocol qhooks speaks").choices(["qoder", "claude", "gemini", "codex"]),
+    )
+    .addOption(
       new Option("--color <when>", "colour decisions and failures in tables: auto (on a terminal, unless $NO_COLOR is set), always or never")
         .choices(["auto", "always", "never"])
         .default("auto"),
