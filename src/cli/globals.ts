@@ -6,6 +6,7 @@ import { defaultLogPath } from "../store/logPath.js";
 import { isPostgresUrl } from "../store/openStore.js";
 import { QhooksError } from "../errors.js";
 import { chooseDialect } from "../settings/detectDialect.js";
+import { guardEnvironment, projectEnvText } from "../settings/projectEnv.js";
 import { err } from "./io.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { oneLineText } from "../text/oneLine.js";
@@ -26,23 +27,37 @@ export interface CliContext {
   readonly env: NodeJS.ProcessEnv;
   /** `--color`: whether tables and listings on a terminal show decisions and failures in colour. */
   readonly colour: ColourChoice;
+  /**
+   * The warnings about qhooks variables a project's settings `env` block set and the user's own did not: they are
+   * left out of `env`. `run` and `record` say them with their configuration's; other commands have said them already.
+   */
+  readonly envWarnings: readonly string[];
 }
 
 /**
  * The context of a command. `detectDialect`: a command a person types reads the one host whose settings exist when no
- * dialect is named; one a host calls (`run`, `record`) passes false and keeps the default.
+ * dialect is named; one a host calls (`run`, `record`) passes false and keeps the default. `holdEnvWarnings`: the
+ * command says `envWarnings` itself (`run`, whose stderr may be a block's reason, and which logs them).
  */
-export function cliContext(command: Command, { detectDialect = true }: { readonly detectDialect?: boolean } = {}): CliContext {
+export function cliContext(
+  command: Command,
+  { detectDialect = true, holdEnvWarnings = false }: { readonly detectDialect?: boolean; readonly holdEnvWarnings?: boolean } = {},
+): CliContext {
   const globals = command.optsWithGlobals<{ db?: string; projectDir?: string; dialect?: string; host?: string; color?: string }>();
   // `--host` is `--dialect`'s other name: the agent is the host, the shape of its files the dialect.
   if (globals.dialect !== undefined && globals.host !== undefined && globals.dialect !== globals.host)
     throw new QhooksError("usage", `--dialect ${globals.dialect} and --host ${globals.host} name two hosts; give one`);
   const asked = globals.dialect ?? globals.host;
-  const env = process.env;
   const homeDir = homedir();
   const anyHostsProject = Object.values(HOSTS)
-    .flatMap((host) => host.projectDirVariables.map((name) => env[name]))
+    .flatMap((host) => host.projectDirVariables.map((name) => process.env[name]))
     .find((value) => value !== undefined);
+  // A project's settings can put variables into the environment the host runs qhooks with: those that would weaken
+  // the user's guards are left out unless the user's own settings set the same.
+  const guarded = guardEnvironment(process.env, homeDir, resolve(globals.projectDir ?? anyHostsProject ?? process.cwd()));
+  const env = guarded.env;
+  const envWarnings = guarded.ignored.map(projectEnvText);
+  if (!holdEnvWarnings) for (const w of envWarnings) err(`qhooks: warning: ${w}`);
   const choice = chooseDialect(asked, env, {
     homeDir,
     projectDir: resolve(globals.projectDir ?? anyHostsProject ?? process.cwd()),
@@ -58,7 +73,7 @@ export function cliContext(command: Command, { detectDialect = true }: { readonl
   const dbPath = globals.db !== undefined ? (isPostgresUrl(globals.db) ? globals.db : resolve(globals.db)) : defaultLogPath(env, homeDir);
   // Commander checked the choice; auto when the flag is absent.
   const colour = ColourChoiceSchema.catch("auto").parse(globals.color);
-  return { dialect, dialectNamed: choice.how === "flag" || choice.how === "environment", projectDir, homeDir, dbPath, env, colour };
+  return { dialect, dialectNamed: choice.how === "flag" || choice.how === "environment", projectDir, homeDir, dbPath, env, colour, envWarnings };
 }
 
 /** Hooks run in the project directory: a missing one is the user's mistake, said before anything runs. */

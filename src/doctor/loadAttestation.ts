@@ -3,6 +3,8 @@ import type { LoadAttestation, SkippedHook } from "../schema/doctor.js";
 import { formatPath } from "../schema/zodIssues.js";
 import type { TrustCheck } from "../trust/trustPolicy.js";
 import type { DeclaredHook } from "../core/hookDescriptor.js";
+import { disabledWhy } from "../settings/switchedOff.js";
+import { weakerCopyWhy } from "../settings/guardPrecedence.js";
 import { splitWarnings, type SplitWarning } from "./readerWarnings.js";
 
 /**
@@ -16,7 +18,8 @@ export function attestLoad(snapshot: SettingsSnapshot, trust: TrustCheck | null)
   for (const hook of snapshot.hooks) loaded.set(`${hook.file}\0${hook.path}`, hook);
   const byPath = new Map(snapshot.sources.map((s) => [s.path, s]));
   const untrusted = trust === null ? new Map<DeclaredHook, string>() : untrustedHooks(snapshot, trust);
-  const switchedOff = new Map(snapshot.disabled.map((d) => [`${d.hook.file}\0${d.hook.path}`, d.by]));
+  const switchedOff = new Map(snapshot.disabled.map((d) => [`${d.hook.file}\0${d.hook.path}`, disabledWhy(d)]));
+  for (const w of snapshot.overruled) switchedOff.set(`${w.copy.file}\0${w.copy.path}`, weakerCopyWhy(w));
 
   let configured = 0;
   let running = 0;
@@ -35,7 +38,7 @@ export function attestLoad(snapshot: SettingsSnapshot, trust: TrustCheck | null)
         continue;
       }
       const off = switchedOff.get(`${source.display}\0${path}`);
-      const why = notTrusted ?? (off === undefined ? whyNotLoaded(warnings, source.display, path) : `switched off: disableAllHooks in ${off}`);
+      const why = notTrusted ?? off ?? whyNotLoaded(warnings, source.display, path);
       skipped.push({ level: source.plugin ? "plugin" : source.level, file: source.display, path, why });
     }
   }

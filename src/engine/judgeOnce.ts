@@ -4,6 +4,7 @@ import type { EventName } from "../schema/events.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { engineContext } from "./context.js";
+import { switchAllOff, withRunWarnings, type RunSwitch } from "../settings/runSwitch.js";
 import type { EventLog } from "../store/eventLog.js";
 import { judgeEvents } from "./pipeline.js";
 import { BackgroundHooks, type BackgroundRunner } from "../handlers/backgroundHooks.js";
@@ -43,6 +44,10 @@ export interface JudgeOnceOptions {
   readonly once?: OnceMemory;
   /** Where async hooks run; the result's `background` by default, which the caller may wait for (`settled()`). */
   readonly background?: BackgroundRunner;
+  /** Every hook switched off for this run (`--no-hooks`, `QHOOKS_DISABLE=1`): none runs; the event is still judged and logged. */
+  readonly hooksOff?: RunSwitch | null;
+  /** Warnings of this run's own (qhooks variables a project set, ignored): said and logged with the configuration's. */
+  readonly runWarnings?: readonly string[];
 }
 
 export interface JudgeOnceResult {
@@ -57,7 +62,8 @@ export interface JudgeOnceResult {
 /** One event through the pipeline, with settings read fresh from disk: what `qhooks run` does. */
 export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceResult> {
   const engine = engineContext({ ...options, baseDir: process.cwd() });
-  const snapshot = engine.load();
+  const loaded = withRunWarnings(engine.load(), options.runWarnings ?? []);
+  const snapshot = options.hooksOff ? switchAllOff(loaded, options.hooksOff) : loaded;
   const background: BackgroundRunner = options.background ?? new BackgroundHooks(options.log);
   const judgement = await firstValueFrom(
     of({ input: options.input, event: options.event, receivedAt: new Date(), startedAt: performance.now() }).pipe(

@@ -5,8 +5,8 @@ import { matchStep } from "./steps/matchHooks.js";
 import type { Arrival } from "../core/arrival.js";
 import { isRejected } from "../core/rejected.js";
 import { validateStep } from "./steps/validateEvent.js";
-import { ERASED } from "../store/journal/erasure.js";
 import type { ReplayResult, ReplayRun } from "../schema/replay.js";
+import { isErasedPayload } from "../schema/erasedPayload.js";
 import { oneLineText } from "../text/oneLine.js";
 import { replayOverrides, type ReplayOverrides } from "./replayOverrides.js";
 import { sha256Hex } from "../json/canonicalHash.js";
@@ -181,7 +181,7 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
     const judge = (record: StoredEvent): Observable<ReplayResult> => {
       // Reported, not silently dropped: the selection said "every match".
       if (record.decision === "rejected") return of(skipped(record, `its payload was rejected when it arrived (${record.reason ?? "invalid"})`));
-      if (record.payload === ERASED) return of(skipped(record, "its content was erased (qhooks erase)"));
+      if (isErasedPayload(record.payload)) return of(skipped(record, "its content was erased (qhooks erase)"));
       if (record.event !== null && skipEvents.has(record.event)) return of({ ...skipped(record, `--skip-event ${record.event}`), skipEvent: true as const });
       return from(dialectOf(record)).pipe(mergeMap((dialect) => judgeAs(record, dialect)));
     };

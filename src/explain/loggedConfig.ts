@@ -98,6 +98,7 @@ function viewOf(parts: readonly { source: SettingsSource; hooks: unknown }[], ha
     dialect,
     // Only the hooks sections are logged: a disableAllHooks is in the hash, not in what explain can read back.
     disabled: [],
+    overruled: [],
     sources: sources.map((s) => ({ ...s, state: "loaded" as const })),
     hooks,
     byEvent,

@@ -1,3 +1,4 @@
+import { isErasedPayload } from "../schema/erasedPayload.js";
 import { DecisionSchema, type Decision } from "../schema/events.js";
 import { HookTestCaseSchema, type HookTestCase, type HookTestExpect } from "../schema/hookTest.js";
 import { oneLineText } from "../text/oneLine.js";
@@ -17,6 +18,7 @@ export type NotATest =
   | { readonly kind: "replayed"; readonly message: string }
   | { readonly kind: "rejected"; readonly message: string }
   | { readonly kind: "no-decision"; readonly message: string }
+  | { readonly kind: "erased"; readonly message: string }
   | { readonly kind: "not-an-object"; readonly message: string };
 
 export type CaseFromEvent = { readonly ok: true; readonly testCase: HookTestCase } | { readonly ok: false; readonly problem: NotATest };
@@ -41,6 +43,7 @@ export function caseFromEvent(logged: LoggedEvent, options: CaseOptions = {}): C
     return fail("no-decision", `${at} ${why}: give the decision to expect with --expect allow|deny|ask|block|none`);
   }
   const payload = logged.payload;
+  if (isErasedPayload(payload)) return fail("erased", `${at}: its payload was erased (qhooks erase), so there is nothing to judge`);
   if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
     return fail("not-an-object", `${at}: its payload cannot be saved as a test (it is not a JSON object that qhooks can print again)`);
   }

@@ -2,16 +2,17 @@ import { spawnSync } from "node:child_process";
 import { dirname } from "node:path";
 import { QhooksError } from "../errors.js";
 import type { HostDialect, ManagedSettings } from "../hosts/hostDialect.js";
+import type { EventName } from "../schema/events.js";
 import { isQhooksSelfCall } from "../core/selfCall.js";
 import { coverageOf } from "./coverage.js";
 import { addEntries, hostKeys, parseDocument } from "./entriesEdit.js";
-import type { EventName } from "../schema/events.js";
 import { installRecordPath, type InstallScope } from "./installPaths.js";
 import type { InstalledEntry, InstallRecord } from "./installRecord.js";
 import { readInstallRecord, writeInstallRecord } from "./installRecordFile.js";
 import { missingDirs, readTarget, removeEmptyDirs, replaceFile, requireWritable, sha256Of } from "./targetFile.js";
 import { unifiedDiff } from "./textDiff.js";
 import { unsharedPaths } from "./sharedPaths.js";
+import { COMMAND_ONLY_EVENTS, failsClosed, httpHandler, TOKEN_VARIABLE, type ServerTarget } from "./serverEntries.js";
 
 export interface InstallOptions {
   readonly host: HostDialect;
@@ -24,6 +25,8 @@ export interface InstallOptions {
   readonly node: string;
   readonly cli: string;
   readonly dryRun: boolean;
+  /** `--server`: http entries calling the user's running server (serverEntries.ts); null: command entries. */
+  readonly server: ServerTarget | null;
 }
 
 /** Seconds the entry allows beyond the longest hook it runs: qhooks' own start, its kill grace, its log. */
@@ -53,6 +56,11 @@ export function install(o: InstallOptions): string[] {
   const target = targetOf(o.host, o.scope, o.homeDir, o.projectDir, managed);
   const recordPath = installRecordPath(o.host.id, o.scope, o.homeDir, managed);
   const sudoHint = o.scope === "managed" ? ` (Claude Code's managed settings need administrator rights: run it with sudo, or use --scope user)` : "";
+  if (o.server !== null && o.scope !== "managed")
+    throw new QhooksError(
+      "usage",
+      `--server needs --scope managed: only there does ${o.host.name} run qhooks' entries alone (else every hook would run twice)`,
+    );
   if (!o.dryRun) requireWritable(target.path, sudoHint);
   const previous = readInstallRecord(recordPath);
   const file = readTarget(target.path, target.shown);
@@ -72,10 +80,7 @@ export function install(o: InstallOptions): string[] {
 
   const coverage = o.scope === "managed" ? coverageOf(o.host, o.homeDir, o.projectDir, o.env) : null;
   const timeout = coverage ? Math.max(longestCommandDefault(o.host), Math.ceil(coverage.maxTimeoutSeconds) + MARGIN_SECONDS) : RECORD_TIMEOUT_SECONDS;
-  const entries: InstalledEntry[] = o.host.events.map((event) => ({
-    event,
-    group: { hooks: [{ type: "command", command: entryCommand(o, event), timeout: o.host.timeoutUnit === "milliseconds" ? timeout * 1000 : timeout }] },
-  }));
+  const entries: InstalledEntry[] = o.host.events.map((event) => ({ event, group: { hooks: handlersOf(o, event, timeout) } }));
   const settings = o.scope === "managed" ? { ...managed!.onlyManagedHooks } : {};
   const added = addEntries(base?.toString("utf8") ?? "", entries, settings, target.shown, hostKeys(o.host));
   const next = Buffer.from(added.text);
@@ -117,6 +122,23 @@ export function install(o: InstallOptions): string[] {
     throw e;
   }
   return [...lines, ...installedLines(o, target.shown, timeout, coverage)];
+}
+
+/** ENSURE_TIMEOUT_SECONDS: `serve --ensure` waits 15 s at most for a server to start. */
+const ENSURE_TIMEOUT_SECONDS = 30;
+
+/**
+ * The handlers of one event's group: the command entry, or under `--server` an http entry, except on the events
+ * that stay commands (SessionStart also starts the server first; its output goes to stderr, since SessionStart's
+ * stdout becomes the model's context).
+ */
+function handlersOf(o: InstallOptions, event: EventName, timeout: number): Record<string, unknown>[] {
+  // Gemini CLI counts its timeouts in milliseconds.
+  const command = { type: "command", command: entryCommand(o, event), timeout: o.host.timeoutUnit === "milliseconds" ? timeout * 1000 : timeout };
+  if (o.server === null) return [command];
+  if (!COMMAND_ONLY_EVENTS.has(event)) return [httpHandler(o.server, o.host.id, event, timeout)];
+  if (event !== "SessionStart") return [command];
+  return [{ type: "command", command: `${quote(o.node)} ${quote(o.cli)} serve --ensure >&2`, timeout: ENSURE_TIMEOUT_SECONDS }, command];
 }
 
 /** The command line of one entry: absolute node and script, the dialect pinned, so no PATH or config can change it. */
@@ -171,7 +193,10 @@ function installedLines(o: InstallOptions, shown: string, timeout: number, cover
     ];
   }
   const lines = [
-    `Installed qhooks for ${o.host.name}, for every user of this machine, in ${shown}: ${events} -> ${entryCommand(o, "<event>")} (timeout ${timeout} s)`,
+    o.server === null
+      ? `Installed qhooks for ${o.host.name}, for every user of this machine, in ${shown}: ${events} -> ${entryCommand(o, "<event>")} (timeout ${timeout} s)`
+      : `Installed qhooks for ${o.host.name}, for every user of this machine, in ${shown}: ${events} -> POST ${o.server.url}/hook/${o.host.id} (timeout ${timeout} s)`,
+    ...(o.server === null ? [] : serverLines(o, o.server)),
     `${Object.keys(o.host.managedSettings(o.env, o.platform)!.onlyManagedHooks).join(", ")}: ${o.host.name} runs only managed hooks; qhooks runs the user, project, local and plugin hooks (${coverage!.hooks} here now${coverage!.levels.length ? `: ${coverage!.levels.join(", ")}` : ""}).`,
   ];
   for (const line of coverage!.notRunnable) lines.push(`Not run by qhooks from the CLI: ${line}`);
@@ -190,3 +215,16 @@ const levelNames = (o: InstallOptions): string =>
 
 /** The longest time the host gives a command hook that names none, over its events: the entry must allow as much. */
 const longestCommandDefault = (host: HostDialect): number => Math.max(...host.events.map((event) => host.defaultTimeoutSeconds("command", event)));
+
+/** What `--server` adds to install's report: the events kept as commands, the fail policy, the secret's variable. */
+function serverLines(o: InstallOptions, server: ServerTarget): string[] {
+  const commands = o.host.events.filter((e) => COMMAND_ONLY_EVENTS.has(e));
+  const closed = o.host.events.filter((e) => !COMMAND_ONLY_EVENTS.has(e) && failsClosed(e));
+  return [
+    `Command entries (${entryCommand(o, "<event>")}) stay on ${commands.join(", ")}; SessionStart also runs qhooks serve --ensure first.`,
+    `When the server is down or cannot judge, ${closed.join(", ")} block (onFailure: "block"); the other events go on (Stop and SubagentStop never block on a failure: the agent would loop).`,
+    server.tokenExported
+      ? `Claude Code sends the secret from $${TOKEN_VARIABLE} (it is set here).`
+      : `Claude Code sends the secret from $${TOKEN_VARIABLE}, which is not set here: put export ${TOKEN_VARIABLE}="$(cat ${server.tokenFile})" in your shell's profile, or every guarded event is blocked.`,
+  ];
+}

@@ -171,6 +171,11 @@ export const QhooksSettingsSchema = lazy(() =>
       .optional(),
     /** What `qhooks replay` does instead of running some hooks (those with side effects): see ReplayOverridesSchema. */
     replay: ReplayOverridesSchema.optional(),
+    /**
+     * Hooks switched off by name (any level's). Read from the user's own files only: a project must not be able to
+     * switch off the guards the user relies on.
+     */
+    disabled: z.array(hookName(), { error: "expected an array of hook names" }).optional(),
   }),
 );
 export type QhooksSettings = z.infer<typeof QhooksSettingsSchema>;

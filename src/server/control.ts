@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { QhooksError } from "../errors.js";
+import { compareVersions } from "../text/semver.js";
 import { LOOPBACK } from "./httpTransport.js";
 import { serverPaths } from "./paths.js";
 import { probeServer } from "./probe.js";
@@ -30,17 +31,32 @@ export interface EnsureOptions {
   readonly command: string;
   readonly args: readonly string[];
   readonly env: NodeJS.ProcessEnv;
+  /** The caller's qhooks version: a running server of an older one is stopped and started again. */
+  readonly version: string;
   readonly waitMs?: number;
+}
+
+/** What `--ensure` found and did. `replaced`: the older version of a server it stopped to start this one. */
+export interface Ensured {
+  readonly server: LiveServer;
+  readonly started: boolean;
+  readonly replaced: string | null;
 }
 
 /**
  * `qhooks serve --ensure`: the running server, or a new one started in the background, in a session of its own (it
  * outlives the caller), its stderr appended to serve.log. Two at once start two processes, of which the lock lets
- * one listen; both return the one that does.
+ * one listen; both return the one that does. A server of an older qhooks version (semantic versioning's order) is
+ * stopped first, its events under way answered, and the new one listens on its port; a newer one is left running.
  */
-export async function ensureServer(options: EnsureOptions): Promise<{ readonly server: LiveServer; readonly started: boolean }> {
+export async function ensureServer(options: EnsureOptions): Promise<Ensured> {
   const running = await liveServer(options.homeDir);
-  if (running !== null) return { server: running, started: false };
+  let replaced: string | null = null;
+  if (running !== null) {
+    if (compareVersions(running.health.version, options.version) !== -1) return { server: running, started: false, replaced };
+    await stopServer(options.homeDir);
+    replaced = running.health.version;
+  }
   const paths = serverPaths(options.homeDir);
   readOrCreateToken(paths.token);
   mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
@@ -58,7 +74,7 @@ export async function ensureServer(options: EnsureOptions): Promise<{ readonly s
   while (Date.now() < deadline) {
     await sleep(50);
     const server = await liveServer(options.homeDir);
-    if (server !== null) return { server, started: true };
+    if (server !== null) return { server, started: true, replaced };
     // Its child exiting is no failure by itself: another --ensure's server may have won the lock; wait for that one.
     if (exitedAt !== null && Date.now() - exitedAt > 3000) break;
   }
@@ -76,7 +92,11 @@ export async function stopServer(homeDir: string, waitMs = 60_000): Promise<Live
     }
     return null;
   }
-  process.kill(server.health.pid, "SIGTERM");
+  try {
+    process.kill(server.health.pid, "SIGTERM");
+  } catch {
+    return server; // it ended meanwhile (another --stop or --ensure)
+  }
   const deadline = Date.now() + waitMs;
   while (isAlive(server.health.pid)) {
     if (Date.now() > deadline) throw new QhooksError("io", `the server (pid ${server.health.pid}) has not stopped after ${waitMs / 1000} s`);

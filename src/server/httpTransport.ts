@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { QhooksError, messageOf } from "../errors.js";
 import { MAX_PAYLOAD_BYTES } from "../payload/parsePayload.js";
+import { TOKEN_VARIABLE } from "../install/serverEntries.js";
 import { oneLineText } from "../text/oneLine.js";
 import { textAnswer, type HookAnswer } from "./httpAnswer.js";
 import type { HookService } from "./hookService.js";
@@ -103,7 +104,10 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
       return refuse(
         req,
         res,
-        textAnswer(401, "qhooks: wrong or missing secret (Authorization: Bearer <the secret in the server's token file>)"),
+        textAnswer(
+          401,
+          `qhooks: wrong or missing secret (Authorization: Bearer <the secret in the server's token file>); installed entries send $${TOKEN_VARIABLE}: export ${TOKEN_VARIABLE}="$(cat <qhooks' data folder>/server/token)" before starting the agent`,
+        ),
         bearer === undefined ? "no secret" : "wrong secret",
         true,
       );

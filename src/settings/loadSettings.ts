@@ -7,7 +7,9 @@ import { parseSettingsFile, type ParsedSettingsFile } from "./parseSettingsFile.
 import { loadPlugins, pluginFileOutsideText, type MissingPlugin, type PluginRequest } from "./plugins.js";
 import { claudePluginRequests, type EnabledEntry } from "./claudePlugins.js";
 import { readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
-import type { SettingsSource } from "./settingsSources.js";
+import { isUserTier, type SettingsSource } from "./settingsSources.js";
+import { applySwitches, type DisabledHook } from "./switchedOff.js";
+import { keepGuards, weakerCopyText, type WeakerCopy } from "./guardPrecedence.js";
 import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
 import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } from "../redact/redactor.js";
 import { capOf, keptStopBlockCaps, type StopBlockCapSetting } from "./stopBlockCap.js";
@@ -15,6 +17,8 @@ import type { DeclaredHook } from "../core/hookDescriptor.js";
 import type { ReplayStub } from "../schema/settings.js";
 
 export { MAX_SETTINGS_BYTES, readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
+export type { DisabledHook } from "./switchedOff.js";
+export type { WeakerCopy } from "./guardPrecedence.js";
 
 /**
  * One immutable view of the hook configuration. A dispatch judges its event with exactly one snapshot, and the
@@ -25,8 +29,13 @@ export interface SettingsSnapshot {
   readonly hash: string;
   /** The host whose settings these are (its defaults apply): what replay and hook tests judge a logged event by. */
   readonly dialect: Dialect;
-  /** Hooks switched off by a `disableAllHooks: true`, each with the file that did it; not in `hooks`. */
+  /**
+   * Hooks switched off (`disableAllHooks: true`, `qhooks.disabled`, this run's `--no-hooks`), each with what did it;
+   * not in `hooks`.
+   */
   readonly disabled: readonly DisabledHook[];
+  /** Copies of the user's guards in lower-trust files that would weaken them: ignored (one warning each); not in `hooks`. */
+  readonly overruled: readonly WeakerCopy[];
   readonly sources: ReadonlyArray<SettingsSource & { readonly state: SettingsRead["state"] }>;
   /** Every valid handler, in level order then declaration order. */
   readonly hooks: readonly DeclaredHook[];
@@ -75,12 +84,6 @@ export interface SettingsSnapshot {
 export interface ReplayPlanSettings {
   readonly skip: readonly string[];
   readonly stub: ReadonlyMap<string, ReplayStub>;
-}
-
-/** A hook a `disableAllHooks: true` switched off, and the file that said it. */
-export interface DisabledHook {
-  readonly hook: DeclaredHook;
-  readonly by: string;
 }
 
 /** The user's own files: the user level, or a file named on the command line; not a project's, nor a plugin's. */
@@ -173,6 +176,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   // settings' or a plugin's only its own tier's (project, local, plugins), never the user's guards.
   let offForAllBy: string | null = null;
   let offForSharedBy: string | null = null;
+  const offByName = new Map<string, string>();
   const redact: RedactPattern[] = [];
   const replaySkip = new Set<string>();
   const replayStub = new Map<string, ReplayStub>();
@@ -202,6 +206,17 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     for (const p of parsed.qhooks.redact) redact.push(p);
     for (const name of parsed.qhooks.replay?.skip ?? []) replaySkip.add(name);
     for (const [name, stub] of Object.entries(parsed.qhooks.replay?.stub ?? {})) replayStub.set(name, stub);
+    for (const name of parsed.qhooks.disabled ?? []) {
+      // Switching a guard off is the user's call: a project that could do it could switch off the user's guards.
+      if (isUserTier(source)) {
+        if (!offByName.has(name)) offByName.set(name, source.display);
+      } else {
+        warnings.push(
+          `${source.display}: qhooks.disabled: read only from your own settings (the user-level file, or a --settings file outside the project); ignored here`,
+        );
+        break;
+      }
+    }
     if (parsed.qhooks.retention !== undefined) {
       // Removing records is the user's call: a project that could set it could have its own traces removed.
       if (source.level === "user") retention = parsed.qhooks.retention;
@@ -226,15 +241,15 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   const stopBlockCap = capOf(capped.kept);
 
   // Switched off hooks are listed apart (qhooks hooks says by which file), never silently dropped.
-  const disabled: DisabledHook[] = [];
-  const enabled = hooks.filter((hook) => {
-    const by = offForAllBy ?? (isOwnLevel(hook) ? null : offForSharedBy);
-    if (by !== null) disabled.push({ hook, by });
-    return by === null;
-  });
-  if (offForAllBy !== null) warnings.push(`${offForAllBy}: disableAllHooks: every hook is off (${disabled.length})`);
-  else if (offForSharedBy !== null)
-    warnings.push(`${offForSharedBy}: disableAllHooks: the hooks of the project, its local settings and plugins are off (${disabled.length}); yours still run`);
+  const switched = applySwitches(hooks, { allBy: offForAllBy, sharedBy: offForSharedBy, names: offByName }, isOwnLevel);
+  const { disabled } = switched;
+  for (const w of switched.warnings) warnings.push(w);
+  // A lower-trust file cannot weaken the user's guard by declaring the same command with weaker settings.
+  const userTier = new Set(parts.filter((p) => isUserTier(p.source)).map((p) => p.source.display));
+  const guarded = keepGuards(switched.enabled, (hook) => hook.plugin === null && userTier.has(hook.file));
+  const enabled = guarded.kept;
+  const overruled = guarded.ignored;
+  for (const w of overruled) warnings.push(weakerCopyText(w));
 
   const byEvent = new Map<EventName, DeclaredHook[]>();
   for (const hook of enabled) {
@@ -260,6 +275,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     hash,
     dialect,
     disabled,
+    overruled,
     sources: parts.map(({ source, read }) => ({ ...source, state: read.state })),
     hooks: enabled,
     byEvent,

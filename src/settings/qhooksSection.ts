@@ -26,6 +26,8 @@ export interface QhooksSection {
   readonly replay: ReplayOverrides | undefined;
   /** `qhooks.notify`: whether failures of hooks are told to the person in the host's answer. */
   readonly notify: boolean | undefined;
+  /** `qhooks.disabled`: hooks switched off by name. */
+  readonly disabled: readonly string[] | undefined;
 }
 
 export const EMPTY_QHOOKS_SECTION: QhooksSection = {
@@ -36,6 +38,7 @@ export const EMPTY_QHOOKS_SECTION: QhooksSection = {
   retention: undefined,
   replay: undefined,
   notify: undefined,
+  disabled: undefined,
 };
 
 /**
@@ -56,6 +59,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
   let retention: string | undefined;
   let replay: ReplayOverrides | undefined;
   let notify: boolean | undefined;
+  let disabled: string[] | undefined;
   const redact: RedactPattern[] = [];
   for (const [key, value] of Object.entries(section)) {
     const path = ["qhooks", key];
@@ -74,6 +78,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
     if (key === "retention") retention = checked.data as string;
     if (key === "replay") replay = checked.data as ReplayOverrides;
     if (key === "notify") notify = checked.data as boolean;
+    if (key === "disabled") disabled = checked.data as string[];
     if (key === "redact") {
       (checked.data as unknown[]).forEach((entry, i) => {
         const parsedEntry = RedactEntrySchema.safeParse(entry);
@@ -91,7 +96,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
       });
     }
   }
-  return { plugins, stopBlockCap, requireTrust, redact, retention, replay, notify };
+  return { plugins, stopBlockCap, requireTrust, redact, retention, replay, notify, disabled };
 }
 
 function warnIssue(path: PropertyKey[], error: z.ZodError, consequence: string, warn: (path: PropertyKey[], message: string) => void): void {

@@ -30,7 +30,7 @@ export function planSettings(choice: SettingsChoice): SettingsPlan {
   const dialect = choice.dialect ?? DEFAULT_DIALECT;
   const sources =
     choice.settingsFiles !== undefined
-      ? explicitSettings(choice.settingsFiles, choice.baseDir, dialect)
+      ? explicitSettings(choice.settingsFiles, choice.baseDir, dialect, choice.projectDir)
       : discoverSettings(choice.homeDir, choice.projectDir, dialect, choice.env);
   const folders = (choice.plugins ?? []).map((p) => (isAbsolute(p) ? p : resolve(choice.baseDir, p)));
   return {

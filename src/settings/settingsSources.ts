@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
 import type { HookPlugin } from "../core/hookDescriptor.js";
@@ -12,6 +12,8 @@ export interface SettingsSource {
   readonly display: string;
   /** Named on purpose (`--settings`, `settingsFiles`): a missing file is then a mistake worth a warning. */
   readonly explicit?: boolean;
+  /** A named file (`--settings`) that lies inside the project: the project's to write, so of the project's trust. */
+  readonly insideProject?: boolean;
   /** Set for a plugin's hooks file. */
   readonly plugin?: HookPlugin;
   /** The host whose file it is: its defaults apply to what the file leaves out (the default dialect's when absent). */
@@ -30,10 +32,26 @@ export function discoverSettings(
     .map((l) => ({ level: l.level, path: l.path, display: l.display, dialect }));
 }
 
-/** `--settings` files replace discovery; each is its own level, named by its absolute path. */
-export function explicitSettings(files: readonly string[], baseDir: string, dialect: Dialect = DEFAULT_DIALECT): SettingsSource[] {
+/**
+ * `--settings` files replace discovery; each is its own level, named by its absolute path. One inside `projectDir`
+ * (when given) is marked so: the project can write it.
+ */
+export function explicitSettings(files: readonly string[], baseDir: string, dialect: Dialect = DEFAULT_DIALECT, projectDir?: string): SettingsSource[] {
   return files.map((file) => {
     const path = isAbsolute(file) ? file : resolve(baseDir, file);
-    return { level: path, path, display: path, explicit: true, dialect };
+    const inside = projectDir !== undefined && isInside(path, resolve(projectDir));
+    return { level: path, path, display: path, explicit: true, dialect, ...(inside ? { insideProject: true } : {}) };
   });
+}
+
+/**
+ * The user's own files, whose word on guards is final: the user level, or a `--settings` file outside the project.
+ * The project's file, its local settings, a plugin's and a `--settings` file inside the project are of lower trust.
+ */
+export const isUserTier = (source: SettingsSource): boolean =>
+  source.plugin === undefined && (source.level === "user" || (source.explicit === true && source.insideProject !== true));
+
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
 }

@@ -5,6 +5,8 @@ import type { LogFilter } from "../schema/logFilter.js";
 import type { LogDecision, LogRecord, MatchCount, SessionRow, Stats, VerifyResult } from "../schema/logRecord.js";
 import type { HookResult, Outcome } from "../schema/outcome.js";
 import type { ReplayRun } from "../schema/replay.js";
+import type { JournalRow } from "./journal/record.js";
+import type { PartDigests } from "./journal/hashFormat.js";
 
 export type { EventDetail, LogFilter };
 
@@ -173,6 +175,12 @@ export interface ReadFrom {
   readonly after?: number;
 }
 
+/** A page of `settledAfter`. */
+export interface SettledPage {
+  readonly records: readonly LogRecord[];
+  readonly through: number;
+}
+
 /** The read side of the log: audits (newest first) and the integrity check. */
 export interface AuditLog {
   /**
@@ -184,6 +192,13 @@ export interface AuditLog {
   events(filter: LogFilter, limit: number): AsyncIterable<LogRecord>;
   /** Every matching event, oldest first, read page by page: what a replay re-judges. */
   read(filter: LogFilter, from?: ReadFrom): AsyncIterable<StoredEvent>;
+  /**
+   * Matching events settled (judged, recorded or rejected) in a record after `after`, in the order they settled, at
+   * most `limit`: what `qhooks log --follow` polls. `through` is where the next call starts (the last record this
+   * read saw, or the last one given when the limit cut it). An event still unfinished is not given until its outcome
+   * comes.
+   */
+  settledAfter(filter: LogFilter, after: number, limit: number): Promise<SettledPage>;
   /** How many events `read(filter)` will give. */
   count(filter: LogFilter): Promise<number>;
   replayRuns(): Promise<ReplayRun[]>;
@@ -192,7 +207,31 @@ export interface AuditLog {
   /** Live events by event and match value: which values each event's matchers were tested against. */
   matchCounts(filter: Pick<LogFilter, "since" | "until">): Promise<MatchCount[]>;
   verify(): Promise<VerifyResult>;
+  /**
+   * What evidence of the selected events is made of (src/export/evidence.ts): null when nothing is selected. Absent
+   * where the backend cannot give it yet (PostgreSQL).
+   */
+  chainSlice?(selection: EvidenceSelection): Promise<ChainSlice | null>;
   close(): Promise<void>;
+}
+
+/** The events evidence is taken of: those of these sessions (all when empty), from this time on (all when null). */
+export interface EvidenceSelection {
+  readonly sessions: readonly string[];
+  readonly since: Date | null;
+}
+
+/** A run of the chain, from the first selected record to the log's head, read at one moment. */
+export interface ChainSlice {
+  readonly logId: string;
+  /** The record before the first one (or the anchor a prune left; seq 0 and hash "" at the log's start). */
+  readonly from: { readonly seq: number; readonly hash: string };
+  /** Every record from the first selected one to the head, in order. */
+  readonly rows: readonly JournalRow[];
+  /** The seqs of the selected records: the events, their outcome and hook records, the erasure records about them. */
+  readonly selected: ReadonlySet<number>;
+  /** Erased records (of the rows): the digests their parts had, from their erasure records. */
+  readonly erasures: ReadonlyMap<number, PartDigests>;
 }
 
 /** Which events `erase` removes the content of. */
@@ -253,7 +292,7 @@ export interface PruneResult {
 export interface LogMaintenance {
   /**
    * Replaces the free-text parts of the selected events' records (payload, reason, outcome text and hook output)
-   * with `[ERASED]`, keeping their small columns (time, event, session, decision...), and appends one erasure
+   * (`[ERASED]`; a payload becomes an object naming the erasure, schema/erasedPayload.ts), keeping their small columns (time, event, session, decision...), and appends one erasure
    * record per record rewritten, holding the digests its parts had.
    */
   erase(selector: EraseSelector, why?: string | null): Promise<EraseResult>;

@@ -45,6 +45,7 @@ function lazyStore(load: () => Promise<Store>): Store {
       (async function* () {
         yield* (await store()).read(filter, from);
       })(),
+    settledAfter: async (filter, after, limit) => (await store()).settledAfter(filter, after, limit),
     count: async (filter) => (await store()).count(filter),
     replayRuns: async () => (await store()).replayRuns(),
     sessions: async (filter) => (await store()).sessions(filter),

@@ -39,4 +39,11 @@ describe("qhooks test add: which logged events make a case", () => {
     expect(made.ok).to.equal(false);
     expect(!made.ok && made.problem.kind).to.equal("not-an-object");
   });
+
+  it("an erased event cannot be saved: its payload (an object now, or the text older logs hold) has nothing to judge", () => {
+    for (const payload of [{ erased: true, session_id: "s1", tool_name: "Bash" }, "[ERASED]"]) {
+      const made = caseFromEvent({ ...event, decision: "allow", payload });
+      expect(!made.ok && made.problem.kind, JSON.stringify(payload)).to.equal("erased");
+    }
+  });
 });

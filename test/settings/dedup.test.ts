@@ -28,7 +28,8 @@ describe("dedup of identical commands across levels", () => {
   afterEach(() => sb.cleanup());
 
   it("a command declared at user and local levels runs once, at the user's position, reported as local's", async () => {
-    sb.userSettings(settings({ PreToolUse: [group("Bash", { command: twice, name: "user-copy" }, "echo user-second")] }));
+    // The local copy's timeout is longer than the user's: a weaker copy would be ignored (guardPrecedence.test.ts).
+    sb.userSettings(settings({ PreToolUse: [group("Bash", { command: twice, name: "user-copy", timeout: 5 }, "echo user-second")] }));
     sb.projectSettings(settings({ PreToolUse: [group("Bash", "echo project")] }));
     sb.localSettings(settings({ PreToolUse: [group("Bash", { command: twice, name: "local-copy", timeout: 7 })] }));
 

@@ -8,6 +8,7 @@ import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
 import { CLI, Sandbox } from "../support/sandbox.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
 import { seedLog, sqlite3, waitFor, type SeedEvent } from "./storeHelpers.js";
+import { isErasedPayload } from "../../src/schema/erasedPayload.js";
 
 const t0 = Date.parse("2026-02-01T08:00:00.000Z");
 function events(n: number, from = 0, session = "ship"): SeedEvent[] {
@@ -194,7 +195,9 @@ describe("ship: a local log to the central PostgreSQL database", function () {
     expect(strip(listed)).to.deep.equal(strip(await localLog()));
     expect(JSON.stringify(listed)).to.not.include("secret-of-ship-3");
     expect(JSON.stringify(listed)).to.include("secret-of-ship-2");
-    expect(listed.filter((e) => e.sessionId === "ship-3").map((e) => e.payload)).to.satisfy((p: unknown[]) => p.length > 0 && p.every((x) => x === "[ERASED]"));
+    expect(listed.filter((e) => e.sessionId === "ship-3").map((e) => e.payload)).to.satisfy(
+      (p: unknown[]) => p.length > 0 && p.every((x) => isErasedPayload(x)),
+    );
 
     const again = await sb.run(["ship", "--to", db.url]);
     expect(again.code, again.stderr).to.equal(0);

@@ -9,7 +9,7 @@ import type { CliContext } from "../globals.js";
 import { shownUrl } from "../../text/shownUrl.js";
 
 export const ExportFlagsSchema = z.object({
-  otlp: z.string({ error: "--otlp URL is required (the collector, e.g. http://localhost:4318)" }),
+  otlp: z.string({ error: "required: the collector URL (e.g. http://localhost:4318), or --evidence FILE instead" }),
   protocol: z.enum(["protobuf", "json"], { error: "expected protobuf or json" }).default("protobuf"),
   filter: FilterFlagsSchema,
   watch: z.boolean().default(false),

@@ -6,6 +6,10 @@ import { install } from "../../install/install.js";
 import { cliScriptOf } from "../../install/installPaths.js";
 import { installStatus } from "../../install/installStatus.js";
 import { uninstall } from "../../install/uninstall.js";
+import { TOKEN_VARIABLE, type ServerTarget } from "../../install/serverEntries.js";
+import { liveServer } from "../../server/control.js";
+import { serverPaths } from "../../server/paths.js";
+import { readOrCreateToken } from "../../server/token.js";
 import type { CliContext } from "../globals.js";
 import { out } from "../io.js";
 
@@ -13,6 +17,7 @@ export const InstallFlagsSchema = z.object({
   scope: z.enum(["managed", "user"]).optional(),
   dryRun: z.boolean().default(false),
   status: z.boolean().default(false),
+  server: z.boolean().default(false),
 });
 export type InstallFlags = z.infer<typeof InstallFlagsSchema>;
 
@@ -23,7 +28,7 @@ function hostArgument(host: string | undefined): Dialect {
 }
 
 /** `qhooks install <host>` (and `--status`). */
-export function installCommand(host: string | undefined, flags: InstallFlags, context: CliContext): number {
+export async function installCommand(host: string | undefined, flags: InstallFlags, context: CliContext): Promise<number> {
   if (flags.status) {
     const hosts = host === undefined ? Object.values(HOSTS) : [hostDialect(hostArgument(host))];
     out(installStatus(hosts, context.homeDir, context.env, process.platform).join("\n"));
@@ -41,9 +46,26 @@ export function installCommand(host: string | undefined, flags: InstallFlags, co
     node: process.execPath,
     cli: cliScriptOf(process.argv[1]),
     dryRun: flags.dryRun,
+    server: flags.server ? await serverTarget(dialect.id, context) : null,
   });
   out(lines.join("\n"));
   return EXIT.ok;
+}
+
+/**
+ * `install --server`: the user's running server, verified by its challenge before its address goes into the entries
+ * (a port squatted by another process must never be written as qhooks').
+ */
+async function serverTarget(host: Dialect, context: CliContext): Promise<ServerTarget> {
+  if (host !== "claude") throw new QhooksError("usage", "--server is for Claude Code (qhooks install claude --server): its http hooks call the server");
+  const server = await liveServer(context.homeDir);
+  const tokenFile = serverPaths(context.homeDir).token;
+  if (server === null)
+    throw new QhooksError(
+      "usage",
+      `no qhooks server answers for ${context.homeDir}: start it first (qhooks serve --ensure, as the user whose sessions it serves); nothing was changed`,
+    );
+  return { url: server.url, tokenFile, tokenExported: context.env[TOKEN_VARIABLE] === readOrCreateToken(tokenFile) };
 }
 
 /** `qhooks uninstall <host>`. */

@@ -19,6 +19,7 @@ import { failureNotices, memoryCounter, noticesToSay } from "../../output/failur
 import { fileNoticeCounter } from "../../handlers/noticeMemory.js";
 import type { Outcome } from "../../schema/outcome.js";
 import type { SettingsSnapshot } from "../../settings/loadSettings.js";
+import { runSwitchOf } from "../../settings/runSwitch.js";
 
 export const RunFlagsSchema = z.object({
   settings: z.array(z.string()).default([]),
@@ -26,6 +27,8 @@ export const RunFlagsSchema = z.object({
   log: z.boolean().default(true),
   format: z.enum(["json", "hook"], { error: '--format must be "json" or "hook"' }).default("json"),
   failClosed: z.boolean().default(false),
+  /** false: `--no-hooks`, every hook switched off for this run. */
+  hooks: z.boolean().default(true),
 });
 export type RunFlags = z.infer<typeof RunFlagsSchema>;
 
@@ -93,6 +96,8 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
       callChain: parseCallChain(context.env[CALL_CHAIN_VAR]),
       replay: replaying,
       background,
+      hooksOff: runSwitchOf(!flags.hooks, context.env),
+      runWarnings: context.envWarnings,
       // Once-hooks are remembered next to the log, across the many processes of a session; without a log, not at all.
       ...(logged ? { once: fileOnce(join(besideLog(context.dbPath, context.homeDir), "once")) } : {}),
     });

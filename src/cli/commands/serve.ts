@@ -52,7 +52,7 @@ export async function serveCommand(flags: ServeFlags, context: CliContext): Prom
     return EXIT.ok;
   }
   if (flags.ensure) {
-    const { server, started } = await ensureServer({
+    const { server, started, replaced } = await ensureServer({
       homeDir: context.homeDir,
       command: process.execPath,
       args: [
@@ -62,11 +62,13 @@ export async function serveCommand(flags: ServeFlags, context: CliContext): Prom
         ...(context.dbPath !== defaultLogPath(context.env, context.homeDir) && !isPostgresUrl(context.dbPath) ? ["--db", context.dbPath] : []),
       ],
       env: context.env,
+      version: version(),
     });
-    if (flags.json) out(JSON.stringify({ url: server.url, pid: server.health.pid, version: server.health.version, started }));
+    if (flags.json) out(JSON.stringify({ url: server.url, pid: server.health.pid, version: server.health.version, started, replaced }));
+    else if (replaced !== null) out(`qhooks serve: restarted on ${server.url} (pid ${server.health.pid}): it ran qhooks ${replaced}, this is ${version()}`);
     else out(`qhooks serve: ${started ? "started" : "running"} on ${server.url} (pid ${server.health.pid})`);
     if (server.health.version !== version())
-      err(`qhooks: note: the server runs qhooks ${server.health.version}, this is ${version()}; restart it: qhooks serve --stop`);
+      err(`qhooks: note: the server runs qhooks ${server.health.version}, this is ${version()}; left running (restart it: qhooks serve --stop, then --ensure)`);
     return EXIT.ok;
   }
   return foreground(flags, context);

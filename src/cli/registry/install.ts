@@ -16,6 +16,7 @@ export const install: CommandSpec = {
       )
       .option("--dry-run", "print the exact change (a diff of each file) and write nothing")
       .option("--status", "say what is installed where, for every host (or the one named)")
+      .option("--server", "claude, managed: http entries calling your running qhooks serve instead of a qhooks process per event (docs/server.md)")
       .addHelpText(
         "after",
         `
@@ -23,6 +24,7 @@ Examples:
   qhooks install claude --dry-run              # the change to /etc/claude-code/managed-settings.d/50-qhooks.json
   sudo qhooks install claude                   # Claude Code runs only qhooks; qhooks runs every hook
   qhooks install claude --scope user           # no sudo: qhooks records every event, Claude Code runs its hooks
+  qhooks serve --ensure && sudo HOME=$HOME qhooks install claude --server   # the entries call your running server
   qhooks install --status
   QHOOKS_CLAUDE_MANAGED_DIR=/tmp/managed qhooks install claude   # another managed folder (tests)`,
       ),

@@ -16,6 +16,7 @@ export const run: CommandSpec = {
       .option("--settings <file>", "use exactly this settings file instead of the user/project/local ones (repeatable)", collect)
       .option("--plugin <dir>", "also run the hooks of this plugin folder (Claude Code's layout: hooks/hooks.json; repeatable)", collect)
       .option("--no-log", "do not append to the event log")
+      .option("--no-hooks", "switch every hook off for this run (as QHOOKS_DISABLE=1): the event is still judged and logged, with the fact")
       .addOption(
         new Option("--format <format>", "json: the outcome; hook: answer in the Claude/Qoder hook protocol (needs --settings, or --dialect claude)")
           .choices(["json", "hook"])
@@ -32,7 +33,7 @@ Examples:
       ),
   action: async ({ args: [event], opts, command }) => {
     const { runCommand, RunFlagsSchema } = await import("../commands/run.js");
-    const context = cliContext(command, { detectDialect: false });
+    const context = cliContext(command, { detectDialect: false, holdEnvWarnings: true });
     return runCommand(eventArgument(event!, hostDialect(context.dialect).eventNames), flagsOf(RunFlagsSchema, opts), context);
   },
 };

@@ -1,3 +1,4 @@
+import { ERASED_TEXT, erasedPayloadOf } from "../../schema/erasedPayload.js";
 import { CURRENT_FORMAT, partDigests, type PartDigests } from "./hashFormat.js";
 import type { JournalRow } from "./record.js";
 import type { PendingRow } from "./rows.js";
@@ -9,8 +10,8 @@ import type { PendingRow } from "./rows.js";
  * and how it was decided.
  */
 
-/** What an erased payload, reason or hook output reads as. */
-export const ERASED = "[ERASED]";
+/** What an erased reason or hook output reads as (an erased payload is an object: schema/erasedPayload.ts). */
+export const ERASED = ERASED_TEXT;
 
 /** Keys of an outcome whose values say how an event was decided, not what it held: kept when it is erased. */
 const KEPT_KEYS = new Set([
@@ -54,11 +55,12 @@ export function eraseOutcomeJson(json: string): string {
   return JSON.stringify(walk(value, false));
 }
 
-/** A record's free-text parts once erased. */
+/** A record's free-text parts once erased: an event's payload stays a JSON object, an outcome keeps its shape. */
 export function erasedParts(row: Pick<JournalRow, "kind" | "reason" | "body" | "outcome">): Pick<JournalRow, "reason" | "body" | "outcome"> {
+  const body = row.kind === "outcome" ? eraseOutcomeJson(row.body) : row.kind === "event" ? JSON.stringify(erasedPayloadOf(row.body)) : ERASED;
   return {
     reason: row.reason === null ? null : ERASED,
-    body: row.kind === "outcome" ? eraseOutcomeJson(row.body) : ERASED,
+    body,
     outcome: row.outcome === null ? null : eraseOutcomeJson(row.outcome),
   };
 }

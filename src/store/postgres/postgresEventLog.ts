@@ -17,6 +17,7 @@ import {
   type PruneResult,
   type LogFilter,
   type ReadFrom,
+  type SettledPage,
   type StoredEvent,
 } from "../eventLog.js";
 import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../journal/prepareAppend.js";
@@ -33,6 +34,7 @@ import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js
 import { readEvent } from "./readEvent.js";
 import { replayRuns } from "./replayRuns.js";
 import { countEvents, pageEvents } from "./queryEvents.js";
+import { querySettled } from "./querySettled.js";
 
 export interface PostgresLogOptions {
   /** Audits read an existing log: a database without one is an error, not a new log. */
@@ -226,6 +228,10 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   /** Matching events page by page (postgres/queryEvents.ts). */
   private pages<T>(filter: LogFilter, order: "ASC" | "DESC", limit: number, from: number | null, map: (row: Record<string, unknown>) => T): AsyncGenerator<T> {
     return pageEvents(this.query.bind(this), this.shown, { filter, order, limit, from }, map);
+  }
+
+  settledAfter(filter: LogFilter, after: number, limit: number): Promise<SettledPage> {
+    return querySettled(this.query.bind(this), filter, after, limit);
   }
 
   count(filter: LogFilter): Promise<number> {

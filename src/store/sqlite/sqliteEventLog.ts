@@ -26,11 +26,13 @@ import { GroupCommit, type Attempt } from "../journal/groupCommit.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { Projector, type ProjectorState } from "./projector.js";
 import { projectionLag } from "./projections.js";
+import { querySettled } from "./querySettled.js";
 import { countEvents, queryEvents, readEvents } from "./queryEvents.js";
 import { readEvent } from "./readEvent.js";
 import type { ReplayRun } from "../../schema/replay.js";
 import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js";
 import { verifyChain } from "./verifyChain.js";
+import { chainSlice } from "./chainSlice.js";
 import { replayRuns } from "./replayRuns.js";
 import { APPEND_BUDGET_MS, isBusy, isLocked, READ_SPIN_MS, whileBusy, WRITE_SPIN_MS } from "./busy.js";
 import { describeSqliteError } from "./openErrors.js";
@@ -256,11 +258,13 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
       this,
       this.afterCatchUp(() => readEvents(this.db, filter, from?.after ?? 0)),
     );
+  settledAfter: AuditLog["settledAfter"] = async (filter, after, limit) => this.caughtUp(() => querySettled(this.db, filter, after, limit));
   count: AuditLog["count"] = async (filter) => this.caughtUp(() => countEvents(this.db, filter));
   sessions: AuditLog["sessions"] = async (filter) => this.caughtUp(() => querySessions(this.db, filter));
   stats: AuditLog["stats"] = async (filter) => this.caughtUp(() => queryStats(this.db, filter));
   matchCounts: AuditLog["matchCounts"] = async (filter) => this.caughtUp(() => queryMatchCounts(this.db, filter));
   verify: AuditLog["verify"] = async () => guarded(this, () => verifyChain(this.db));
+  chainSlice: NonNullable<AuditLog["chainSlice"]> = async (selection) => this.caughtUp(() => chainSlice(this.db, selection));
 
   async erase(selector: EraseSelector, why: string | null = null): Promise<EraseResult> {
     return eraseLog(this, selector, why);

@@ -174,6 +174,44 @@ export function eventLogSuite(backend: StoreBackend): void {
       expect(await log.event(10_000)).to.equal(null);
     });
 
+    it("settledAfter: events settled after a record, in the order they settled, filtered; unfinished ones wait for their outcome", async () => {
+      const { log, again } = await fresh();
+      const start = await log.settledAfter({}, 0, 100);
+      expect(start).to.deep.equal({ records: [], through: 0 });
+      const slow: SeedEvent = {
+        ts: at(0),
+        event: "PreToolUse",
+        sessionId: "a",
+        matchValue: "Bash",
+        decision: "deny",
+        reason: "no",
+        hooks: [{ name: "guard", decision: "deny", reason: "no" }],
+      };
+      const [slowSeq] = await log.append([eventEntry(slow, null)]);
+      const quick = await record(log, { ts: at(1), event: "PreToolUse", sessionId: "b", matchValue: "Read", decision: "none" });
+      const noted = await record(log, { ts: at(2), event: "Stop", sessionId: "a", decision: "recorded" });
+      const first = await log.settledAfter({}, start.through, 100);
+      expect(first.records.map((r) => [r.seq, r.decision])).to.deep.equal([
+        [quick, "none"],
+        [noted, "recorded"],
+      ]);
+      expect(first.through).to.equal(noted);
+      await log.append([{ kind: "outcome", ts: at(3), eventSeq: slowSeq!, outcome: { ...makeOutcome(slow), seq: slowSeq! } }]);
+      // Another process's reader sees what this one appended.
+      const other = await again();
+      const second = await other.settledAfter({}, first.through, 100);
+      expect(second.records.map((r) => [r.seq, r.decision, r.reason])).to.deep.equal([[slowSeq, "deny", "no"]]);
+      expect(second.through).to.be.greaterThan(first.through);
+      expect(await other.settledAfter({}, second.through, 100)).to.deep.equal({ records: [], through: second.through });
+      // Filters select as the listing does; a limit cuts, and `through` is where the cut was.
+      expect((await other.settledAfter({ sessions: ["a"] }, start.through, 100)).records.map((r) => r.seq)).to.deep.equal([noted, slowSeq]);
+      expect((await other.settledAfter({ decision: "deny" }, start.through, 100)).records.map((r) => r.seq)).to.deep.equal([slowSeq]);
+      const cut = await other.settledAfter({}, start.through, 1);
+      expect(cut).to.deep.include({ through: quick });
+      expect(cut.records.map((r) => r.seq)).to.deep.equal([quick]);
+      expect((await other.settledAfter({}, cut.through, 100)).records.map((r) => r.seq)).to.deep.equal([noted, slowSeq]);
+    });
+
     it("async hook results: appended against their event before or after its outcome, listed with it in order; one for no event is refused", async () => {
       const { log } = await fresh();
       const e: SeedEvent = { ts: at(0), event: "Stop", sessionId: "a", decision: "none", hooks: [{ name: "sync" }] };
@@ -556,7 +594,9 @@ export function eventLogSuite(backend: StoreBackend): void {
           expect(await log.erase({ seq: a }, "test")).to.deep.include({ events: 1, records: 2 });
           expect(await log.erase({ seq: one })).to.deep.include({ events: 1, records: 1 });
           const detail = EventDetailSchema.parse(await log.event(a));
-          expect(detail.payload).to.equal("[ERASED]");
+          // The payload stays a JSON object naming the erasure, with only what the small columns hold anyway.
+          expect(JSON.parse(detail.payload)).to.deep.equal({ erased: true, session_id: "a", tool_name: "Bash" });
+          expect(JSON.parse((await log.event(one))!.payload)).to.deep.equal({ erased: true, session_id: "c" });
           expect(detail).to.deep.include({ decision: "deny", sessionId: "a", matchValue: "Bash" });
           expect(detail.outcome!.reason).to.equal("[ERASED]");
           expect(detail.outcome!.hooks.map((h) => [h.name, h.outcome, h.stdout, h.stderr])).to.deep.equal([["guard", "block", "[ERASED]", "[ERASED]"]]);

@@ -1,0 +1,98 @@
+import { createPublicKey } from "node:crypto";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { z } from "zod";
+import { EXIT, QhooksError } from "../../errors.js";
+import { isPostgresUrl, openStore } from "../../store/openStore.js";
+import { keyFingerprint, logKeyPair, publicKeyFileOf, publicKeyText } from "../../store/logKey.js";
+import { out, warn } from "../io.js";
+import type { CliContext } from "../globals.js";
+import { parseTimeArg } from "../timeArg.js";
+import type { EvidenceVerdict } from "../../export/verifyEvidence.js";
+
+export const ExportEvidenceFlagsSchema = z.object({
+  evidence: z.string().min(1, { error: "--evidence: expected a file" }),
+  sessions: z.array(z.string()).default([]),
+  since: z.string().optional(),
+  utc: z.boolean().default(false),
+});
+
+/** `qhooks export --evidence FILE [--session S] [--since T]`: signed evidence of the selected events. */
+export async function exportEvidenceCommand(flags: z.infer<typeof ExportEvidenceFlagsSchema>, context: CliContext): Promise<number> {
+  if (isPostgresUrl(context.dbPath))
+    throw new QhooksError("usage", "--evidence works on a SQLite log only for now: export it from the laptop's log that shipped the records");
+  const since = flags.since === undefined ? null : parseTimeArg("--since", flags.since, { utc: flags.utc });
+  const { buildEvidence } = await import("../../export/evidence.js");
+  const log = openStore(context.dbPath, { mustExist: true });
+  try {
+    const key = logKeyPair(context.dbPath);
+    if (key.made) warn(`made the log's key pair: ${key.file} (private, keep it) and ${publicKeyFileOf(context.dbPath)} (give it to whoever checks evidence)`);
+    const evidence = await buildEvidence(log, { sessions: flags.sessions, since }, key);
+    if (evidence === null) throw new QhooksError("usage", "no event matches: nothing to take evidence of");
+    const temporary = `${flags.evidence}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temporary, `${JSON.stringify(evidence, null, 1)}\n`, { mode: 0o600 });
+      renameSync(temporary, flags.evidence);
+    } catch (e) {
+      throw new QhooksError("io", `cannot write ${flags.evidence}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+    }
+    const records = evidence.chain.filter((e) => "record" in e).length;
+    out(
+      `wrote ${flags.evidence}: ${records} record${records === 1 ? "" : "s"} and the head (record ${evidence.head.seq}) signed by key ${keyFingerprint(evidence.head.publicKey)} (${publicKeyFileOf(context.dbPath)})`,
+    );
+    return EXIT.ok;
+  } finally {
+    await log.close();
+  }
+}
+
+export const VerifyEvidenceFlagsSchema = z.object({
+  evidence: z.string().min(1, { error: "--evidence: expected a file" }),
+  key: z.string().min(1, { error: "--key: expected a public key file or its base64 text" }).optional(),
+  json: z.boolean().default(false),
+});
+
+/** `qhooks verify --evidence FILE [--key PUBKEY]`: the file alone, checked; what it proves and what it does not. */
+export async function verifyEvidenceCommand(flags: z.infer<typeof VerifyEvidenceFlagsSchema>): Promise<number> {
+  const { verifyEvidence } = await import("../../export/verifyEvidence.js");
+  const pinned = flags.key === undefined ? null : readPublicKey(flags.key);
+  let text: string;
+  try {
+    text = readFileSync(flags.evidence, "utf8");
+  } catch (e) {
+    throw new QhooksError("io", `cannot read ${flags.evidence}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+  }
+  const verdict = verifyEvidence(text, pinned);
+  if (flags.json) out(JSON.stringify(verdict));
+  if (!verdict.ok) throw new QhooksError("integrity", `evidence ${flags.evidence} fails: ${verdict.problem}`);
+  if (!flags.json) for (const line of verdictLines(verdict)) out(line);
+  return EXIT.ok;
+}
+
+/** `--key`: a public key file (PEM, as `<log>.pub`), or the key's base64 SPKI text as evidence carries it. */
+function readPublicKey(value: string): string {
+  const text = existsSync(value) ? readFileSync(value, "utf8") : value;
+  try {
+    const key = text.includes("-----BEGIN") ? createPublicKey(text) : createPublicKey({ key: Buffer.from(text.trim(), "base64"), format: "der", type: "spki" });
+    if (key.asymmetricKeyType !== "ed25519") throw new Error(`a ${key.asymmetricKeyType} key`);
+    return publicKeyText(key);
+  } catch (e) {
+    throw new QhooksError(
+      "usage",
+      `--key ${value}: not an Ed25519 public key (a <log>.pub file or its base64 text): ${(e as Error).message.split("\n", 1)[0]}`,
+    );
+  }
+}
+
+/** What a good evidence file proves, and what it does not: said every time, so that no one reads more into ok. */
+export function verdictLines(v: Extract<EvidenceVerdict, { ok: true }>): string[] {
+  const n = v.records.length;
+  const sessions = v.sessions.length ? ` (session ${v.sessions.join(", ")})` : "";
+  const key = v.keyPinned
+    ? `key ${v.head.key}, the key given with --key`
+    : `key ${v.head.key}, as the file itself names it (pass --key <log>.pub to check whose it is)`;
+  return [
+    `ok: ${n} record${n === 1 ? "" : "s"} of log ${v.log}${sessions}, records ${v.records[0]} to ${v.records[n - 1]}, in this order, unaltered since the head (record ${v.head.seq}) was signed at ${v.head.time} by ${key}`,
+    `proves: these records, with these numbers and in this order, are in the log's hash chain as shown, and the signed head covers them${v.erased.length ? `; ${v.erased.length} of them erased (records ${v.erased.join(", ")}: their text is gone, the digests it had are kept)` : ""}`,
+    `does not prove: that the selection is complete (the ${v.links} other record${v.links === 1 ? "" : "s"} from ${v.from} to ${v.head.seq} ${v.links === 1 ? "is a link" : "are links"}, content not shown), what the log held before record ${v.from} or after record ${v.head.seq}, that ${v.head.time} is the true time (the signer's clock), who holds the key, or what an erased record's text was`,
+  ];
+}

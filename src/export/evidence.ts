@@ -1,0 +1,47 @@
+import type { KeyObject } from "node:crypto";
+import { QhooksError } from "../errors.js";
+import { EVIDENCE_FORMAT, type Evidence, type EvidenceEntry } from "../schema/evidence.js";
+import type { AuditLog, EvidenceSelection } from "../store/eventLog.js";
+import { contentDigest } from "../store/journal/hashFormat.js";
+import { publicKeyText, signHead } from "../store/logKey.js";
+import { checkEvidence } from "./verifyEvidence.js";
+
+/**
+ * Evidence of the selected events (docs/evidence.md): their records whole, the records between them and after
+ * them up to the head as links (seq, format, content digest), and the head signed with the log's key. The chain is
+ * checked before the head is signed: a log that does not verify is never signed.
+ */
+export async function buildEvidence(
+  log: AuditLog,
+  selection: EvidenceSelection,
+  key: { readonly privateKey: KeyObject; readonly publicKey: KeyObject },
+  now: Date = new Date(),
+): Promise<Evidence | null> {
+  if (!log.chainSlice) throw new QhooksError("usage", "--evidence works on a SQLite log only for now (ship's source, the laptop's log, can give it)");
+  const slice = await log.chainSlice(selection);
+  if (slice === null) return null;
+  const chain: EvidenceEntry[] = slice.rows.map((row) => {
+    const erased = slice.erasures.get(row.seq);
+    if (slice.selected.has(row.seq)) return erased ? { record: { ...row }, erased: { ...erased } } : { record: { ...row } };
+    if (row.format !== 4) {
+      throw new QhooksError(
+        "usage",
+        `record ${row.seq} is in hash format ${row.format}, which evidence cannot link through: select records from after it (--since)`,
+      );
+    }
+    return { seq: row.seq, format: row.format, digest: contentDigest(row, erased) };
+  });
+  const last = slice.rows[slice.rows.length - 1]!;
+  const head = { seq: last.seq, hash: last.hash, time: now.toISOString() };
+  const evidence: Evidence = {
+    format: EVIDENCE_FORMAT,
+    log: slice.logId,
+    selection: { sessions: [...selection.sessions], since: selection.since?.toISOString() ?? null },
+    from: { seq: slice.from.seq, hash: slice.from.hash },
+    chain,
+    head: { ...head, publicKey: publicKeyText(key.publicKey), signature: signHead(key.privateKey, { log: slice.logId, ...head }) },
+  };
+  const check = checkEvidence(evidence, null);
+  if (!check.ok) throw new QhooksError("integrity", `the log does not verify, so no evidence is signed: ${check.problem} (run qhooks verify)`);
+  return evidence;
+}

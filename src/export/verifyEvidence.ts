@@ -1,0 +1,137 @@
+import { createPublicKey, verify, type KeyObject } from "node:crypto";
+import { EvidenceSchema, type Evidence, type EvidenceEntry } from "../schema/evidence.js";
+import { linkHash, recordHash } from "../store/journal/hashFormat.js";
+import type { ErasureBody } from "../store/journal/erasure.js";
+import { keyFingerprint, publicKeyText, signedHeadText } from "../store/logKey.js";
+
+/**
+ * Checks a `qhooks.evidence/1` file with nothing but the file (and, when given, the public key it must be signed
+ * with): the chain is recomputed record by record with the journal's own hash rules (hashFormat.ts, each record by
+ * its own format), from the record before the first one to the head, whose signature is then checked.
+ */
+export type EvidenceVerdict =
+  | {
+      readonly ok: true;
+      readonly log: string;
+      /** The selected records' seqs, in order. */
+      readonly records: readonly number[];
+      /** Of which erased (their text replaced; the digests it had are in the file, kept by their erasure records). */
+      readonly erased: readonly number[];
+      /** Records in between and after, present as links only. */
+      readonly links: number;
+      readonly from: number;
+      readonly head: { readonly seq: number; readonly hash: string; readonly time: string; readonly key: string };
+      /** The key was the one given (--key), not only the one the file names. */
+      readonly keyPinned: boolean;
+      readonly sessions: readonly string[];
+    }
+  | { readonly ok: false; readonly problem: string };
+
+const fail = (problem: string): EvidenceVerdict => ({ ok: false, problem });
+
+/** The evidence in `text`, checked; `pinnedKey` is the public key it must be signed with (SPKI DER base64), if any. */
+export function verifyEvidence(text: string, pinnedKey: string | null): EvidenceVerdict {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return fail(`not JSON, or cut short: ${(e as Error).message.split("\n", 1)[0]}`);
+  }
+  const parsed = EvidenceSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const at = issue.path.length ? issue.path.join(".") : "the file";
+    return fail(`not a qhooks.evidence/1 file (cut short or edited?): ${at}: ${issue.message}`);
+  }
+  return checkEvidence(parsed.data, pinnedKey);
+}
+
+export function checkEvidence(evidence: Evidence, pinnedKey: string | null): EvidenceVerdict {
+  const chain = checkChain(evidence);
+  if (!chain.ok) return chain;
+  const { head } = evidence;
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: Buffer.from(head.publicKey, "base64"), format: "der", type: "spki" });
+  } catch {
+    return fail("the head's public key is not a public key");
+  }
+  if (key.asymmetricKeyType !== "ed25519") return fail(`the head's public key is ${key.asymmetricKeyType}, not Ed25519`);
+  const fingerprint = keyFingerprint(publicKeyText(key));
+  const signed = verify(null, Buffer.from(signedHeadText({ log: evidence.log, ...head }), "utf8"), key, Buffer.from(head.signature, "base64"));
+  if (!signed) return fail(`the head's signature is not that of key ${fingerprint} over this head: the head, its time or its key was changed`);
+  if (pinnedKey !== null && pinnedKey !== publicKeyText(key)) {
+    return fail(`the head is signed by key ${fingerprint}, not by the key given (${keyFingerprint(pinnedKey)}): re-signed by someone else`);
+  }
+  return {
+    ...chain,
+    head: { seq: head.seq, hash: head.hash, time: head.time, key: fingerprint },
+    keyPinned: pinnedKey !== null,
+    sessions: evidence.selection.sessions,
+  };
+}
+
+const seqOf = (entry: EvidenceEntry): number => ("record" in entry ? entry.record.seq : entry.seq);
+
+type ChainVerdict = Omit<Extract<EvidenceVerdict, { ok: true }>, "head" | "keyPinned" | "sessions"> | Extract<EvidenceVerdict, { ok: false }>;
+
+/** The chain from `from` to the head, recomputed; an erased record must have its erasure record in the file. */
+function checkChain(evidence: Evidence): ChainVerdict {
+  let previous = evidence.from.hash;
+  let expected = evidence.from.seq + 1;
+  const records: number[] = [];
+  const erased: number[] = [];
+  const erasuresShown = new Map<number, string>();
+  let links = 0;
+  for (const [index, entry] of evidence.chain.entries()) {
+    const seq = seqOf(entry);
+    if (seq !== expected) {
+      const later = evidence.chain.some((e, i) => i > index && seqOf(e) === expected);
+      if (later) return fail(`record ${expected} comes after record ${seq}: reordered`);
+      return seq > expected
+        ? fail(`record ${expected} is missing (the next one is ${seq}): removed`)
+        : fail(`record ${seq} comes again after record ${expected - 1}: reordered or repeated`);
+    }
+    if ("record" in entry) {
+      const { hash, ...content } = entry.record;
+      const computed = recordHash(content, previous, evidence.log, entry.erased);
+      if (computed === null) return fail(`record ${seq} has hash format ${content.format}, which this qhooks does not know`);
+      if (computed !== hash) return fail(`record ${seq} (${content.kind}) does not match its hash: altered, or moved from elsewhere`);
+      if (entry.erased) erased.push(seq);
+      if (content.kind === "erasure") {
+        const body = parseErasure(content.body);
+        if (body) erasuresShown.set(body.seq, digestsText(body.parts));
+      }
+      records.push(seq);
+      previous = hash;
+    } else {
+      if (entry.format !== 4) return fail(`record ${seq} is a link in hash format ${entry.format}, which evidence cannot link through`);
+      previous = linkHash(evidence.log, seq, previous, entry.digest);
+      links++;
+    }
+    expected++;
+  }
+  const { head } = evidence;
+  if (expected - 1 !== head.seq) return fail(`the chain ends at record ${expected - 1}, not at the signed head (record ${head.seq}): cut short`);
+  if (previous !== head.hash) return fail(`the chain does not lead to the signed head's hash (record ${head.seq}): a record or link was altered`);
+  for (const seq of erased) {
+    const entry = evidence.chain.find((e) => "record" in e && e.record.seq === seq) as Extract<EvidenceEntry, { record: unknown }>;
+    if (erasuresShown.get(seq) !== digestsText(entry.erased!)) {
+      return fail(`record ${seq} is shown as erased, but no erasure record in the file keeps the digests it claims: altered`);
+    }
+  }
+  if (records.length === 0) return fail("the file holds no record, only links");
+  return { ok: true, log: evidence.log, records, erased, links, from: evidence.from.seq + 1 };
+}
+
+const digestsText = (parts: { readonly reason: string; readonly body: string; readonly outcome: string }): string =>
+  `${parts.reason} ${parts.body} ${parts.outcome}`;
+
+function parseErasure(body: string): ErasureBody | null {
+  try {
+    const parsed = JSON.parse(body) as ErasureBody;
+    return typeof parsed?.seq === "number" && parsed.parts ? parsed : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,75 @@
+import type { DeclaredHook } from "../core/hookDescriptor.js";
+
+/**
+ * What switched a hook off: the hosts' `disableAllHooks`, qhooks' per-hook `qhooks.disabled`, or this run's switch
+ * (`qhooks run --no-hooks`, `QHOOKS_DISABLE=1`).
+ */
+export type SwitchKind = "disableAllHooks" | "qhooks.disabled" | "run";
+
+/** A hook switched off, what did it, and the file (or, for a run, the flag or variable) that said it. */
+export interface DisabledHook {
+  readonly hook: DeclaredHook;
+  readonly switch: SwitchKind;
+  readonly by: string;
+}
+
+/** The switches the settings files set, each with the file that set it. */
+export interface SettingsSwitches {
+  /** `disableAllHooks: true` in one of the user's own files: every hook is off. */
+  readonly allBy: string | null;
+  /** `disableAllHooks: true` in a lower-trust file: the hooks of the project, its local settings and plugins are off. */
+  readonly sharedBy: string | null;
+  /** `qhooks.disabled` of the user's own files: hook name to the file that names it. */
+  readonly names: ReadonlyMap<string, string>;
+}
+
+export interface SwitchedHooks {
+  readonly enabled: DeclaredHook[];
+  readonly disabled: DisabledHook[];
+  readonly warnings: string[];
+}
+
+/**
+ * Splits the hooks into those that run and those switched off, each with what switched it off; says in one warning
+ * per switch how many it turned off (a name that matches no hook is a warning too: a typo would switch off nothing).
+ */
+export function applySwitches(hooks: readonly DeclaredHook[], switches: SettingsSwitches, isUserTierHook: (hook: DeclaredHook) => boolean): SwitchedHooks {
+  const enabled: DeclaredHook[] = [];
+  const disabled: DisabledHook[] = [];
+  const named = new Map<string, number>();
+  for (const hook of hooks) {
+    const all = switches.allBy ?? (isUserTierHook(hook) ? null : switches.sharedBy);
+    if (all !== null) {
+      disabled.push({ hook, switch: "disableAllHooks", by: all });
+      continue;
+    }
+    const byName = switches.names.get(hook.name);
+    if (byName !== undefined) {
+      disabled.push({ hook, switch: "qhooks.disabled", by: byName });
+      named.set(hook.name, (named.get(hook.name) ?? 0) + 1);
+      continue;
+    }
+    enabled.push(hook);
+  }
+  const warnings: string[] = [];
+  const offByAll = disabled.filter((d) => d.switch === "disableAllHooks").length;
+  if (switches.allBy !== null) warnings.push(`${switches.allBy}: disableAllHooks: every hook is off (${offByAll})`);
+  else if (switches.sharedBy !== null)
+    warnings.push(`${switches.sharedBy}: disableAllHooks: the hooks of the project, its local settings and plugins are off (${offByAll}); yours still run`);
+  for (const [name, file] of switches.names) {
+    const count = named.get(name) ?? 0;
+    // Under disableAllHooks of the user's own, every hook is already off: a name is no news then.
+    if (switches.allBy !== null) continue;
+    warnings.push(
+      count === 0
+        ? `${file}: qhooks.disabled: no hook is named ${JSON.stringify(name)}; nothing switched off by it`
+        : `${file}: qhooks.disabled: ${JSON.stringify(name)} is off (${count})`,
+    );
+  }
+  return { enabled, disabled, warnings };
+}
+
+/** Why a switched-off hook does not run, as `qhooks hooks` and the load attestation say it. */
+export function disabledWhy(d: DisabledHook): string {
+  return d.switch === "run" ? `switched off: ${d.by} (this run)` : `switched off: ${d.switch} in ${d.by}`;
+}
