@@ -43,7 +43,11 @@ export function cliContext(
   command: Command,
   { detectDialect = true, holdEnvWarnings = false }: { readonly detectDialect?: boolean; readonly holdEnvWarnings?: boolean } = {},
 ): CliContext {
-  const globals = command.optsWithGlobals<{ db?: string; projectDir?: string; dialect?: string; color?: string }>();
+  const globals = command.optsWithGlobals<{ db?: string; projectDir?: string; dialect?: string; host?: string; color?: string }>();
+  // `--host` is `--dialect`'s other name: the agent is the host, the shape of its files the dialect.
+  if (globals.dialect !== undefined && globals.host !== undefined && globals.dialect !== globals.host)
+    throw new QhooksError("usage", `--dialect ${globals.dialect} and --host ${globals.host} name two hosts; give one`);
+  const asked = globals.dialect ?? globals.host;
   const homeDir = homedir();
   const anyHostsProject = Object.values(HOSTS)
     .flatMap((host) => host.projectDirVariables.map((name) => process.env[name]))
@@ -54,7 +58,7 @@ export function cliContext(
   const env = guarded.env;
   const envWarnings = guarded.ignored.map(projectEnvText);
   if (!holdEnvWarnings) for (const w of envWarnings) err(`qhooks: warning: ${w}`);
-  const choice = chooseDialect(globals.dialect, env, {
+  const choice = chooseDialect(asked, env, {
     homeDir,
     projectDir: resolve(globals.projectDir ?? anyHostsProject ?? process.cwd()),
     detect: detectDialect,
@@ -77,9 +81,7 @@ export function requireProjectDir(context: CliContext): string {
   if (!existsSync(context.projectDir) || !statSync(context.projectDir).isDirectory()) {
     throw new QhooksError(
       "usage",
-      `project directory ${context.projectDir} does not exist (--project-dir, ${hostDialect(context.dialect)
-        .projectDirVariables.map((name) => `$${name}`)
-        .join(", ")} or the working directory)`,
+      `project directory ${context.projectDir} does not exist (${["--project-dir", ...hostDialect(context.dialect).projectDirVariables.map((name) => `$${name}`)].join(", ")} or the working directory)`,
     );
   }
   return context.projectDir;

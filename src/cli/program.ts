@@ -103,8 +103,11 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
     .addOption(
       new Option(
         "--dialect <name>",
-        "whose settings to read: qoder (~/.qoder-cn, .qoder), claude (~/.claude, .claude, and Claude Code's enabled plugins) or gemini (~/.gemini, .gemini, /etc/gemini-cli); default $QHOOKS_DIALECT, else qoder",
-      ).choices(["qoder", "claude", "gemini"]),
+        "whose settings to read: qoder (~/.qoder-cn, .qoder), claude (~/.claude, .claude, and Claude Code's enabled plugins), gemini (~/.gemini, .gemini, /etc/gemini-cli) or codex (~/.codex/hooks.json, .codex/hooks.json); default $QHOOKS_DIALECT, else qoder",
+      ).choices(["qoder", "claude", "gemini", "codex"]),
+    )
+    .addOption(
+      new Option("--host <name>", "the same as --dialect: the agent whose files and protocol qhooks speaks").choices(["qoder", "claude", "gemini", "codex"]),
     )
     .addOption(
       new Option("--color <when>", "colour decisions and failures in tables: auto (on a terminal, unless $NO_COLOR is set), always or never")

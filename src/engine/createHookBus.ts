@@ -35,8 +35,8 @@ export const HookBusOptionsSchema = z.object({
   /** Plugin folders in Claude Code's layout (hooks/hooks.json) whose hooks apply as well; relative to projectDir. */
   plugins: z.array(z.string().min(1)).optional(),
   /**
-   * Whose settings levels are read: "qoder" (~/.qoder-cn, .qoder) or "claude" (~/.claude, .claude, and the plugins
-   * Claude Code has enabled). Undefined: $QHOOKS_DIALECT, else "qoder".
+   * Whose settings levels are read: "qoder" (~/.qoder-cn, .qoder), "claude" (~/.claude, .claude, and the plugins
+   * Claude Code has enabled), "gemini" or "codex" (docs/hosts.md). Undefined: $QHOOKS_DIALECT, else "qoder".
    */
   dialect: z.enum(DIALECTS).optional(),
   /** Apply edits to settings files without a restart. Default true. */

@@ -1,4 +1,5 @@
 import { parsePayload } from "../payload/parsePayload.js";
+import type { HostEventNames } from "../hosts/hostEventNames.js";
 import type { EventName } from "../schema/events.js";
 import type { EventLog, LogWarning } from "../store/eventLog.js";
 import { redactEntry } from "../redact/redactEntry.js";
@@ -11,6 +12,8 @@ export interface RecordEventOptions {
   readonly log: EventLog;
   /** What the log keeps is redacted by it (the built-in detectors when absent). */
   readonly redactor?: Redactor;
+  /** The names of the host that sent it (Gemini CLI's `BeforeTool`); qhooks' own when absent. */
+  readonly hostEvents?: HostEventNames | undefined;
 }
 
 /** `logWarnings`: what the log said about itself while appending (the event went to a fallback file...). */
@@ -23,7 +26,7 @@ export type RecordEventResult =
  * too. A log that cannot be written throws: recording is this command's whole job.
  */
 export async function recordEvent(options: RecordEventOptions): Promise<RecordEventResult> {
-  const parsed = parsePayload(options.input, { event: options.event, projectDir: options.projectDir });
+  const parsed = parsePayload(options.input, { event: options.event, projectDir: options.projectDir, hostEvents: options.hostEvents });
   const redactor = options.redactor ?? builtInRedactor;
   const common = { kind: "event", ts: new Date(), source: "record", projectDir: options.projectDir, snapshot: null, replay: null, outcome: null } as const;
   if (!parsed.ok) {

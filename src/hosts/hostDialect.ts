@@ -45,7 +45,10 @@ export interface HostDialect {
   settingsLevels(homeDir: string, projectDir: string, env?: Readonly<Record<string, string | undefined>>): readonly SettingsLevel[];
   /** The folder of a project that holds this host's settings (`.claude`): the project's hook tests live there too. */
   readonly projectFolder: string;
-  /** The variables the host sets to the project's directory, the one to prefer first. */
+  /**
+   * The variables the host sets to the project's directory, the one to prefer first; none for a host that runs its
+   * hooks in the project (Codex): the working directory is then the project.
+   */
   readonly projectDirVariables: readonly string[];
   /** Whether the plugins the host has enabled (Claude Code's plugin layout) load with its settings. */
   readonly loadsEnabledPlugins: boolean;

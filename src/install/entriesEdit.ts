@@ -5,6 +5,8 @@ import { describeJsonError } from "../json/describeJsonError.js";
 import { addProperty, appendToArray, styleOf } from "../json/jsonInsert.js";
 import type { EventName } from "../schema/events.js";
 import type { InstalledEntry } from "./installRecord.js";
+import type { HostDialect } from "../hosts/hostDialect.js";
+import { hostEventOf } from "../hosts/hostEventNames.js";
 
 type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -33,7 +35,7 @@ export interface Added {
  * The file's text with qhooks' groups appended to `hooks.<event>` and its top-level settings added, as text insertions
  * (json/jsonInsert.ts): every other byte of the file stays, key order, indentation and number forms included.
  */
-export function addEntries(text: string, entries: readonly InstalledEntry[], settings: JsonObject, shown: string): Added {
+export function addEntries(text: string, entries: readonly InstalledEntry[], settings: JsonObject, shown: string, keyOf: KeyOf = sameName): Added {
   const document = parseDocument(text, shown);
   const hooks = document.hooks as JsonObject | undefined;
   for (const key of Object.keys(settings)) {
@@ -41,13 +43,14 @@ export function addEntries(text: string, entries: readonly InstalledEntry[], set
       throw new QhooksError("usage", `${shown} already sets ${key} (to ${JSON.stringify(document[key])}); remove it first, nothing was changed`);
   }
   for (const { event } of entries) {
-    if (hooks?.[event] !== undefined && !Array.isArray(hooks[event]))
-      throw new QhooksError("usage", `${shown}: hooks.${event}: expected an array of matcher groups; nothing was changed`);
+    const key = keyOf(event);
+    if (hooks?.[key] !== undefined && !Array.isArray(hooks[key]))
+      throw new QhooksError("usage", `${shown}: hooks.${key}: expected an array of matcher groups; nothing was changed`);
   }
   const expected = structuredClone(document);
-  const newEvents = entries.map((e) => e.event).filter((e) => hooks?.[e] === undefined);
+  const newEvents = entries.map((e) => e.event).filter((e) => hooks?.[keyOf(e)] === undefined);
   if (text.trim() === "") {
-    const fresh = { ...settings, hooks: groupsByEvent(entries) };
+    const fresh = { ...settings, hooks: groupsByEvent(entries, keyOf) };
     return { text: `${JSON.stringify(fresh, null, 2)}\n`, createdHooksKey: true, createdEvents: newEvents };
   }
   const style = styleOf(text);
@@ -58,18 +61,19 @@ export function addEntries(text: string, entries: readonly InstalledEntry[], set
       expected[key] = value;
     }
     if (hooks === undefined) {
-      const all = groupsByEvent(entries);
+      const all = groupsByEvent(entries, keyOf);
       edited = addProperty(edited, [], "hooks", all, style);
       expected.hooks = all;
     } else {
       const expectedHooks = expected.hooks as JsonObject;
       for (const { event, group } of entries) {
-        if (expectedHooks[event] === undefined) {
-          edited = addProperty(edited, ["hooks"], event, [group], style);
-          expectedHooks[event] = [group];
+        const key = keyOf(event);
+        if (expectedHooks[key] === undefined) {
+          edited = addProperty(edited, ["hooks"], key, [group], style);
+          expectedHooks[key] = [group];
         } else {
-          edited = appendToArray(edited, ["hooks", event], group, style);
-          (expectedHooks[event] as unknown[]).push(group);
+          edited = appendToArray(edited, ["hooks", key], group, style);
+          (expectedHooks[key] as unknown[]).push(group);
         }
       }
     }
@@ -86,8 +90,19 @@ export function addEntries(text: string, entries: readonly InstalledEntry[], set
   return { text: edited, createdHooksKey: hooks === undefined, createdEvents: newEvents };
 }
 
-/** One group per event (install writes one entry per event). */
-const groupsByEvent = (entries: readonly InstalledEntry[]): JsonObject => Object.fromEntries(entries.map(({ event, group }) => [event, [group]]));
+/** One group per event (install writes one entry per event), under the host's name for it. */
+const groupsByEvent = (entries: readonly InstalledEntry[], keyOf: KeyOf): JsonObject =>
+  Object.fromEntries(entries.map(({ event, group }) => [keyOf(event), [group]]));
+
+/** The key of an event in the host's `hooks` section: its name for it (Gemini CLI's `BeforeTool`). */
+export type KeyOf = (event: EventName) => string;
+const sameName: KeyOf = (event) => event;
+
+/** An event's key in the host's files, and in the command of its entry: the host's name for it. */
+export const hostKeys =
+  (host: HostDialect): KeyOf =>
+  (event) =>
+    hostEventOf(host.eventNames, event) ?? event;
 
 export interface Removed {
   readonly text: string;
@@ -105,6 +120,7 @@ export function removeEntries(
     readonly createdEvents: readonly EventName[];
   },
   shown: string,
+  keyOf: KeyOf = sameName,
 ): Removed {
   const style = styleOf(text);
   const formattingOptions: jsonc.FormattingOptions = {
@@ -117,14 +133,14 @@ export function removeEntries(
   const notFound: EventName[] = [];
   for (const { event, group } of [...record.entries].reverse()) {
     const groups = parseDocument(edited, shown).hooks as JsonObject | undefined;
-    const list = groups?.[event];
+    const list = groups?.[keyOf(event)];
     const at = Array.isArray(list) ? list.findLastIndex((g) => isDeepStrictEqual(g, group)) : -1;
     if (at === -1) notFound.push(event);
-    else edited = remove(edited, ["hooks", event, at]);
+    else edited = remove(edited, ["hooks", keyOf(event), at]);
   }
   for (const event of record.createdEvents) {
-    const list = (parseDocument(edited, shown).hooks as JsonObject | undefined)?.[event];
-    if (Array.isArray(list) && list.length === 0) edited = remove(edited, ["hooks", event]);
+    const list = (parseDocument(edited, shown).hooks as JsonObject | undefined)?.[keyOf(event)];
+    if (Array.isArray(list) && list.length === 0) edited = remove(edited, ["hooks", keyOf(event)]);
   }
   const document = parseDocument(edited, shown);
   if (record.createdHooksKey && isObject(document.hooks) && Object.keys(document.hooks).length === 0) edited = remove(edited, ["hooks"]);

@@ -5,7 +5,7 @@ import type { HostDialect, ManagedSettings } from "../hosts/hostDialect.js";
 import type { EventName } from "../schema/events.js";
 import { isQhooksSelfCall } from "../core/selfCall.js";
 import { coverageOf } from "./coverage.js";
-import { addEntries, parseDocument } from "./entriesEdit.js";
+import { addEntries, hostKeys, parseDocument } from "./entriesEdit.js";
 import { installRecordPath, type InstallScope } from "./installPaths.js";
 import type { InstalledEntry, InstallRecord } from "./installRecord.js";
 import { readInstallRecord, writeInstallRecord } from "./installRecordFile.js";
@@ -82,7 +82,7 @@ export function install(o: InstallOptions): string[] {
   const timeout = coverage ? Math.max(longestCommandDefault(o.host), Math.ceil(coverage.maxTimeoutSeconds) + MARGIN_SECONDS) : RECORD_TIMEOUT_SECONDS;
   const entries: InstalledEntry[] = o.host.events.map((event) => ({ event, group: { hooks: handlersOf(o, event, timeout) } }));
   const settings = o.scope === "managed" ? { ...managed!.onlyManagedHooks } : {};
-  const added = addEntries(base?.toString("utf8") ?? "", entries, settings, target.shown);
+  const added = addEntries(base?.toString("utf8") ?? "", entries, settings, target.shown, hostKeys(o.host));
   const next = Buffer.from(added.text);
 
   const lines: string[] = [];
@@ -133,7 +133,8 @@ const ENSURE_TIMEOUT_SECONDS = 30;
  * stdout becomes the model's context).
  */
 function handlersOf(o: InstallOptions, event: EventName, timeout: number): Record<string, unknown>[] {
-  const command = { type: "command", command: entryCommand(o, event), timeout };
+  // Gemini CLI counts its timeouts in milliseconds.
+  const command = { type: "command", command: entryCommand(o, event), timeout: o.host.timeoutUnit === "milliseconds" ? timeout * 1000 : timeout };
   if (o.server === null) return [command];
   if (!COMMAND_ONLY_EVENTS.has(event)) return [httpHandler(o.server, o.host.id, event, timeout)];
   if (event !== "SessionStart") return [command];
@@ -141,9 +142,10 @@ function handlersOf(o: InstallOptions, event: EventName, timeout: number): Recor
 }
 
 /** The command line of one entry: absolute node and script, the dialect pinned, so no PATH or config can change it. */
-function entryCommand(o: InstallOptions, event: string): string {
+function entryCommand(o: InstallOptions, event: EventName | "<event>"): string {
+  const named = event === "<event>" ? event : hostKeys(o.host)(event);
   const start = `${quote(o.node)} ${quote(o.cli)}`;
-  return o.scope === "managed" ? `${start} run ${event} --format hook --dialect ${o.host.id}` : `${start} record ${event} --dialect ${o.host.id}`;
+  return o.scope === "managed" ? `${start} run ${named} --format hook --dialect ${o.host.id}` : `${start} record ${named} --dialect ${o.host.id}`;
 }
 
 /** An entry already calling qhooks (an older hand-made recipe, an install whose record is gone): the user decides. */
@@ -185,7 +187,7 @@ function installedLines(o: InstallOptions, shown: string, timeout: number, cover
   if (o.scope === "user") {
     return [
       `Installed the qhooks recorder for ${o.host.name} in ${shown}: ${events} -> ${entryCommand(o, "<event>")}`,
-      `${o.host.name} still runs your user, project, local${o.host.loadsEnabledPlugins ? " and plugin" : ""} hooks itself; qhooks records every event (qhooks log, replay) and runs none of them.`,
+      `${o.host.name} still runs your ${levelNames(o)}${o.host.loadsEnabledPlugins ? " and plugin" : ""} hooks itself; qhooks records every event (qhooks log, replay) and runs none of them.`,
       ...(o.host.managedSettings(o.env, o.platform) !== null ? [`To put qhooks in front of every hook: sudo qhooks install ${o.host.id} --scope managed`] : []),
       `Undo: qhooks uninstall ${o.host.id}`,
     ];
@@ -203,6 +205,13 @@ function installedLines(o: InstallOptions, shown: string, timeout: number, cover
   lines.push(`Undo: sudo qhooks uninstall ${o.host.id}`);
   return lines;
 }
+
+/** The host's settings levels, for messages: `user, project, local`. */
+const levelNames = (o: InstallOptions): string =>
+  o.host
+    .settingsLevels(o.homeDir, o.projectDir, o.env)
+    .map((l) => l.level)
+    .join(", ");
 
 /** The longest time the host gives a command hook that names none, over its events: the entry must allow as much. */
 const longestCommandDefault = (host: HostDialect): number => Math.max(...host.events.map((event) => host.defaultTimeoutSeconds("command", event)));

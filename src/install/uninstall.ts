@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import type { HostDialect } from "../hosts/hostDialect.js";
-import { parseDocument, removeEntries } from "./entriesEdit.js";
+import { hostKeys, parseDocument, removeEntries } from "./entriesEdit.js";
+import { hostDialect } from "../hosts/hosts.js";
 import { INSTALL_SCOPES, installRecordPath, type InstallScope } from "./installPaths.js";
 import type { InstallRecord } from "./installRecord.js";
 import { readInstallRecord, removeInstallRecord } from "./installRecordFile.js";
@@ -50,7 +51,7 @@ function undo(record: InstallRecord, recordPath: string, dryRun: boolean): strin
       record.before.existed ? `Restored ${record.file} byte for byte as it was before install` : `Removed ${record.file} (it did not exist before install)`,
     );
   } else {
-    const removed = removeEntries(file.bytes.toString("utf8"), record, record.file);
+    const removed = removeEntries(file.bytes.toString("utf8"), record, record.file, hostKeys(hostDialect(record.host)));
     const empty = Object.keys(parseDocument(removed.text, record.file)).length === 0;
     next = empty && !record.before.existed ? null : Buffer.from(removed.text);
     const taken = record.entries.length - removed.notFound.length;

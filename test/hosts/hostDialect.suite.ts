@@ -84,16 +84,24 @@ export function describeHostDialect(host: HostDialect): void {
       expect(host.events).to.include.members(["PreToolUse", "PostToolUse", "Stop"]);
     });
 
-    it("finds the project by the first of its variables", async () => {
+    /** The project's own settings file of the host. */
+    const projectFile = (): string => host.settingsLevels(sb.home, sb.project).find((l) => l.level === "project")!.path;
+    /** Where a hook of the host runs: the project named by the host's first variable, or the working directory. */
+    const inProject = (cwd: string): { env: Record<string, string>; cwd: string } => {
+      const [first] = host.projectDirVariables;
+      return first === undefined ? { env: machineWide(), cwd: sb.project } : { env: { ...machineWide(), [first]: sb.project }, cwd };
+    };
+
+    it("finds the project by the first of its variables (the working directory for a host that sets none)", async () => {
       const elsewhere = join(sb.root, "elsewhere");
       mkdirSync(elsewhere);
-      sb.file(join(sb.project, host.projectFolder, "settings.json"), {
+      sb.file(projectFile(), {
         hooks: { [named("PreToolUse")]: [{ matcher: "Bash", hooks: [{ type: "command", command: "exit 2" }] }] },
       });
-      const [first] = host.projectDirVariables;
-      expect(first).to.be.a("string");
-      const env = { ...machineWide(), [first!]: sb.project };
-      const r = await sb.run(["run", "PreToolUse", "--dialect", host.id, "--no-log"], { input: JSON.stringify(payloadFor("PreToolUse")), env, cwd: elsewhere });
+      const r = await sb.run(["run", "PreToolUse", "--dialect", host.id, "--no-log"], {
+        input: JSON.stringify(payloadFor("PreToolUse")),
+        ...inProject(elsewhere),
+      });
       expect(OutcomeSchema.parse(JSON.parse(r.stdout)).blocked, r.stderr).to.equal(true);
     });
 
@@ -172,15 +180,11 @@ export function describeHostDialect(host: HostDialect): void {
     });
 
     it("judges a payload that names its event in the host's words as that event", async () => {
-      sb.file(join(sb.project, host.projectFolder, "settings.json"), {
+      sb.file(projectFile(), {
         hooks: { [named("PreToolUse")]: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo no >&2; exit 2" }] }] },
       });
       const payload = { ...payloadFor("PreToolUse"), hook_event_name: named("PreToolUse") };
-      const [variable] = host.projectDirVariables;
-      const r = await sb.run(["run", named("PreToolUse"), "--dialect", host.id, "--no-log"], {
-        input: JSON.stringify(payload),
-        env: { ...machineWide(), [variable!]: sb.project },
-      });
+      const r = await sb.run(["run", named("PreToolUse"), "--dialect", host.id, "--no-log"], { input: JSON.stringify(payload), ...inProject(sb.project) });
       const outcome = OutcomeSchema.parse(JSON.parse(r.stdout));
       expect([outcome.event, outcome.blocked], r.stderr).to.deep.equal(["PreToolUse", true]);
     });

@@ -209,7 +209,7 @@ describe("settings: the claude dialect", function () {
     expect(flag.stderr).to.match(/^qhooks: .*--dialect.*cursor/);
     const env = await sb.run(["hooks"], { env: { QHOOKS_DIALECT: "cursor" } });
     expect(env.code).to.equal(1);
-    expect(env.stderr).to.equal("qhooks: QHOOKS_DIALECT=cursor: expected qoder, claude or gemini\n");
+    expect(env.stderr).to.equal("qhooks: QHOOKS_DIALECT=cursor: expected qoder, claude, gemini or codex\n");
   });
 
   it("--format hook still needs --settings in the qoder dialect, and not with --dialect claude", async () => {

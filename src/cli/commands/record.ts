@@ -10,6 +10,7 @@ import { CLASSIC_EVENT_NAMES } from "../../schema/eventNames.js";
 import { err, out, readStdin, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { hostDialect } from "../../hosts/hosts.js";
+import { hostEventOf } from "../../hosts/hostEventNames.js";
 
 export const RecordFlagsSchema = z.object({ printSettings: z.boolean().default(false) });
 export type RecordFlags = z.infer<typeof RecordFlagsSchema>;
@@ -20,7 +21,9 @@ export type RecordFlags = z.infer<typeof RecordFlagsSchema>;
  */
 export async function recordCommand(event: EventName | undefined, flags: RecordFlags, context: CliContext): Promise<number> {
   if (flags.printSettings) {
-    out(JSON.stringify(recorderSettings(hostDialect(context.dialect).events), null, 2));
+    const host = hostDialect(context.dialect);
+    const names = host.events.map((event) => hostEventOf(host.eventNames, event) ?? event);
+    out(JSON.stringify(recorderSettings(names, host.timeoutUnit === "milliseconds" ? 10_000 : 10), null, 2));
     return EXIT.ok;
   }
   const input = await readStdin(MAX_PAYLOAD_BYTES, "qhooks record");
@@ -33,7 +36,7 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
   try {
     // The user's redaction patterns (qhooks.redact) apply here too; the settings' other warnings are for qhooks hooks.
     const { redactor } = loadSettings(discoverSettings(context.homeDir, context.projectDir, context.dialect));
-    const result = await recordEvent({ input, event, projectDir: context.projectDir, log, redactor });
+    const result = await recordEvent({ input, event, projectDir: context.projectDir, log, redactor, hostEvents: hostDialect(context.dialect).eventNames });
     for (const w of result.logWarnings) warn(`event log: ${w.message}`);
     if (!result.ok) {
       err(`qhooks: ${result.error}`);
@@ -49,10 +52,10 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
 
 /**
  * Settings that put `qhooks record` on every event, to capture whole sessions of a real agent: the twelve classic
- * ones (which Qoder knows), or every event Claude Code documents (the claude dialect).
+ * ones (which Qoder knows), or every event Claude Code documents (the claude dialect); `timeout` in the host's unit.
  */
-export function recorderSettings(events: readonly string[] = CLASSIC_EVENT_NAMES) {
+export function recorderSettings(events: readonly string[] = CLASSIC_EVENT_NAMES, timeout = 10) {
   return {
-    hooks: Object.fromEntries(events.map((event) => [event, [{ hooks: [{ type: "command", command: `qhooks record ${event}`, timeout: 10 }] }]])),
+    hooks: Object.fromEntries(events.map((event) => [event, [{ hooks: [{ type: "command", command: `qhooks record ${event}`, timeout }] }]])),
   };
 }

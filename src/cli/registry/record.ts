@@ -1,6 +1,7 @@
 import { flagsOf, type CommandSpec } from "../commandSpec.js";
 import { eventArgument } from "../eventArg.js";
 import { cliContext } from "../globals.js";
+import { hostDialect } from "../../hosts/hosts.js";
 
 export const record: CommandSpec = {
   path: ["record"],
@@ -12,10 +13,11 @@ export const record: CommandSpec = {
       .option("--print-settings", "print the settings snippet that puts qhooks record on all twelve classic events (every event with --dialect claude)"),
   action: async ({ args: [event], opts, command }) => {
     const { recordCommand, RecordFlagsSchema } = await import("../commands/record.js");
+    const context = cliContext(command, { detectDialect: false });
     return recordCommand(
-      event === undefined ? undefined : eventArgument(event),
+      event === undefined ? undefined : eventArgument(event, hostDialect(context.dialect).eventNames),
       flagsOf(RecordFlagsSchema, opts),
-      cliContext(command, { detectDialect: false }),
+      context,
     );
   },
 };

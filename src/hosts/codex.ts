@@ -1,0 +1,56 @@
+import { join } from "node:path";
+import { toHookProtocol } from "../output/hookProtocol.js";
+import type { EventName } from "../schema/events.js";
+import type { HostDialect } from "./hostDialect.js";
+import { QHOOKS_EVENT_NAMES } from "./hostEventNames.js";
+import { disableAllHooksKey, NO_HOOK_SETTING_KEYS } from "./hostSettingKeys.js";
+
+/** The events Codex fires (its hooks reference), under the same names as Claude Code's and qhooks'. */
+const CODEX_EVENTS: readonly EventName[] = [
+  "PreToolUse",
+  "PermissionRequest",
+  "PostToolUse",
+  "PreCompact",
+  "PostCompact",
+  "SessionStart",
+  "SessionEnd",
+  "UserPromptSubmit",
+  "SubagentStart",
+  "SubagentStop",
+  "Stop",
+];
+
+/** Codex's documented default for a command hook that names no `timeout`, in seconds. */
+const DEFAULT_TIMEOUT_SECONDS = 600;
+
+/**
+ * Codex: `~/.codex/hooks.json`, then the project's `.codex/hooks.json`, in Claude Code's shape and event names, and
+ * Claude Code's answer protocol. The `[hooks]` tables of its `config.toml` are not read (a TOML reader would be a new
+ * dependency; docs/decisions.md), nor its trust hashes (`[hooks.state]`): qhooks' own trust applies instead.
+ */
+export const codexHost: HostDialect = {
+  id: "codex",
+  name: "Codex",
+  settingsLevels: (homeDir, projectDir) => [
+    { level: "user", path: join(homeDir, ".codex", "hooks.json"), display: "~/.codex/hooks.json" },
+    { level: "project", path: join(projectDir, ".codex", "hooks.json"), display: ".codex/hooks.json" },
+  ],
+  projectFolder: ".codex",
+  // Codex names no project variable: its hooks run in the session's working directory, which is the project.
+  projectDirVariables: [],
+  loadsEnabledPlugins: false,
+  events: CODEX_EVENTS,
+  eventNames: QHOOKS_EVENT_NAMES,
+  hookSettingKeys: NO_HOOK_SETTING_KEYS,
+  disablesAllHooks: disableAllHooksKey,
+  timeoutUnit: "seconds",
+  // Its own entries are skipped where qhooks reads them (core/selfCall.ts): the levels may be read.
+  callsQhooksFromOutsideLevels: true,
+  defaultTimeoutSeconds: () => DEFAULT_TIMEOUT_SECONDS,
+  defaultsName: "Codex's default",
+  managedSettings: () => null,
+  // Codex shows `systemMessage` as a warning on every event; a block on exit 2 has only stderr.
+  showsNotices: (outcome) => toHookProtocol({ ...outcome, systemMessages: [...outcome.systemMessages, "-"] }).exitCode === 0,
+  answer: (outcome, notices = []) =>
+    toHookProtocol(notices.length > 0 && codexHost.showsNotices(outcome) ? { ...outcome, systemMessages: [...outcome.systemMessages, ...notices] } : outcome),
+};

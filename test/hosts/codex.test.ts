@@ -1,0 +1,86 @@
+import { expect } from "chai";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { codexHost } from "../../src/hosts/codex.js";
+import { EVENT_TRAITS, type EventName } from "../../src/schema/events.js";
+import { OutcomeSchema } from "../../src/schema/outcome.js";
+import { REPO_ROOT, Sandbox } from "../support/sandbox.js";
+
+const FIXTURES = join(REPO_ROOT, "test", "fixtures", "hosts", "codex");
+const fixture = (event: string): string => readFileSync(join(FIXTURES, `${event}.json`), "utf8");
+
+/** The value each fixture's matcher is tested against (its tool, trigger, source...), or none. */
+const matchOf = (event: EventName): string | undefined => {
+  const field = EVENT_TRAITS[event].matchField;
+  const value = field === null ? undefined : (JSON.parse(fixture(event)) as Record<string, unknown>)[field];
+  return typeof value === "string" ? value : undefined;
+};
+
+describe("Codex host", () => {
+  let sb: Sandbox;
+  beforeEach(() => (sb = new Sandbox()));
+  afterEach(() => sb.cleanup());
+  const projectFile = () => join(sb.project, ".codex", "hooks.json");
+  const run = (event: string, format: "json" | "hook") =>
+    sb.run(["run", event, "--format", format, "--dialect", "codex", "--no-log"], { input: fixture(event), cwd: sb.project });
+
+  it("has a fixture for every event it fires, and no other", () => {
+    expect(
+      readdirSync(FIXTURES)
+        .map((f) => f.replace(/\.json$/, ""))
+        .sort(),
+    ).to.deep.equal([...codexHost.events].sort());
+  });
+
+  for (const event of codexHost.events) {
+    it(`${event}: its payload is judged by the project's .codex/hooks.json, the hook's matcher tested against it`, async () => {
+      const matcher = matchOf(event);
+      sb.file(projectFile(), {
+        description: "team guards",
+        hooks: { [event]: [{ ...(matcher ? { matcher } : {}), hooks: [{ type: "command", command: "cat >/dev/null; echo '{}'" }] }] },
+      });
+      const r = await run(event, "json");
+      const outcome = OutcomeSchema.parse(JSON.parse(r.stdout));
+      expect([outcome.event, outcome.hooks.map((h) => h.outcome)], r.stderr).to.deep.equal([event, ["success"]]);
+    });
+  }
+
+  it("PreToolUse: a permissionDecision deny answers in Claude Code's protocol, which Codex reads", async () => {
+    sb.file(projectFile(), {
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [
+              {
+                type: "command",
+                command: `cat >/dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no force pushes"}}'`,
+              },
+            ],
+          },
+        ],
+      },
+    });
+    const r = await run("PreToolUse", "hook");
+    expect([r.code, r.stdout, r.stderr.trim()]).to.deep.equal([2, "", "no force pushes"]);
+  });
+
+  it("Stop: a block keeps the agent going, with the reason", async () => {
+    sb.file(projectFile(), {
+      hooks: { Stop: [{ hooks: [{ type: "command", command: `cat >/dev/null; echo '{"decision":"block","reason":"run the tests"}'` }] }] },
+    });
+    const r = await run("Stop", "hook");
+    expect([r.code, r.stderr.trim()]).to.deep.equal([2, "run the tests"]);
+  });
+
+  it("reads the user's ~/.codex/hooks.json before the project's; its hooks get Codex's 600 s", async () => {
+    sb.file(join(sb.home, ".codex", "hooks.json"), { hooks: { Stop: [{ hooks: [{ type: "command", command: "echo user" }] }] } });
+    sb.file(projectFile(), { hooks: { Stop: [{ hooks: [{ type: "command", command: "echo project", timeout: 30 }] }] } });
+    const r = await sb.run(["hooks", "--dialect", "codex", "--json"], { cwd: sb.project });
+    const listed = (JSON.parse(r.stdout) as { hooks: { command: string; timeoutSeconds: number }[] }).hooks;
+    expect(listed.map((h) => [h.command, h.timeoutSeconds])).to.deep.equal([
+      ["echo user", 600],
+      ["echo project", 30],
+    ]);
+  });
+});
