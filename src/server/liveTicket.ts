@@ -14,8 +14,12 @@ export function mintTicket(token: string, now: number = Date.now()): string {
   return `${body}.${macOf(token, body)}`;
 }
 
-/** Why a ticket is refused, or null when it is good; a good ticket's nonce is added to `used`, so it works once. */
-export function redeemTicket(token: string, ticket: string, used: Set<string>, now: number = Date.now()): string | null {
+/**
+ * Why a ticket is refused, or null when it is good. A good ticket's nonce is kept in `used` (with its expiry) so
+ * that it works once; nonces whose tickets have expired are dropped, since the expiry refuses those anyway.
+ */
+export function redeemTicket(token: string, ticket: string, used: Map<string, number>, now: number = Date.now()): string | null {
+  for (const [nonce, expiry] of used) if (expiry < now) used.delete(nonce);
   const m = /^(\d{1,16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/.exec(ticket);
   if (!m) return "not a ticket";
   const expected = Buffer.from(macOf(token, `${m[1]}.${m[2]}`));
@@ -23,6 +27,6 @@ export function redeemTicket(token: string, ticket: string, used: Set<string>, n
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return "not made with this server's secret";
   if (Number(m[1]) < now) return "expired (a live-view URL is good for 2 minutes: run qhooks live again)";
   if (used.has(m[2]!)) return "already used (a live-view URL opens once: run qhooks live again)";
-  used.add(m[2]!);
+  used.set(m[2]!, Number(m[1]));
   return null;
 }

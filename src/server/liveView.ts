@@ -57,7 +57,7 @@ export interface LiveView {
  * request another site started (Sec-Fetch-Site, Origin) is refused.
  */
 export function liveView(options: LiveViewOptions): LiveView {
-  const usedTickets = new Set<string>();
+  const usedTickets = new Map<string, number>();
   const sessions = new Set<string>();
   const streams = new Set<() => void>();
   let store: Store | null = null;

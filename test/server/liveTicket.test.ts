@@ -7,7 +7,7 @@ describe("the live view's one-time tickets", () => {
   const now = Date.parse("2026-12-05T07:00:00.000Z");
 
   it("a ticket works once, within its lifetime, for the secret it was made with; it never holds the secret", () => {
-    const used = new Set<string>();
+    const used = new Map<string, number>();
     const ticket = mintTicket(token, now);
     expect(ticket).not.to.include(token);
     expect(redeemTicket("b".repeat(43), ticket, used, now)).to.equal("not made with this server's secret");
@@ -15,11 +15,15 @@ describe("the live view's one-time tickets", () => {
     expect(redeemTicket(token, ticket, used, now + 1000)).to.equal(null);
     expect(redeemTicket(token, ticket, used, now + 2000)).to.match(/^already used/);
     expect(redeemTicket(token, mintTicket(token, now), used, now)).to.equal(null);
+    expect(used.size).to.equal(2);
+    // Nonces of expired tickets are forgotten: the expiry refuses those tickets already.
+    expect(redeemTicket(token, ticket, used, now + TICKET_LIFETIME_MS + 1)).to.match(/^expired/);
+    expect(used.size).to.equal(0);
   });
 
   it("a changed expiry, nonce or mark is refused", () => {
     const [expiry, nonce, mac] = mintTicket(token, now).split(".");
-    const used = new Set<string>();
+    const used = new Map<string, number>();
     expect(redeemTicket(token, `${Number(expiry) + 1}.${nonce}.${mac}`, used, now)).to.equal("not made with this server's secret");
     expect(redeemTicket(token, `${expiry}.${"A".repeat(22)}.${mac}`, used, now)).to.equal("not made with this server's secret");
     expect(redeemTicket(token, "nonsense", used, now)).to.equal("not a ticket");
