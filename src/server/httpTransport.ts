@@ -6,6 +6,7 @@ import { TOKEN_VARIABLE } from "../install/serverEntries.js";
 import { oneLineText } from "../text/oneLine.js";
 import { textAnswer, type HookAnswer } from "./httpAnswer.js";
 import type { HookService } from "./hookService.js";
+import type { LiveView } from "./liveView.js";
 import { ChallengeSchema, HookDialectSchema, HookQuerySchema, type HealthAnswer } from "./schemas.js";
 import { proofOf, sameToken } from "./token.js";
 
@@ -34,6 +35,8 @@ export interface HttpTransportOptions {
   readonly limits?: RequestLimits;
   /** One line per refused or failed request (never the secret). */
   readonly log: (line: string) => void;
+  /** The live view, which answers under /live with its own credentials (liveView.ts). */
+  readonly live?: LiveView;
 }
 
 export interface HttpTransport {
@@ -81,6 +84,7 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
       return refuse(req, res, textAnswer(421, `qhooks: Host must be ${LOOPBACK}:${port}`), `Host ${oneLineText(String(req.headers.host), 100)}`, true);
     if (closing) return send(res, textAnswer(503, "qhooks: the server is stopping"), true);
     const url = new URL(req.url ?? "/", `http://${LOOPBACK}:${port}`);
+    if (options.live && (url.pathname === "/live" || url.pathname.startsWith("/live/"))) return options.live.handle(req, res, url, port);
     const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
     const authorized = bearer !== undefined && sameToken(bearer, options.token);
 

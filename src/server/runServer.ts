@@ -4,7 +4,9 @@ import { QhooksError, messageOf } from "../errors.js";
 import { killAllGroupsNow } from "../exec/processGroups.js";
 import { nullEventLog, type EventLog } from "../store/eventLog.js";
 import { besideLog } from "../store/logPath.js";
+import { openStore } from "../store/openStore.js";
 import { hookService } from "./hookService.js";
+import { liveView } from "./liveView.js";
 import { LOOPBACK, listenHttp, type HttpTransport, type RequestLimits } from "./httpTransport.js";
 import { serverPaths } from "./paths.js";
 import { probeServer } from "./probe.js";
@@ -77,6 +79,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     onceDir: logged ? join(besideLog(options.db, options.homeDir), "once") : null,
     warn: (line) => options.say(`qhooks: warning: ${line}`),
   });
+  const live = liveView({ token, openLog: () => openStore(options.db), log: options.say });
   const startedAt = new Date().toISOString();
   let transport: HttpTransport;
   try {
@@ -93,6 +96,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         startedAt,
         limits: options.limits,
         log: options.say,
+        live,
       });
       writeState(paths.state, {
         port: listening.port,
@@ -117,6 +121,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         killAllGroupsNow();
       }, graceMs);
       try {
+        await live.close();
         await transport.close();
       } finally {
         clearTimeout(grace);

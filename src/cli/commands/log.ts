@@ -78,7 +78,7 @@ export async function logCommand(flags: LogFlags, context: CliContext): Promise<
  * its cells are in, when they share one, and session ids are cut to the prefix that tells its sessions apart.
  * Tab-separated rows are written as they are read, with whole ids and ISO times.
  */
-function logColumns(utc: boolean, rows?: readonly LogRecord[]): Column<LogRecord>[] {
+export function logColumns(utc: boolean, rows?: readonly LogRecord[]): Column<LogRecord>[] {
   const times =
     rows &&
     timeCells(

@@ -14,6 +14,7 @@ import { replay } from "./replay.js";
 import { report } from "./report.js";
 import { run } from "./run.js";
 import { schema } from "./schema.js";
+import { live } from "./live.js";
 import { serve } from "./serve.js";
 import { sessions } from "./sessions.js";
 import { ship } from "./ship.js";
@@ -31,6 +32,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   install,
   uninstall,
   serve,
+  live,
   hooks,
   hooksAdd,
   doctor,

@@ -13,11 +13,18 @@ export const log: CommandSpec = {
         .option("--replay <runId>", "the events of this replay run instead of live history")
         .addOption(new Option("--format <format>", FORMAT_HELP).choices(["table", "tsv", "json", "jsonl"]))
         .option("--json", "same as --format json: a JSON array of log records")
-        .option("--jsonl", "same as --format jsonl: one JSON log record per line"),
+        .option("--jsonl", "same as --format jsonl: one JSON log record per line")
+        .option("-f, --follow", "after the newest events (oldest first), print each new one as it is judged, until interrupted")
+        .option("--interval <pause>", "how often --follow reads the log: 500ms, 2s...", "500ms"),
     ),
   action: async ({ opts, command }) => {
     const { logCommand, LogFlagsSchema } = await import("../commands/log.js");
-    const { limit, replay, json, jsonl, format, utc, ...filter } = opts;
-    return logCommand(flagsOf(LogFlagsSchema, { filter: { ...filter, utc }, limit, replay, utc, format: { format, json, jsonl } }), cliContext(command));
+    const { limit, replay, json, jsonl, format, utc, follow, interval, ...filter } = opts;
+    const flags = { filter: { ...filter, utc }, limit, replay, utc, format: { format, json, jsonl } };
+    if (follow) {
+      const { followLog, FollowFlagsSchema } = await import("../commands/logFollow.js");
+      return followLog(flagsOf(FollowFlagsSchema, { ...flags, interval }), cliContext(command));
+    }
+    return logCommand(flagsOf(LogFlagsSchema, flags), cliContext(command));
   },
 };

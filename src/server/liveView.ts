@@ -1,0 +1,179 @@
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { LogRecord } from "../schema/logRecord.js";
+import type { Store } from "../store/openStore.js";
+import { LIVE_HTML, LIVE_SCRIPT } from "./livePage.js";
+import { redeemTicket } from "./liveTicket.js";
+
+/** How often each open page's stream reads the log for events settled since its last read. */
+const POLL_MS = 500;
+/** Events a page is sent when it opens: the newest, oldest first. */
+const BACKLOG = 50;
+
+export interface LiveViewOptions {
+  readonly token: string;
+  /** Opens the log's read side (once, at the first page). */
+  readonly openLog: () => Store;
+  readonly log: (line: string) => void;
+}
+
+/** What a page is sent of an event: small, and only text and numbers it shows with textContent. */
+export interface LiveEvent {
+  readonly seq: number;
+  readonly ts: string;
+  readonly event: string | null;
+  readonly sessionId: string | null;
+  readonly matchValue: string | null;
+  readonly tried: string | null;
+  readonly decision: string;
+  readonly blocked: boolean;
+  readonly reason: string | null;
+  readonly hooks: readonly string[];
+}
+
+export const liveEventOf = (r: LogRecord): LiveEvent => ({
+  seq: r.seq,
+  ts: r.ts,
+  event: r.event,
+  sessionId: r.sessionId,
+  matchValue: r.matchValue,
+  tried: r.tried,
+  decision: r.decision,
+  blocked: r.blocked,
+  reason: r.reason,
+  hooks: [...r.hooks, ...r.asyncHooks].map((h) => (h.outcome === "success" ? h.name : `${h.name}:${h.outcome}`)),
+});
+
+export interface LiveView {
+  /** Answers a request under /live (the transport checked the Host). */
+  handle(req: IncomingMessage, res: ServerResponse, url: URL, port: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The live view: `GET /live?ticket=T` trades a one-time ticket (liveTicket.ts) for an HttpOnly, SameSite=Strict
+ * cookie and redirects to `/live`, which serves the page; the page's script reads `/live/events`, a Server-Sent
+ * Events stream of the log's events as they are settled. Every route needs the cookie; none changes anything; a
+ * request another site started (Sec-Fetch-Site, Origin) is refused.
+ */
+export function liveView(options: LiveViewOptions): LiveView {
+  const usedTickets = new Map<string, number>();
+  const sessions = new Set<string>();
+  const streams = new Set<() => void>();
+  let store: Store | null = null;
+  const cookieName = (port: number) => `qhooks_live_${port}`;
+
+  const plain = (res: ServerResponse, status: number, text: string) => {
+    res.writeHead(status, { ...SECURITY_HEADERS, "Content-Type": "text/plain; charset=utf-8", Connection: "close" });
+    res.end(`${text}\n`);
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, port: number): Promise<void> {
+    if (req.method !== "GET") return plain(res, 405, "qhooks: the live view only reads");
+    const site = req.headers["sec-fetch-site"];
+    const origin = req.headers.origin;
+    if ((site !== undefined && site !== "same-origin" && site !== "none") || (origin !== undefined && origin !== `http://127.0.0.1:${port}`)) {
+      options.log(`qhooks serve: refused GET ${url.pathname}: started by another site (${String(origin ?? site)})`);
+      return plain(res, 403, "qhooks: the live view opens only from its own URL");
+    }
+    const ticket = url.searchParams.get("ticket");
+    if (url.pathname === "/live" && ticket !== null) {
+      const why = redeemTicket(options.token, ticket, usedTickets);
+      if (why !== null) {
+        options.log(`qhooks serve: refused a live-view ticket: ${why}`);
+        return plain(res, 401, `qhooks: this live-view URL is ${why.startsWith("not") ? "not valid" : why}`);
+      }
+      const session = randomBytes(32).toString("base64url");
+      sessions.add(session);
+      res.writeHead(303, {
+        ...SECURITY_HEADERS,
+        Location: "/live",
+        "Set-Cookie": `${cookieName(port)}=${session}; HttpOnly; SameSite=Strict; Path=/live`,
+        "Content-Length": 0,
+      });
+      return void res.end();
+    }
+    const cookie = cookiesOf(req).get(cookieName(port));
+    if (cookie === undefined || !sessions.has(cookie)) return plain(res, 401, "qhooks: open the live view from the URL `qhooks live` prints");
+    if (url.pathname === "/live") return page(res, "text/html; charset=utf-8", LIVE_HTML);
+    if (url.pathname === "/live/app.js") return page(res, "text/javascript; charset=utf-8", LIVE_SCRIPT);
+    if (url.pathname === "/live/events") return stream(req, res);
+    return plain(res, 404, "qhooks: the live view's routes are /live, /live/app.js and /live/events");
+  }
+
+  function page(res: ServerResponse, type: string, body: string): void {
+    res.writeHead(200, { ...SECURITY_HEADERS, "Content-Type": type, "Content-Length": Buffer.byteLength(body) });
+    res.end(body);
+  }
+
+  async function stream(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    store ??= options.openLog();
+    const log = store;
+    res.writeHead(200, { ...SECURITY_HEADERS, "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive" });
+    const send = (records: readonly LogRecord[]) => {
+      for (const r of records) res.write(`event: record\ndata: ${JSON.stringify(liveEventOf(r))}\n\n`);
+    };
+    let open = true;
+    let timer: NodeJS.Timeout | undefined;
+    const end = () => {
+      open = false;
+      clearTimeout(timer);
+      streams.delete(end);
+      res.end();
+    };
+    streams.add(end);
+    req.on("close", end);
+    try {
+      let { through } = await log.settledAfter({}, Number.MAX_SAFE_INTEGER, 1);
+      const backlog: LogRecord[] = [];
+      for await (const r of log.events({}, BACKLOG)) backlog.push(r);
+      send(backlog.reverse());
+      res.write(": listening\n\n");
+      const shown = new Set(backlog.filter((r) => r.decision !== "unfinished").map((r) => r.seq));
+      const poll = async (): Promise<void> => {
+        if (!open) return;
+        try {
+          const settled = await log.settledAfter({}, through, 500);
+          through = settled.through;
+          send(settled.records.filter((r) => !shown.delete(r.seq)));
+        } catch (e) {
+          options.log(`qhooks serve: the live view cannot read the log: ${(e as Error).message}`);
+        }
+        if (open) timer = setTimeout(() => void poll(), POLL_MS);
+      };
+      timer = setTimeout(() => void poll(), POLL_MS);
+    } catch (e) {
+      options.log(`qhooks serve: the live view cannot read the log: ${(e as Error).message}`);
+      end();
+    }
+  }
+
+  return {
+    handle,
+    async close() {
+      for (const end of [...streams]) end();
+      await store?.close();
+      store = null;
+    },
+  };
+}
+
+/** Sent with every answer of the live view: its own script only, never framed, no referrer, nothing cached. */
+const SECURITY_HEADERS = {
+  "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "no-referrer",
+  "Cross-Origin-Resource-Policy": "same-origin",
+  "Content-Security-Policy":
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+};
+
+function cookiesOf(req: IncomingMessage): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0) found.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+  }
+  return found;
+}
