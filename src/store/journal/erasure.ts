@@ -1,3 +1,4 @@
+import { localOrigin } from "./origin.js";
 import { CURRENT_FORMAT, partDigests, type PartDigests } from "./hashFormat.js";
 import type { JournalRow } from "./record.js";
 import type { PendingRow } from "./rows.js";
@@ -94,6 +95,9 @@ export function erasureRow(ts: string, erased: Pick<JournalRow, "seq" | "format"
     body: JSON.stringify(body),
     format: CURRENT_FORMAT,
     outcome: null,
+    machine: localOrigin().machine,
+    os_user: localOrigin().user,
+    judged_by: null,
   };
 }
 
@@ -126,5 +130,8 @@ export function pruneRow(ts: string, body: PruneBody): PendingRow {
     body: JSON.stringify(body),
     format: CURRENT_FORMAT,
     outcome: null,
+    machine: localOrigin().machine,
+    os_user: localOrigin().user,
+    judged_by: null,
   };
 }
