@@ -62,6 +62,15 @@ describe("the origin of each record (machine, OS user, writer, judging host)", f
       const who = `${hostname()}|${userInfo().username}`;
       expect(rows).to.deep.equal([`snapshot|5|${who}|-`, `event|5|${who}|qoder`, `outcome|5|${who}|-`]);
       expect((await sb.run(["verify"])).code).to.equal(0);
+      const listed = async (...flags: string[]) => {
+        const l = await sb.run(["log", "--json", ...flags]);
+        expect(l.code, l.stderr).to.equal(0);
+        return (JSON.parse(l.stdout) as unknown[]).length;
+      };
+      const logId = sqlite3(sb.db, "SELECT value FROM log_meta WHERE key = 'log_id'").trim();
+      expect(await listed("--machine", hostname(), "--user", userInfo().username, "--writer", logId)).to.equal(1);
+      expect(await listed("--machine", "elsewhere")).to.equal(0);
+      expect(await listed("--writer", "another-log")).to.equal(0);
       const event = Number(sqlite3(sb.db, "SELECT seq FROM journal WHERE kind = 'event'").trim());
       sqlite3(sb.db, `UPDATE journal SET machine = 'elsewhere' WHERE seq = ${event}`);
       const v = await sb.run(["verify"]);
@@ -114,6 +123,18 @@ describe("the origin of each record (machine, OS user, writer, judging host)", f
       const verify = await homes[0]!.run(["verify"], { env: { QHOOKS_DB: db.url } });
       expect(verify.code, verify.stderr).to.equal(0);
 
+      // The central log filters by origin.
+      const sessions = async (...flags: string[]) => {
+        const r = await homes[0]!.run(["log", "--json", ...flags], { env: { QHOOKS_DB: db.url } });
+        expect(r.code, r.stderr).to.equal(0);
+        return (JSON.parse(r.stdout) as { sessionId: string }[]).map((x) => x.sessionId).sort();
+      };
+      expect(await sessions("--writer", ids[0]!)).to.deep.equal(["a"]);
+      expect(await sessions("--writer", ids[1]!)).to.deep.equal(["b"]);
+      expect(await sessions("--machine", hostname())).to.deep.equal(["a", "b"]);
+      expect(await sessions("--machine", "elsewhere")).to.deep.equal([]);
+      expect(await sessions("--user", userInfo().username, "--writer", ids[1]!)).to.deep.equal(["b"]);
+      expect(await sessions("--user", "nobody-here")).to.deep.equal([]);
 
       await central("UPDATE qhooks_journal SET machine = convert_to('elsewhere', 'UTF8') WHERE writer_id = $1", [ids[1]]);
       const broken = await homes[0]!.run(["verify"], { env: { QHOOKS_DB: db.url } });
