@@ -14,7 +14,17 @@ export const EventFlagSchema = z.custom<EventName>((v) => typeof v === "string" 
  * The filter flags as commander gives them: the log's filter, with `--session` repeated, times as typed and read
  * in the local zone unless `--utc`, and `--event` checked with a did-you-mean.
  */
-const RawFilterSchema = LogFilterSchema.pick({ tool: true, decision: true, blocked: true, hook: true, grep: true, shadow: true }).extend({
+const RawFilterSchema = LogFilterSchema.pick({
+  tool: true,
+  decision: true,
+  blocked: true,
+  hook: true,
+  grep: true,
+  shadow: true,
+  machine: true,
+  user: true,
+  writer: true,
+}).extend({
   event: EventFlagSchema.optional(),
   session: z.array(z.string()).optional(),
   since: z.string().optional(),
@@ -36,6 +46,9 @@ export const FilterFlagsSchema = RawFilterSchema.transform(
     ...(raw.errors ? { errors: true } : {}),
     ...(raw.project !== undefined ? { projectDir: resolve(raw.project) } : {}),
     ...(raw.shadow ? { shadow: true } : {}),
+    ...(raw.machine !== undefined ? { machine: raw.machine } : {}),
+    ...(raw.user !== undefined ? { user: raw.user } : {}),
+    ...(raw.writer !== undefined ? { writer: raw.writer } : {}),
     ...timeWindow(raw),
   }),
 );

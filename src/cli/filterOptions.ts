@@ -18,6 +18,9 @@ export function addFilterOptions(command: Command): Command {
     .option("--errors", "only events where a hook failed (an error, a timeout, output that could not be read)")
     .option("--project <dir>", "only events of this project directory")
     .option("--shadow", 'only events where a shadow hook ("mode": "shadow") would have changed the outcome')
+    .option("--machine <name>", "only events written on this machine (its host name)")
+    .option("--user <name>", "only events written by this OS user")
+    .option("--writer <id>", "only events of this writer (a log's id, or host:<name> for a machine writing directly)")
     .option("--since <time>", SINCE_HELP)
     .option("--until <time>", "before this time (same forms as --since)")
     .option("--utc", "times in UTC: shown, and read from --since/--until without a zone");

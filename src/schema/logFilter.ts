@@ -22,6 +22,12 @@ export const LogFilterSchema = z.object({
   projectDir: z.string().optional(),
   /** Events where a shadow hook would have changed the outcome (its decision, a stop, the tool input). */
   shadow: z.boolean().optional(),
+  /** Events written on this machine (its host name, exactly as logged). */
+  machine: z.string().optional(),
+  /** Events written by this OS user. */
+  user: z.string().optional(),
+  /** Events of this writer: a log's id (a shipped log's chain), or a direct writer's id (`host:<name>`). */
+  writer: z.string().optional(),
   /** Events of this replay run instead of live ones. */
   replayRun: z.string().optional(),
 });

@@ -42,6 +42,9 @@ class Normaliser {
   private text(s: string, key: string): string {
     if (/^(ts|startedAt|finishedAt)$/.test(key)) return "<time>";
     if (key === "runId" || key === "run_id") return "<run>";
+    // Where the record was written: this machine and user, whichever they are.
+    if (key === "machine") return "<machine>";
+    if (key === "os_user") return "<user>";
     let t = s.split(this.root).join("<root>");
     t = t.replace(/\b[0-9a-f]{64}\b/g, (h) => {
       let name = this.hashes.get(h);

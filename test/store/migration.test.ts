@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect } from "chai";
 import type { Stats } from "../../src/schema/logRecord.js";
+import { CURRENT_FORMAT } from "../../src/store/journal/hashFormat.js";
 import { MIGRATIONS, SCHEMA_VERSION, migrate } from "../../src/store/sqlite/migrations.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
 import { REPO_ROOT, Sandbox, group, payloadFor } from "../support/sandbox.js";
@@ -131,7 +132,7 @@ describe("schema migrations", () => {
     expect(verify.stdout.trim()).to.equal(`ok: ${FIXTURE_RECORDS} records`);
   });
 
-  it("qhooks run appends after the old records in format 4, with the log's new id; the chain goes on and verifies", async () => {
+  it("qhooks run appends after the old records in the current format, with the log's new id; the chain goes on and verifies", async () => {
     const file = fixtureCopy();
     const before = v3Rows(file);
     const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "m3" }), ["--db", file]);
@@ -142,7 +143,7 @@ describe("schema migrations", () => {
     const formats = readOnly(file, (db) => db.prepare("SELECT format, count(*) AS n FROM journal GROUP BY format ORDER BY format").all());
     expect(formats).to.deep.equal([
       { format: 3, n: FIXTURE_RECORDS },
-      { format: 4, n: 3 },
+      { format: CURRENT_FORMAT, n: 3 },
     ]); // snapshot, arrival, outcome
     const logId = readOnly(file, (db) => (db.prepare("SELECT value FROM log_meta WHERE key = 'log_id'").get() as { value: string }).value);
     expect(logId).to.match(/^[0-9a-f-]{36}$/);

@@ -1,7 +1,9 @@
 import { expect } from "chai";
 import pg from "pg";
 import type { EventEntry } from "../../src/store/eventLog.js";
+import { contentDigest, linkHash } from "../../src/store/journal/hashFormat.js";
 import { PG_SCHEMA_VERSION } from "../../src/store/postgres/migrations.js";
+import { journalRowOf } from "../../src/store/postgres/placeRows.js";
 import { openPostgresLog, type PostgresEventLog } from "../../src/store/postgres/postgresEventLog.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
 import { eventLogSuite } from "./suite/eventLogSuite.js";
@@ -148,7 +150,16 @@ describe("PostgreSQL migrations", function () {
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
       try {
-        await client.query(`ALTER TABLE qhooks_writers DROP COLUMN anchor_seq, DROP COLUMN anchor_hash;
+        // Its records as that qhooks wrote them: format 4, with no origin.
+        let previous = "";
+        for (const r of (await client.query("SELECT * FROM qhooks_journal WHERE writer_id = 'host:m' ORDER BY seq")).rows) {
+          const row = journalRowOf(r);
+          previous = linkHash("host:m", row.seq, previous, contentDigest({ ...row, format: 4 }));
+          await client.query("UPDATE qhooks_journal SET format = 4, hash = $2 WHERE gid = $1", [r.gid, previous]);
+        }
+        await client.query("UPDATE qhooks_writers SET head_hash = $1 WHERE writer_id = 'host:m'", [previous]);
+        await client.query(`ALTER TABLE qhooks_journal DROP COLUMN machine, DROP COLUMN os_user, DROP COLUMN judged_by;
+          ALTER TABLE qhooks_writers DROP COLUMN anchor_seq, DROP COLUMN anchor_hash;
           DROP INDEX qhooks_journal_erasures; DROP INDEX qhooks_journal_prunes; DROP INDEX qhooks_hooks_stats;
           CREATE INDEX qhooks_hooks_names ON qhooks_hooks (name, duration_ms) WHERE live; DELETE FROM qhooks_schema WHERE version > 1`);
       } finally {

@@ -1,4 +1,5 @@
 import { ERASED_TEXT, erasedPayloadOf } from "../../schema/erasedPayload.js";
+import { localOrigin } from "./origin.js";
 import { CURRENT_FORMAT, partDigests, type PartDigests } from "./hashFormat.js";
 import type { JournalRow } from "./record.js";
 import type { PendingRow } from "./rows.js";
@@ -96,6 +97,9 @@ export function erasureRow(ts: string, erased: Pick<JournalRow, "seq" | "format"
     body: JSON.stringify(body),
     format: CURRENT_FORMAT,
     outcome: null,
+    machine: localOrigin().machine,
+    os_user: localOrigin().user,
+    judged_by: null,
   };
 }
 
@@ -128,5 +132,8 @@ export function pruneRow(ts: string, body: PruneBody): PendingRow {
     body: JSON.stringify(body),
     format: CURRENT_FORMAT,
     outcome: null,
+    machine: localOrigin().machine,
+    os_user: localOrigin().user,
+    judged_by: null,
   };
 }

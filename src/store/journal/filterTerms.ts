@@ -30,6 +30,10 @@ export type FilterTerm =
   | { readonly kind: "grep"; readonly text: string }
   /** A shadow hook would have changed the outcome: the outcome's own JSON says so (`shadow.changed`). */
   | { readonly kind: "shadowChanged" }
+  /** Written on this machine, by this OS user, in this writer's log (the record's origin). */
+  | { readonly kind: "machine"; readonly machine: string }
+  | { readonly kind: "user"; readonly user: string }
+  | { readonly kind: "writer"; readonly writer: string }
   /** Arrived at or after this time (ISO text, compared as text). */
   | { readonly kind: "since"; readonly ts: string }
   /** Arrived before this time. */
@@ -50,6 +54,9 @@ export function filterTerms(filter: LogFilter): FilterTerm[] {
   if (filter.projectDir !== undefined) terms.push({ kind: "project", projectDir: wellFormed(filter.projectDir) });
   if (filter.grep !== undefined) terms.push({ kind: "grep", text: wellFormed(filter.grep) });
   if (filter.shadow === true) terms.push({ kind: "shadowChanged" });
+  if (filter.machine !== undefined) terms.push({ kind: "machine", machine: wellFormed(filter.machine) });
+  if (filter.user !== undefined) terms.push({ kind: "user", user: wellFormed(filter.user) });
+  if (filter.writer !== undefined) terms.push({ kind: "writer", writer: wellFormed(filter.writer) });
   return [...terms, ...windowTerms(filter)];
 }
 

@@ -14,9 +14,13 @@ import type { JournalRow } from "./record.js";
  * later (a secret, a person's data) can keep that part's original digest and the chain still verifies, every other
  * part included; and a record carries its log's id, so records shipped elsewhere keep a chain that names its log.
  *
+ * Format 5: format 4, with the record's origin in its content digest (the machine and OS user that wrote it and the
+ * host whose settings judged it; see origin.ts), so that a central copy whose origin was edited no longer verifies.
+ * The link is format 4's: the log id and seq it chains are the record's writer and its number in its origin log.
+ *
  * What is hashed is exactly what is stored and read back: text goes in well formed (see `wellFormed`).
  */
-export const CURRENT_FORMAT = 4;
+export const CURRENT_FORMAT = 5;
 
 /** The columns a format-4 content digest covers one by one (the free-text parts follow by their own digests). */
 const V4_SMALL_COLUMNS = [
@@ -59,7 +63,11 @@ const V3_COLUMNS = [
   "body",
 ] as const satisfies ReadonlyArray<keyof JournalRow>;
 
-type Hashed = Omit<JournalRow, "hash">;
+/** The origin columns: hashed by format 5 on; absent (read as NULL) for a caller that builds format-4 records only. */
+const V5_ORIGIN_COLUMNS = ["machine", "os_user", "judged_by"] as const satisfies ReadonlyArray<keyof JournalRow>;
+
+type OriginColumn = (typeof V5_ORIGIN_COLUMNS)[number];
+type Hashed = Omit<JournalRow, "hash" | OriginColumn> & Partial<Pick<JournalRow, OriginColumn>>;
 
 const sha256 = (text: string): string => hash("sha256", text, "hex");
 
@@ -71,11 +79,12 @@ function tag(value: string | number | null): string {
   return value === null ? "n\u0000" : typeof value === "number" ? `d${value}\u0000` : `s${value.length}:${value}\u0000`;
 }
 
-/** The content digest of a format-4 record: what its link in the chain covers of it. */
+/** The content digest of a format-4 or format-5 record (by its `format`): what its link in the chain covers of it. */
 export function contentDigest(row: Omit<Hashed, "seq">, erased?: PartDigests): string {
   // Built whole and hashed in one call: the same bytes as hashing piece by piece, at a third of the cost.
-  let text = "qhooks.journal/4 content\n";
+  let text = row.format >= 5 ? "qhooks.journal/5 content\n" : "qhooks.journal/4 content\n";
   for (const column of V4_SMALL_COLUMNS) text += tag(row[column]);
+  if (row.format >= 5) for (const column of V5_ORIGIN_COLUMNS) text += tag(row[column] ?? null);
   if (erased === undefined) {
     text += `\nreason ${row.reason === null ? "-" : sha256(row.reason)}\nbody ${sha256(row.body)}\noutcome ${row.outcome === null ? "-" : sha256(row.outcome)}\n`;
   } else {
@@ -96,7 +105,7 @@ export function partDigests(row: Pick<Hashed, "reason" | "body" | "outcome">): P
   return { reason: row.reason === null ? "-" : sha256(row.reason), body: sha256(row.body), outcome: row.outcome === null ? "-" : sha256(row.outcome) };
 }
 
-/** A format-4 record's hash: its place in its log's chain, over its content digest. */
+/** A format-4 or format-5 record's hash: its place in its log's chain, over its content digest. */
 export function linkHash(logId: string, seq: number, previousHash: string, digest: string): string {
   return sha256(`qhooks.journal/4 link\n${logId}\n${seq}\n${previousHash}\n${digest}`);
 }
@@ -110,7 +119,7 @@ export function formatThreeHash(previousHash: string, row: Hashed): string {
 
 /** The hash a record must have after `previousHash`, by the rules of its own format; null for a format unknown here. */
 export function recordHash(row: Hashed, previousHash: string, logId: string, erased?: PartDigests): string | null {
-  if (row.format === 4) return linkHash(logId, row.seq, previousHash, contentDigest(row, erased));
+  if (row.format === 4 || row.format === 5) return linkHash(logId, row.seq, previousHash, contentDigest(row, erased));
   if (row.format === 3) return formatThreeHash(previousHash, row);
   return null;
 }

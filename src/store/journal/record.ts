@@ -22,10 +22,16 @@ export interface JournalRow {
   reason: string | null;
   body: string;
   hash: string;
-  /** The hash format of this record (3: every column hashed whole; 4: a content digest chained with the log id). */
+  /** The hash format of this record (3: every column hashed whole; 4: a content digest chained with the log id; 5: 4 with the origin). */
   format: number;
   /** An event judged in one step (no hook ran): its outcome JSON, in the same record. Format 4 only. */
   outcome: string | null;
+  /** The host name of the machine that wrote the record (format 5 on; NULL before). */
+  machine: string | null;
+  /** The OS user that wrote it (format 5 on; NULL before, or when the system cannot tell). */
+  os_user: string | null;
+  /** An event judged by settings: the host (dialect) whose settings judged it; NULL otherwise. */
+  judged_by: string | null;
 }
 
 /**
@@ -61,6 +67,9 @@ export const JOURNAL_COLUMNS = [
   "hash",
   "format",
   "outcome",
+  "machine",
+  "os_user",
+  "judged_by",
 ] as const satisfies ReadonlyArray<keyof JournalRow>;
 
 /** The columns a record's hash covers, in either format: all but `hash` itself. */
@@ -93,5 +102,8 @@ export function journalValues(row: Omit<JournalRow, "seq" | "hash">, seq: number
     hash,
     row.format,
     row.outcome,
+    row.machine,
+    row.os_user,
+    row.judged_by,
   ];
 }

@@ -1,6 +1,7 @@
 import type { HookResult, Outcome } from "../../schema/outcome.js";
 import type { ReplayRun } from "../../schema/replay.js";
 import type { EventEntry, SnapshotRecord } from "../eventLog.js";
+import { localOrigin } from "./origin.js";
 import { CURRENT_FORMAT, wellFormed, wellFormedOrNull } from "./hashFormat.js";
 import type { JournalRow } from "./record.js";
 
@@ -53,6 +54,9 @@ export function storedSnapshotRow(ts: string, configHash: string, body: string):
     body,
     format: CURRENT_FORMAT,
     outcome: null,
+    machine: localOrigin().machine,
+    os_user: localOrigin().user,
+    judged_by: null,
   };
 }
 
@@ -80,6 +84,10 @@ export function eventRow(entry: EventEntry): PendingRow {
     format: CURRENT_FORMAT,
     // JSON.stringify escapes lone surrogates: its output is always well formed.
     outcome: outcome ? JSON.stringify(outcome) : null,
+    machine: localOrigin().machine,
+    os_user: localOrigin().user,
+    // The host whose settings judged it (a snapshot names its host unless it is the default one).
+    judged_by: entry.snapshot ? (entry.snapshot.dialect ?? "qoder") : null,
   };
 }
 
@@ -108,6 +116,9 @@ export function outcomeRow(ts: string, eventSeq: number, outcome: Outcome): Pend
     body: JSON.stringify(outcome),
     format: CURRENT_FORMAT,
     outcome: null,
+    machine: localOrigin().machine,
+    os_user: localOrigin().user,
+    judged_by: null,
   };
 }
 
@@ -133,6 +144,9 @@ export function hookRow(ts: string, eventSeq: number, event: string, sessionId: 
     body: JSON.stringify(result),
     format: CURRENT_FORMAT,
     outcome: null,
+    machine: localOrigin().machine,
+    os_user: localOrigin().user,
+    judged_by: null,
   };
 }
 
@@ -157,5 +171,8 @@ export function replayRunRow(ts: string, run: ReplayRun): PendingRow {
     body: JSON.stringify(run),
     format: CURRENT_FORMAT,
     outcome: null,
+    machine: localOrigin().machine,
+    os_user: localOrigin().user,
+    judged_by: null,
   };
 }

@@ -58,6 +58,12 @@ function termSql(term: FilterTerm, p: Params, ts: string): string {
     case "shadowChanged":
       // The outcome's JSON, as SQLite reads it.
       return `convert_from(CASE WHEN v.outcome_gid = v.gid THEN e.outcome ELSE o.body END, 'UTF8')::jsonb #>> '{shadow,changed}' = 'true'`;
+    case "machine":
+      return `e.machine = ${p.add(bytes(term.machine))}`;
+    case "user":
+      return `e.os_user = ${p.add(bytes(term.user))}`;
+    case "writer":
+      return `e.writer_id = ${p.add(term.writer)}`;
     case "since":
       return `${ts} >= ${p.add(term.ts)}`;
     case "until":

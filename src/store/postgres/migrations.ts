@@ -120,6 +120,15 @@ export const PG_MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly w
       CREATE INDEX qhooks_hooks_stats ON qhooks_hooks (name, duration_ms) INCLUDE (status, event_gid) WHERE live;
     `,
   },
+  {
+    version: 4,
+    what: "who and where: each record's machine, OS user and judging host (hash format 5 covers them)",
+    sql: `
+      -- As hashed (NULL for records written before, in formats 3 and 4). writer_id and seq are the record's
+      -- writer and its number in its origin log.
+      ALTER TABLE qhooks_journal ADD COLUMN machine bytea, ADD COLUMN os_user bytea, ADD COLUMN judged_by text COLLATE "C";
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

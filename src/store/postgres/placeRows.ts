@@ -106,6 +106,9 @@ export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow
     format: [] as number[],
     outcome: [] as (Buffer | null)[],
     refGid: [] as (number | null)[],
+    machine: [] as (Buffer | null)[],
+    user: [] as (Buffer | null)[],
+    judgedBy: [] as (string | null)[],
   };
   const live = new Map(liveEvents);
   for (const { gid, writer, row, refGid } of placed) {
@@ -133,6 +136,9 @@ export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow
     cols.format.push(row.format);
     cols.outcome.push(utf8(row.outcome));
     cols.refGid.push(refGid);
+    cols.machine.push(utf8(row.machine));
+    cols.user.push(utf8(row.os_user));
+    cols.judgedBy.push(row.judged_by);
     if (row.kind === "event") live.set(gid, row.run_id === null);
   }
   // The records and their event rows in one statement (one round trip).
@@ -140,10 +146,12 @@ export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow
   await client.query(
     `WITH journal AS (
        INSERT INTO qhooks_journal (gid, writer_id, seq, ts, kind, event, session_id, match_value, project_dir, source, ref, run_id, config_hash,
-                                   name, status, decision, blocked, duration_ms, reason, body, hash, format, outcome, ref_gid)
+                                   name, status, decision, blocked, duration_ms, reason, body, hash, format, outcome, ref_gid,
+                                   machine, os_user, judged_by)
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::bytea[], $9::bytea[],
                             $10::text[], $11::bigint[], $12::bytea[], $13::bytea[], $14::bytea[], $15::text[], $16::text[], $17::smallint[],
-                            $18::float8[], $19::bytea[], $20::bytea[], $21::text[], $22::smallint[], $23::bytea[], $24::bigint[]))
+                            $18::float8[], $19::bytea[], $20::bytea[], $21::text[], $22::smallint[], $23::bytea[], $24::bigint[],
+                            $35::bytea[], $36::bytea[], $37::text[]))
      INSERT INTO qhooks_events (gid, ts, event, session_id, match_value, project_dir, run_id, decision, blocked, outcome_gid)
      SELECT * FROM unnest($25::bigint[], $26::text[], $27::text[], $28::bytea[], $29::bytea[], $30::bytea[], $31::bytea[], $32::text[], $33::smallint[], $34::bigint[])
      ON CONFLICT (gid) DO NOTHING`,
@@ -182,6 +190,9 @@ export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow
       events.map((p) => p.row.decision),
       events.map((p) => p.row.blocked ?? 0),
       events.map((p) => (p.row.outcome !== null ? p.gid : null)),
+      cols.machine,
+      cols.user,
+      cols.judgedBy,
     ],
   );
 
@@ -290,5 +301,8 @@ export function journalRowOf(r: Record<string, unknown>): JournalRow {
     hash: r.hash as string,
     format: Number(r.format),
     outcome: text(r.outcome),
+    machine: text(r.machine),
+    os_user: text(r.os_user),
+    judged_by: (r.judged_by ?? null) as string | null,
   };
 }

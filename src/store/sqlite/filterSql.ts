@@ -64,6 +64,13 @@ function termSql(term: FilterTerm, params: unknown[], ts: string): string {
     case "shadowChanged":
       // Rare, and read by audits only: the outcome's own JSON says it, no projection keeps it.
       return `json_extract(${OUTCOME_JSON}, '$.shadow.changed') = 1`;
+    case "machine":
+      return `e.machine = ${p(term.machine)}`;
+    case "user":
+      return `e.os_user = ${p(term.user)}`;
+    case "writer":
+      // A file is one writer's log: its id.
+      return `(SELECT value FROM log_meta WHERE key = 'log_id') = ${p(term.writer)}`;
     case "since":
       return `${ts} >= ${p(term.ts)}`;
     case "until":

@@ -119,6 +119,18 @@ export const MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly what
     // Partial: only async hooks' records (rare) have entries, so other appends touch no page of it.
     up: (db) => db.exec("CREATE INDEX journal_async_hooks ON journal (ref, seq) WHERE kind = 'hook'"),
   },
+  {
+    version: 6,
+    what: "who and where: each record's machine, OS user and judging host (hash format 5 covers them)",
+    // Existing records keep NULL and their format; new ones are written in format 5. The log's id (log_meta) and
+    // a record's seq are its writer and its number in its origin log.
+    up: (db) =>
+      db.exec(`
+        ALTER TABLE journal ADD COLUMN machine TEXT;    -- the host name of the machine that wrote it
+        ALTER TABLE journal ADD COLUMN os_user TEXT;    -- the OS user that wrote it
+        ALTER TABLE journal ADD COLUMN judged_by TEXT;  -- an event judged by settings: their host (dialect)
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

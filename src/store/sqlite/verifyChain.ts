@@ -34,11 +34,11 @@ export function verifyChain(db: Database): VerifyResult {
         return { ok: false, records, firstBad: expected, problem: `record ${expected} is missing (the next one is ${row.seq})` };
       }
       const { hash, ...content } = row;
-      if (row.format < previousFormat || row.format > CURRENT_FORMAT || (row.format === 4 && logId === null)) {
+      if (row.format < previousFormat || row.format > CURRENT_FORMAT || (row.format >= 4 && logId === null)) {
         const why =
           row.format > CURRENT_FORMAT
             ? `hash format ${row.format}, newer than this qhooks knows`
-            : logId === null && row.format === 4
+            : logId === null && row.format >= 4
               ? "no log id to check it against"
               : `hash format ${row.format} after format ${previousFormat}`;
         return { ok: false, records, firstBad: row.seq, problem: `record ${row.seq} (${row.kind}) has ${why}: edited, or moved from elsewhere` };
