@@ -2,7 +2,7 @@ import type { KeyObject } from "node:crypto";
 import { QhooksError } from "../errors.js";
 import { EVIDENCE_FORMAT, type Evidence, type EvidenceEntry } from "../schema/evidence.js";
 import type { AuditLog, EvidenceSelection } from "../store/eventLog.js";
-import { contentDigest } from "../store/journal/hashFormat.js";
+import { contentDigest, linksByDigest } from "../store/journal/hashFormat.js";
 import { publicKeyText, signHead } from "../store/logKey.js";
 import type { SignedHeadLine } from "../store/signedHeads.js";
 import { checkEvidence } from "./verifyEvidence.js";
@@ -25,7 +25,7 @@ export async function buildEvidence(
   const chain: EvidenceEntry[] = slice.rows.map((row) => {
     const erased = slice.erasures.get(row.seq);
     if (slice.selected.has(row.seq)) return erased ? { record: { ...row }, erased: { ...erased } } : { record: { ...row } };
-    if (row.format !== 4) {
+    if (!linksByDigest(row.format)) {
       throw new QhooksError(
         "usage",
         `record ${row.seq} is in hash format ${row.format}, which evidence cannot link through: select records from after it (--since)`,

@@ -1,6 +1,6 @@
 import { createPublicKey, verify, type KeyObject } from "node:crypto";
 import { EvidenceSchema, type Evidence, type EvidenceEntry } from "../schema/evidence.js";
-import { linkHash, recordHash } from "../store/journal/hashFormat.js";
+import { linkHash, linksByDigest, recordHash } from "../store/journal/hashFormat.js";
 import { erasedParts, type ErasureBody } from "../store/journal/erasure.js";
 import { keyFingerprint, publicKeyText, signedHeadText } from "../store/logKey.js";
 
@@ -130,7 +130,7 @@ function checkChain(evidence: Evidence): ChainVerdict {
       records.push(seq);
       previous = hash;
     } else {
-      if (entry.format !== 4) return fail(`record ${seq} is a link in hash format ${entry.format}, which evidence cannot link through`);
+      if (!linksByDigest(entry.format)) return fail(`record ${seq} is a link in hash format ${entry.format}, which evidence cannot link through`);
       previous = linkHash(evidence.log, seq, previous, entry.digest);
       links++;
     }

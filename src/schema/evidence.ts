@@ -42,6 +42,10 @@ export const EvidenceRowSchema = z.strictObject({
   hash: Hex64,
   format: z.number().int().positive(),
   outcome: z.string().nullable(),
+  /** Who and where (hash format 5 on): absent or null in records of older formats. */
+  machine: z.string().nullable().optional(),
+  os_user: z.string().nullable().optional(),
+  judged_by: z.string().nullable().optional(),
 });
 export type EvidenceRow = z.infer<typeof EvidenceRowSchema>;
 

@@ -219,7 +219,7 @@ describe("evidence: qhooks export --evidence, qhooks verify --evidence", () => {
     await expectRejected(
       tampered((e) => {
         const entry = e.chain.find((x) => "record" in x && x.record.seq === erasedSeq)!;
-        if ("record" in entry) entry.record.body = "{\"tool_input\":{\"command\":\"echo harmless\"}}";
+        if ("record" in entry) entry.record.body = '{"tool_input":{"command":"echo harmless"}}';
       }),
       new RegExp(`record ${erasedSeq} \\(event\\) is shown as erased but holds text that is not erased`),
     );

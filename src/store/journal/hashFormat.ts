@@ -117,9 +117,14 @@ export function formatThreeHash(previousHash: string, row: Hashed): string {
   return sha256(text);
 }
 
+/** Whether a record of this format is chained by a link over its content digest (formats 4 and 5), as evidence needs. */
+export function linksByDigest(format: number): boolean {
+  return format === 4 || format === 5;
+}
+
 /** The hash a record must have after `previousHash`, by the rules of its own format; null for a format unknown here. */
 export function recordHash(row: Hashed, previousHash: string, logId: string, erased?: PartDigests): string | null {
-  if (row.format === 4 || row.format === 5) return linkHash(logId, row.seq, previousHash, contentDigest(row, erased));
+  if (linksByDigest(row.format)) return linkHash(logId, row.seq, previousHash, contentDigest(row, erased));
   if (row.format === 3) return formatThreeHash(previousHash, row);
   return null;
 }
