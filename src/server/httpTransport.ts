@@ -26,7 +26,8 @@ export const DEFAULT_LIMITS: RequestLimits = { maxBodyBytes: MAX_PAYLOAD_BYTES, 
 
 export interface HttpTransportOptions {
   readonly service: HookService;
-  readonly token: string;
+  /** The secret as it is now: read for every request, so that a rotated secret takes effect at once. */
+  readonly token: () => string;
   /** 0: any free port. */
   readonly port: number;
   readonly version: string;
@@ -34,6 +35,8 @@ export interface HttpTransportOptions {
   readonly limits?: RequestLimits;
   /** One line per refused or failed request (never the secret). */
   readonly log: (line: string) => void;
+  /** Called when an authorized event arrives and when its answer is sent: what keeps an idle server alive. */
+  readonly onEvent?: () => void;
 }
 
 export interface HttpTransport {
@@ -82,7 +85,8 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
     if (closing) return send(res, textAnswer(503, "qhooks: the server is stopping"), true);
     const url = new URL(req.url ?? "/", `http://${LOOPBACK}:${port}`);
     const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
-    const authorized = bearer !== undefined && sameToken(bearer, options.token);
+    const token = options.token();
+    const authorized = bearer !== undefined && sameToken(bearer, token);
 
     if (url.pathname === "/health" && req.method === "GET") {
       const challenge = req.headers["x-qhooks-challenge"];
@@ -96,7 +100,7 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
         port,
         startedAt: options.startedAt,
         uid: typeof process.getuid === "function" ? process.getuid() : null,
-        ...(checked?.success ? { proof: proofOf(options.token, checked.data) } : {}),
+        ...(checked?.success ? { proof: proofOf(token, checked.data) } : {}),
       };
       return send(res, { status: 200, body: JSON.stringify(health), contentType: "application/json" });
     }
@@ -132,6 +136,7 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
     const body = await readBody(req, limits.maxBodyBytes);
     if (body === "gone") return options.log(`qhooks serve: POST ${pathOf(req)}: the client went away before sending the whole event; not judged`);
     if (body === "too large") return refuse(req, res, textAnswer(413, `qhooks: the event is larger than ${limits.maxBodyBytes} bytes`), "body too large", true);
+    options.onEvent?.();
     const answer = await options.service.handle({
       dialect: dialect.data,
       project: query.data.project,
@@ -139,6 +144,7 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
       plugins: query.data.plugin,
       body,
     });
+    options.onEvent?.();
     // A caller that went away still had its event judged and logged; there is no one left to answer.
     if (!res.destroyed) send(res, answer);
   }

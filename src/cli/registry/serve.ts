@@ -10,6 +10,8 @@ export const serve: CommandSpec = {
       .option("--ensure", "start it in the background unless it runs; print where it listens")
       .option("--status", "whether it runs: version, address, pid, owner")
       .option("--stop", "stop the running server (its events under way are answered first)")
+      .option("--idle-exit <duration>", "exit cleanly after no event for this long (30m, 2h, 90s); with --ensure, for the server it starts")
+      .option("--rotate-token", "a new secret: the running server takes it at once and refuses the old one")
       .option("--json", "with --status or --ensure: one JSON object")
       .addHelpText(
         "after",
