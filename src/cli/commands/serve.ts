@@ -6,6 +6,7 @@ import { ensureServer, liveServer, stopServer } from "../../server/control.js";
 import { serverPaths } from "../../server/paths.js";
 import { startServer } from "../../server/runServer.js";
 import { rotateToken } from "../../server/token.js";
+import { serveLogWriter } from "../../server/serveLog.js";
 import { TOKEN_VARIABLE } from "../../install/serverEntries.js";
 import type { CliContext } from "../globals.js";
 import { err, out } from "../io.js";
@@ -30,6 +31,7 @@ export const ServeFlagsSchema = z
       })
       .optional(),
     rotateToken: z.boolean().default(false),
+    logFile: z.string().min(1).optional(),
     ensure: z.boolean().default(false),
     status: z.boolean().default(false),
     stop: z.boolean().default(false),
@@ -103,13 +105,14 @@ async function foreground(flags: ServeFlags, context: CliContext): Promise<numbe
   // The server winds down its own way (events under way answered and logged): main.ts's handlers, which kill every
   // hook at once and die of the signal, are for one-shot commands.
   for (const s of SIGNALS) process.removeAllListeners(s);
+  const say = flags.logFile === undefined ? err : serveLogWriter(flags.logFile, err);
   let stop!: (signal: NodeJS.Signals) => void;
   const stopped = new Promise<NodeJS.Signals>((resolve) => (stop = resolve));
   let signals = 0;
   // A second signal while winding down: the hooks still running are killed now, and their events answered as such.
   const onSignal = (signal: NodeJS.Signals): void => {
     if (signals++ === 0) return stop(signal);
-    err(`qhooks serve: ${signal} again: stopping the hooks still running`);
+    say(`qhooks serve: ${signal} again: stopping the hooks still running`);
     killAllGroupsNow();
   };
   for (const s of SIGNALS) process.on(s, onSignal);
@@ -119,18 +122,18 @@ async function foreground(flags: ServeFlags, context: CliContext): Promise<numbe
     db: context.dbPath,
     port: flags.port,
     version: version(),
-    say: err,
+    say,
     ...(flags.idleExit !== undefined ? { idleExitMs: flags.idleExit } : {}),
   });
-  err(`qhooks serve: listening on ${server.url} (pid ${process.pid}); the secret is in ${serverPaths(context.homeDir).token}`);
+  say(`qhooks serve: listening on ${server.url} (pid ${process.pid}); the secret is in ${serverPaths(context.homeDir).token}`);
   const signal = await Promise.race([stopped, server.idle.then(() => null)]);
-  err(
+  say(
     signal === null
       ? `qhooks serve: no event for ${flags.idleExit} ms (--idle-exit): stopping`
       : `qhooks serve: ${signal}: answering the events under way, then stopping`,
   );
   await server.close(STOP_GRACE_MS);
-  err("qhooks serve: stopped");
+  say("qhooks serve: stopped");
   return EXIT.ok;
 }
 
