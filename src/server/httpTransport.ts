@@ -28,6 +28,8 @@ export interface HttpTransportOptions {
   readonly service: HookService;
   /** The secret as it is now: read for every request, so that a rotated secret takes effect at once. */
   readonly token: () => string;
+  /** Where the secret is kept, for the line a refused caller gets. */
+  readonly tokenFile: string;
   /** 0: any free port. */
   readonly port: number;
   readonly version: string;
@@ -110,7 +112,7 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
         res,
         textAnswer(
           401,
-          `qhooks: wrong or missing secret (Authorization: Bearer <the secret in the server's token file>); installed entries send $${TOKEN_VARIABLE}: export ${TOKEN_VARIABLE}="$(cat <qhooks' data folder>/server/token)" before starting the agent`,
+          `qhooks: wrong or missing secret (Authorization: Bearer <the secret in the server's token file>); installed entries send $${TOKEN_VARIABLE}: export ${TOKEN_VARIABLE}="$(cat ${options.tokenFile})" before starting the agent`,
         ),
         bearer === undefined ? "no secret" : "wrong secret",
         true,

@@ -93,6 +93,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       const listening = await listenHttp({
         service,
         token: tokenReader(paths.token, token, (line) => options.say(`qhooks serve: warning: ${line}`)),
+        tokenFile: paths.token,
         onEvent: () => (lastEvent = Date.now()),
         port: options.port ?? state?.port ?? 0,
         version: options.version,
