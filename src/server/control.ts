@@ -5,6 +5,7 @@ import { QhooksError } from "../errors.js";
 import { compareVersions } from "../text/semver.js";
 import { LOOPBACK } from "./httpTransport.js";
 import { serverPaths } from "./paths.js";
+import { rotateIfFull } from "./serveLog.js";
 import { probeServer } from "./probe.js";
 import type { HealthAnswer } from "./schemas.js";
 import { isAlive, readState } from "./state.js";
@@ -60,10 +61,18 @@ export async function ensureServer(options: EnsureOptions): Promise<Ensured> {
   const paths = serverPaths(options.homeDir);
   readOrCreateToken(paths.token);
   mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  // Its stderr (what Node itself says on a crash) goes to serve.log as it is at the start; its own lines are
+  // written by path (--log-file), so that serve.log rotates at 1 MiB.
+  rotateIfFull(paths.log);
   const out = openSync(paths.log, "a", 0o600);
   let exitedAt: number | null = null;
   try {
-    const child = spawn(options.command, [...options.args], { detached: true, stdio: ["ignore", out, out], env: options.env, cwd: options.homeDir });
+    const child = spawn(options.command, [...options.args, "--log-file", paths.log], {
+      detached: true,
+      stdio: ["ignore", out, out],
+      env: options.env,
+      cwd: options.homeDir,
+    });
     child.on("exit", () => (exitedAt = Date.now()));
     child.on("error", () => (exitedAt = Date.now()));
     child.unref();

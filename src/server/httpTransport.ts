@@ -27,7 +27,10 @@ export const DEFAULT_LIMITS: RequestLimits = { maxBodyBytes: MAX_PAYLOAD_BYTES, 
 
 export interface HttpTransportOptions {
   readonly service: HookService;
-  readonly token: string;
+  /** The secret as it is now: read for every request, so that a rotated secret takes effect at once. */
+  readonly token: () => string;
+  /** Where the secret is kept, for the line a refused caller gets. */
+  readonly tokenFile: string;
   /** 0: any free port. */
   readonly port: number;
   readonly version: string;
@@ -37,6 +40,8 @@ export interface HttpTransportOptions {
   readonly log: (line: string) => void;
   /** The live view, which answers under /live with its own credentials (liveView.ts). */
   readonly live?: LiveView;
+  /** Called when an authorized event arrives and when its answer is sent: what keeps an idle server alive. */
+  readonly onEvent?: () => void;
 }
 
 export interface HttpTransport {
@@ -86,7 +91,8 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
     const url = new URL(req.url ?? "/", `http://${LOOPBACK}:${port}`);
     if (options.live && (url.pathname === "/live" || url.pathname.startsWith("/live/"))) return options.live.handle(req, res, url, port);
     const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
-    const authorized = bearer !== undefined && sameToken(bearer, options.token);
+    const token = options.token();
+    const authorized = bearer !== undefined && sameToken(bearer, token);
 
     if (url.pathname === "/health" && req.method === "GET") {
       const challenge = req.headers["x-qhooks-challenge"];
@@ -100,7 +106,7 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
         port,
         startedAt: options.startedAt,
         uid: typeof process.getuid === "function" ? process.getuid() : null,
-        ...(checked?.success ? { proof: proofOf(options.token, checked.data) } : {}),
+        ...(checked?.success ? { proof: proofOf(token, checked.data) } : {}),
       };
       return send(res, { status: 200, body: JSON.stringify(health), contentType: "application/json" });
     }
@@ -110,7 +116,7 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
         res,
         textAnswer(
           401,
-          `qhooks: wrong or missing secret (Authorization: Bearer <the secret in the server's token file>); installed entries send $${TOKEN_VARIABLE}: export ${TOKEN_VARIABLE}="$(cat <qhooks' data folder>/server/token)" before starting the agent`,
+          `qhooks: wrong or missing secret (Authorization: Bearer <the secret in the server's token file>); installed entries send $${TOKEN_VARIABLE}: export ${TOKEN_VARIABLE}="$(cat ${options.tokenFile})" before starting the agent`,
         ),
         bearer === undefined ? "no secret" : "wrong secret",
         true,
@@ -136,6 +142,7 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
     const body = await readBody(req, limits.maxBodyBytes);
     if (body === "gone") return options.log(`qhooks serve: POST ${pathOf(req)}: the client went away before sending the whole event; not judged`);
     if (body === "too large") return refuse(req, res, textAnswer(413, `qhooks: the event is larger than ${limits.maxBodyBytes} bytes`), "body too large", true);
+    options.onEvent?.();
     const answer = await options.service.handle({
       dialect: dialect.data,
       project: query.data.project,
@@ -143,6 +150,7 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
       plugins: query.data.plugin,
       body,
     });
+    options.onEvent?.();
     // A caller that went away still had its event judged and logged; there is no one left to answer.
     if (!res.destroyed) send(res, answer);
   }

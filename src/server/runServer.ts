@@ -11,7 +11,7 @@ import { LOOPBACK, listenHttp, type HttpTransport, type RequestLimits } from "./
 import { serverPaths } from "./paths.js";
 import { probeServer } from "./probe.js";
 import { isAlive, readState, withLock, writeState } from "./state.js";
-import { readOrCreateToken } from "./token.js";
+import { readOrCreateToken, tokenReader } from "./token.js";
 
 export interface ServeOptions {
   readonly homeDir: string;
@@ -25,11 +25,15 @@ export interface ServeOptions {
   readonly limits?: RequestLimits;
   /** One line for the server's own output (stderr). */
   readonly say: (line: string) => void;
+  /** `--idle-exit`: `idle` resolves once no event has arrived (and none is being judged) for this long. */
+  readonly idleExitMs?: number;
 }
 
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
+  /** Resolves when the server has been idle for `idleExitMs` (never without it): the caller then closes it. */
+  readonly idle: Promise<void>;
   /**
    * Stops accepting, answers the events under way (each logged), stops async hooks, closes the log and marks the
    * state file stopped. Hooks still running after `graceMs` are killed, and their events answered as such.
@@ -81,6 +85,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   const live = liveView({ token, openLog: () => openStore(options.db), log: options.say });
   const startedAt = new Date().toISOString();
+  let lastEvent = Date.now();
   let transport: HttpTransport;
   try {
     transport = await withLock(paths.lock, async () => {
@@ -90,7 +95,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       }
       const listening = await listenHttp({
         service,
-        token,
+        token: tokenReader(paths.token, token, (line) => options.say(`qhooks serve: warning: ${line}`)),
+        tokenFile: paths.token,
+        onEvent: () => (lastEvent = Date.now()),
         port: options.port ?? state?.port ?? 0,
         version: options.version,
         startedAt,
@@ -112,10 +119,24 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     await log.close();
     throw e;
   }
+  lastEvent = Date.now();
+  let idleTimer: NodeJS.Timeout | undefined;
+  const idleMs = options.idleExitMs;
+  const idle = new Promise<void>((resolve) => {
+    if (idleMs === undefined) return;
+    const check = (): void => {
+      const quiet = Date.now() - lastEvent;
+      if (service.inFlight === 0 && quiet >= idleMs) return resolve();
+      idleTimer = setTimeout(check, Math.max(50, idleMs - quiet));
+    };
+    idleTimer = setTimeout(check, idleMs);
+  });
   return {
     url: `http://${LOOPBACK}:${transport.port}`,
     port: transport.port,
+    idle,
     async close(graceMs) {
+      clearTimeout(idleTimer);
       const grace = setTimeout(() => {
         options.say(`qhooks serve: ${service.inFlight} event(s) still running after ${graceMs} ms: their hooks are stopped`);
         killAllGroupsNow();

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { QhooksError, messageOf } from "../errors.js";
 
@@ -25,6 +25,53 @@ export function readOrCreateToken(path: string): string {
     unlinkSync(temporary);
   }
   return readToken(path);
+}
+
+/**
+ * `qhooks serve --rotate-token`: a new secret, replacing the file in one step (a reader sees the old secret or the
+ * new one, never half of one). A running server reads it at its next request (tokenReader); the old one is refused.
+ */
+export function rotateToken(path: string): string {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600 });
+  try {
+    renameSync(temporary, path);
+  } catch (e) {
+    unlinkSync(temporary);
+    throw new QhooksError("io", `cannot write the server's secret ${path}: ${messageOf(e)}`);
+  }
+  return readToken(path);
+}
+
+/**
+ * The secret as the file holds it now, for a running server: the file is stat'ed per call and read again only when
+ * it was replaced or changed. A file that cannot be read (removed, opened to others) keeps the last good secret,
+ * said once per change on `warn`.
+ */
+export function tokenReader(path: string, initial: string, warn: (line: string) => void): () => string {
+  let token = initial;
+  let stamp = stampOf(path);
+  return () => {
+    const now = stampOf(path);
+    if (now === stamp) return token;
+    stamp = now;
+    try {
+      token = readToken(path);
+    } catch (e) {
+      warn(`the server's secret ${path} cannot be read (${messageOf(e)}); the server keeps the secret it had`);
+    }
+    return token;
+  };
+}
+
+function stampOf(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.ino}:${s.mtimeMs}:${s.size}:${s.mode}`;
+  } catch {
+    return "missing";
+  }
 }
 
 /** The secret of an existing file; refused when others could read or replace it. */
