@@ -13,7 +13,7 @@ import { splitWarnings, type SplitWarning } from "./readerWarnings.js";
  * snapshot's document), so nothing is read again; a file that could not be parsed is listed as unread.
  */
 export function attestLoad(snapshot: SettingsSnapshot, trust: TrustCheck | null): LoadAttestation {
-  const warnings = splitWarnings(snapshot);
+  const warnings = byFile(splitWarnings(snapshot));
   const loaded = new Map<string, DeclaredHook>();
   for (const hook of snapshot.hooks) loaded.set(`${hook.file}\0${hook.path}`, hook);
   const byPath = new Map(snapshot.sources.map((s) => [s.path, s]));
@@ -24,6 +24,8 @@ export function attestLoad(snapshot: SettingsSnapshot, trust: TrustCheck | null)
   let configured = 0;
   let running = 0;
   const skipped: SkippedHook[] = [];
+  let notListed = 0;
+  let notListedOff = 0;
   const documented = new Set<string>();
   for (const part of snapshot.document) {
     const source = byPath.get(part.file);
@@ -38,18 +40,37 @@ export function attestLoad(snapshot: SettingsSnapshot, trust: TrustCheck | null)
         continue;
       }
       const off = switchedOff.get(`${source.display}\0${path}`);
-      const why = notTrusted ?? off ?? whyNotLoaded(warnings, source.display, path);
+      if (skipped.length >= MAX_SKIPPED_LISTED) {
+        notListed++;
+        if (notTrusted === undefined && off?.startsWith("switched off: ")) notListedOff++;
+        continue;
+      }
+      const why = notTrusted ?? off ?? whyNotLoaded(warnings.get(source.display) ?? [], path);
       skipped.push({ level: source.plugin ? "plugin" : source.level, file: source.display, path, why });
     }
   }
   const unreadFiles = snapshot.sources
     .filter((s) => s.state !== "missing" && !documented.has(s.display))
     .flatMap((s) => {
-      const w = warnings.find((x) => x.place.file === s.display && x.place.path === null);
+      const w = warnings.get(s.display)?.find((x) => x.place.path === null);
       // A file read as JSON without a hooks section holds no hooks: nothing to list.
       return w === undefined ? [] : [{ level: s.plugin ? "plugin" : s.level, file: s.display, why: w.message }];
     });
-  return { configured, loaded: running, skipped, unreadFiles };
+  return { configured, loaded: running, skipped, ...(notListed > 0 ? { notListed: { count: notListed, switchedOff: notListedOff } } : {}), unreadFiles };
+}
+
+/** Skipped entries listed one by one; the rest are counted (as the reader shows at most 100 warnings per file). */
+export const MAX_SKIPPED_LISTED = 100;
+
+/** The reader's warnings of each file, so that each entry's search looks at its own file's only. */
+function byFile(warnings: readonly SplitWarning[]): Map<string | null, SplitWarning[]> {
+  const files = new Map<string | null, SplitWarning[]>();
+  for (const w of warnings) {
+    const list = files.get(w.place.file);
+    if (list) list.push(w);
+    else files.set(w.place.file, [w]);
+  }
+  return files;
 }
 
 /** Each handler entry's path (`hooks.E[g].hooks[h]`); an event or group that is not the expected shape, as one entry. */
@@ -72,8 +93,7 @@ function* entryPaths(section: unknown): Generator<string> {
 }
 
 /** The reader's warning about this entry, its own fields first, then its group's, its event's, its file's. */
-function whyNotLoaded(warnings: readonly SplitWarning[], file: string, path: string): string {
-  const ofFile = warnings.filter((w) => w.place.file === file);
+function whyNotLoaded(ofFile: readonly SplitWarning[], path: string): string {
   const own = ofFile.find((w) => w.place.path !== null && (w.place.path === path || w.place.path.startsWith(`${path}.`)));
   if (own) return `${own.place.path}: ${own.message}`;
   const enclosing = ofFile
@@ -108,7 +128,10 @@ export function untrustedHooks(snapshot: SettingsSnapshot, trust: TrustCheck): M
 export function noneLoaded(attestation: LoadAttestation): string | null {
   const unread = attestation.unreadFiles.length;
   if (attestation.loaded > 0 || (attestation.configured === 0 && unread === 0)) return null;
-  if (unread === 0 && attestation.skipped.every((s) => s.why.startsWith("switched off: "))) return null;
+  const unlisted = attestation.notListed;
+  const everyOneSwitchedOff =
+    attestation.skipped.every((s) => s.why.startsWith("switched off: ")) && (unlisted === undefined || unlisted.switchedOff === unlisted.count);
+  if (unread === 0 && everyOneSwitchedOff) return null;
   return attestation.configured > 0
     ? `${attestation.configured} hook${attestation.configured === 1 ? "" : "s"} configured on disk, none loaded`
     : `no hook loaded: ${unread} settings file${unread === 1 ? "" : "s"} could not be read`;

@@ -123,6 +123,7 @@ function attestationLines(a: NonNullable<Explanation["attestation"]>, t: (s: str
   const unread = a.unreadFiles.length ? `; ${a.unreadFiles.length} file(s) could not be read` : "";
   const lines = [`loaded: ${a.loaded} of ${a.configured} hook${a.configured === 1 ? "" : "s"} configured${unread}`];
   for (const s of a.skipped) lines.push(`  skipped ${t(s.file, 120)} ${t(s.path, 80)}: ${t(s.why, 300)}`);
+  if (a.notListed) lines.push(`  skipped ${a.notListed.count} more, not listed`);
   for (const f of a.unreadFiles) lines.push(`  not read ${t(f.file, 120)}: ${t(f.why, 300)}`);
   return lines;
 }

@@ -54,7 +54,13 @@ export const LoadAttestationSchema = z.object({
   configured: z.number().int().nonnegative(),
   /** Of those, the ones qhooks runs when their event and matcher fit (valid, and trusted where trust is required). */
   loaded: z.number().int().nonnegative(),
+  /** The first skipped entries (at most MAX_SKIPPED_LISTED), in file order. */
   skipped: z.array(SkippedHookSchema),
+  /**
+   * Skipped entries beyond those listed, counted only (a file of 300,000 broken entries is not copied into every
+   * answer and the log): how many, and how many of them a switch the user set turned off.
+   */
+  notListed: z.object({ count: z.number().int().positive(), switchedOff: z.number().int().nonnegative() }).optional(),
   /** Files whose hooks cannot be counted (not JSON, unreadable, too large): every hook in them is skipped. */
   unreadFiles: z.array(z.object({ level: z.string(), file: z.string(), why: z.string() })),
 });
