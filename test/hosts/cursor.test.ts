@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CURSOR_EVENT_NAMES } from "../../src/hosts/cursorNames.js";
 import { cursorPayload } from "../../src/hosts/cursorPayload.js";
@@ -96,6 +96,13 @@ describe("Cursor host", () => {
       "~/.cursor/hooks.json: version: 2 is not a hooks.json version qhooks knows (1); its hooks are read as version 1's",
       "~/.cursor/hooks.json: hooks.afterAgentThought: Cursor event with no qhooks equivalent; its hooks are skipped",
     ]);
+  });
+
+  it("qhooks install cursor is one clear line, and writes nothing", async () => {
+    const r = await sb.run(["install", "cursor"], { cwd: sb.project });
+    expect([r.code, r.stdout]).to.deep.equal([1, ""]);
+    expect(r.stderr).to.match(/^qhooks: qhooks install cursor is not supported: .*nothing was changed\n$/);
+    expect(existsSync(join(sb.home, ".cursor"))).to.equal(false);
   });
 
   it("cursorHookEntry: an entry is a group of one hook; a narrowed event matches its tool; failClosed is onFailure block", () => {
