@@ -98,6 +98,17 @@ describe("Cursor host", () => {
     ]);
   });
 
+  it("record and explain --payload read a Cursor payload too: its conversation is the session, its command the Shell call", async () => {
+    sb.file(projectFile(), { version: 1, hooks: { beforeShellExecution: [{ command: "exit 0" }] } });
+    const rec = await sb.run(["record", "beforeShellExecution", "--dialect", "cursor"], { input: fixture("beforeShellExecution"), cwd: sb.project });
+    expect([rec.code, rec.stderr]).to.deep.equal([0, ""]);
+    const payload = join(sb.root, "payload.json");
+    sb.file(payload, JSON.parse(fixture("beforeShellExecution")));
+    const x = await sb.run(["explain", "PreToolUse", "--payload", payload, "--dialect", "cursor", "--json"], { cwd: sb.project });
+    const explained = JSON.parse(x.stdout) as { event: string; matchValue: string };
+    expect([explained.event, explained.matchValue], x.stderr).to.deep.equal(["PreToolUse", "Shell"]);
+  });
+
   it("qhooks install cursor is one clear line, and writes nothing", async () => {
     const r = await sb.run(["install", "cursor"], { cwd: sb.project });
     expect([r.code, r.stdout]).to.deep.equal([1, ""]);
