@@ -104,10 +104,16 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
       new Option(
         "--dialect <name>",
         "whose settings to read: qoder (~/.qoder-cn, .qoder), claude (~/.claude, .claude, and Claude Code's enabled plugins), gemini (~/.gemini, .gemini, /etc/gemini-cli) or codex (~/.codex/hooks.json, .codex/hooks.json); default $QHOOKS_DIALECT, else qoder",
-      ).choices(["qoder", "claude", "gemini", "codex"]),
+      ).choices(["qoder", "claude", "gemini", "codex", "cursor"]),
     )
     .addOption(
-      new Option("--host <name>", "the same as --dialect: the agent whose files and protocol qhooks speaks").choices(["qoder", "claude", "gemini", "codex"]),
+      new Option("--host <name>", "the same as --dialect: the agent whose files and protocol qhooks speaks").choices([
+        "qoder",
+        "claude",
+        "gemini",
+        "codex",
+        "cursor",
+      ]),
     )
     .addOption(
       new Option("--color <when>", "colour decisions and failures in tables: auto (on a terminal, unless $NO_COLOR is set), always or never")

@@ -14,6 +14,8 @@ export interface RecordEventOptions {
   readonly redactor?: Redactor;
   /** The names of the host that sent it (Gemini CLI's `BeforeTool`); qhooks' own when absent. */
   readonly hostEvents?: HostEventNames | undefined;
+  /** The host's payload in the shape qhooks checks (Cursor's); the log keeps the text as sent. */
+  readonly readPayload?: ((fields: Readonly<Record<string, unknown>>) => Record<string, unknown>) | undefined;
 }
 
 /** `logWarnings`: what the log said about itself while appending (the event went to a fallback file...). */
@@ -26,7 +28,12 @@ export type RecordEventResult =
  * too. A log that cannot be written throws: recording is this command's whole job.
  */
 export async function recordEvent(options: RecordEventOptions): Promise<RecordEventResult> {
-  const parsed = parsePayload(options.input, { event: options.event, projectDir: options.projectDir, hostEvents: options.hostEvents });
+  const parsed = parsePayload(options.input, {
+    event: options.event,
+    projectDir: options.projectDir,
+    hostEvents: options.hostEvents,
+    readPayload: options.readPayload,
+  });
   const redactor = options.redactor ?? builtInRedactor;
   const common = { kind: "event", ts: new Date(), source: "record", projectDir: options.projectDir, snapshot: null, replay: null, outcome: null } as const;
   if (!parsed.ok) {

@@ -78,8 +78,13 @@ export interface ExplainPayloadOptions {
  * others would not. No hook runs, so no decision is given.
  */
 export function explainPayload(options: ExplainPayloadOptions): { ok: true; explanation: Explanation } | { ok: false; problem: ExplainProblem } {
-  const hostEvents = options.dialect === undefined ? undefined : hostDialect(options.dialect).eventNames;
-  const parsed = parsePayload(options.input, { event: options.event, projectDir: options.projectDir, hostEvents });
+  const host = options.dialect === undefined ? undefined : hostDialect(options.dialect);
+  const parsed = parsePayload(options.input, {
+    event: options.event,
+    projectDir: options.projectDir,
+    hostEvents: host?.eventNames,
+    readPayload: host?.readPayload,
+  });
   if (!parsed.ok) return { ok: false, problem: { kind: "invalid-payload", message: parsed.value.error } };
   const valid = parsed.value;
   // The engine `qhooks run` would assemble for these options: the same settings and the same trust.

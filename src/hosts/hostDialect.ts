@@ -74,6 +74,18 @@ export interface HostDialect {
    */
   readonly readHookOutput?: (event: EventName, output: unknown, payload: Readonly<Record<string, unknown>>) => unknown;
   /**
+   * A payload in the host's words, in the shape qhooks checks and matches (Claude Code's): absent where it is that
+   * shape already. Hooks still receive the host's own text.
+   */
+  readonly readPayload?: (fields: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+  /**
+   * One entry of an event's list in the host's file, as a matcher group (absent where its entries are groups already):
+   * Cursor writes a hook per entry. `hostEvent` is the file's key; `warn` names a part of the entry qhooks ignores.
+   */
+  readonly readHookEntry?: (hostEvent: string, entry: unknown, warn: (key: string, message: string) => void) => unknown;
+  /** Problems with the file as a whole that leave its hooks loading (a `version` the host's format does not know). */
+  readonly documentWarnings?: (document: Readonly<Record<string, unknown>>) => ReadonlyArray<{ readonly key: string; readonly message: string }>;
+  /**
    * Whether `qhooks run --format hook` may read this host's own levels: true where the entries that call qhooks live
    * in files qhooks never reads (Claude Code's managed settings), false where they would be among the levels read
    * (qhooks would then run itself).

@@ -12,13 +12,22 @@ export interface HostEventNames {
   readonly toHost: ReadonlyMap<EventName, string>;
   /** Events of the host with no qhooks equivalent: hooks written under them get a warning and are skipped. */
   readonly unmapped: ReadonlySet<string>;
+  /**
+   * Host names that stand for one tool of a qhooks event (Cursor's `beforeShellExecution` is PreToolUse for its
+   * `Shell` tool): read as that event, their hooks matched against that tool; never the host's name for the event.
+   */
+  readonly narrowed: ReadonlyMap<string, { readonly event: EventName; readonly matcher: string }>;
 }
 
 /**
  * The names of a host from its pairs (host name, qhooks event). Each side appears once: a host name for two events,
  * or two names for one event, is a mistake in the host's file and throws when it is loaded.
  */
-export function hostEventNames(pairs: ReadonlyArray<readonly [string, EventName]>, unmapped: readonly string[] = []): HostEventNames {
+export function hostEventNames(
+  pairs: ReadonlyArray<readonly [string, EventName]>,
+  unmapped: readonly string[] = [],
+  narrow: ReadonlyArray<readonly [string, EventName, string]> = [],
+): HostEventNames {
   const toQhooks = new Map<string, EventName>();
   const toHost = new Map<EventName, string>();
   for (const [name, event] of pairs) {
@@ -26,7 +35,13 @@ export function hostEventNames(pairs: ReadonlyArray<readonly [string, EventName]
     toQhooks.set(name, event);
     toHost.set(event, name);
   }
-  return { toQhooks, toHost, unmapped: new Set(unmapped) };
+  const narrowed = new Map<string, { event: EventName; matcher: string }>();
+  for (const [name, event, matcher] of narrow) {
+    if (toQhooks.has(name) || unmapped.includes(name)) throw new Error(`host event ${name} (${event}) is named twice`);
+    toQhooks.set(name, event);
+    narrowed.set(name, { event, matcher });
+  }
+  return { toQhooks, toHost, unmapped: new Set(unmapped), narrowed };
 }
 
 /** Every event under its qhooks name: the hosts whose files use qhooks' names (Qoder CN CLI, Claude Code). */

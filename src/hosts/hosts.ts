@@ -3,8 +3,9 @@ import type { Dialect, HostDialect } from "./hostDialect.js";
 import { qoderHost } from "./qoder.js";
 import { geminiHost } from "./gemini.js";
 import { codexHost } from "./codex.js";
+import { cursorHost } from "./cursor.js";
 
 /** Every host qhooks speaks for, by dialect id: adding a host is one file and one line here. */
-export const HOSTS: Readonly<Record<Dialect, HostDialect>> = { qoder: qoderHost, claude: claudeHost, gemini: geminiHost, codex: codexHost };
+export const HOSTS: Readonly<Record<Dialect, HostDialect>> = { qoder: qoderHost, claude: claudeHost, gemini: geminiHost, codex: codexHost, cursor: cursorHost };
 
 export const hostDialect = (id: Dialect): HostDialect => HOSTS[id];

@@ -43,6 +43,8 @@ export interface ParsePayloadOptions {
    * its qhooks event, and a missing one is filled in with the host's name. qhooks' own names when absent.
    */
   readonly hostEvents?: HostEventNames | undefined;
+  /** The host's payload in the shape qhooks checks (Cursor's `command` as `tool_input.command`); hooks get the text as sent. */
+  readonly readPayload?: ((fields: Readonly<Record<string, unknown>>) => Record<string, unknown>) | undefined;
 }
 
 /**
@@ -74,7 +76,7 @@ export function parsePayload(input: string | object, options: ParsePayloadOption
     const what = document === null ? "null" : Array.isArray(document) ? "an array" : `a ${typeof document}`;
     return reject(options.event ?? null, null, `payload must be a JSON object, got ${what}`, text);
   }
-  const fields = document as Record<string, unknown>;
+  const fields = options.readPayload ? options.readPayload(document as Record<string, unknown>) : (document as Record<string, unknown>);
   const sessionId = typeof fields.session_id === "string" && fields.session_id !== "" ? fields.session_id : null;
 
   const named = fields.hook_event_name;

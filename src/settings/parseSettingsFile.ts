@@ -99,6 +99,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
   const host = hostDialect(source.dialect ?? DEFAULT_DIALECT);
   // The host's own switch (Claude Code's `disableAllHooks`, Gemini CLI's `hooksConfig.enabled`).
   const disableAllHooks = host.disablesAllHooks(file.data);
+  for (const w of host.documentWarnings?.(file.data) ?? []) warn([w.key], w.message);
   const section = file.data.hooks;
   if (section === undefined) return { hooks: [], qhooks, enabledPlugins, disableAllHooks, hooksSection: undefined };
 
@@ -117,8 +118,11 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
       warn(eventPath, "expected an array of matcher groups");
       continue;
     }
-    groups.forEach((rawGroup: unknown, g) => {
+    groups.forEach((written: unknown, g) => {
       const groupPath = [...eventPath, g];
+      const rawGroup = host.readHookEntry ? host.readHookEntry(key, written, (k, message) => warn([...groupPath, k], message)) : written;
+      // A host that writes one hook per entry (Cursor): the hook's path is the entry's.
+      const flat = rawGroup !== written;
       const group = GroupSettingSchema.safeParse(rawGroup);
       if (!group.success) {
         warnIssue(groupPath, group.error, "this group is skipped");
@@ -129,7 +133,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
       for (const w of matcherWarnings) warn([...groupPath, "matcher"], w);
 
       group.data.hooks.forEach((rawHandler, h) => {
-        const handlerPath = [...groupPath, "hooks", h];
+        const handlerPath = flat ? groupPath : [...groupPath, "hooks", h];
         const handler = HandlerSettingSchema.safeParse(rawHandler);
         if (!handler.success) {
           warnIssue(handlerPath, handler.error, "this hook is skipped");

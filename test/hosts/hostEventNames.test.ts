@@ -38,6 +38,15 @@ describe("host event names", () => {
     expect(() => hostEventNames([["A", "Stop"]], ["A"])).to.throw(/A/);
   });
 
+  it("reads a narrowed name as its event, one way only, with the tool it stands for; a narrowed name named twice throws", () => {
+    const narrow = hostEventNames([["before", "PreToolUse"]], [], [["beforeShell", "PreToolUse", "Shell"]]);
+    expect(qhooksEventOf(narrow, "beforeShell")).to.equal("PreToolUse");
+    expect(hostEventOf(narrow, "PreToolUse")).to.equal("before");
+    expect(narrow.narrowed.get("beforeShell")).to.deep.equal({ event: "PreToolUse", matcher: "Shell" });
+    expect(() => hostEventNames([["before", "PreToolUse"]], [], [["before", "PreToolUse", "Shell"]])).to.throw(/before/);
+    expect(() => hostEventNames([], ["x"], [["x", "Stop", "Shell"]])).to.throw(/x/);
+  });
+
   it("qhooks' own names map every event to itself", () => {
     for (const e of EVENT_NAMES) expect([qhooksEventOf(QHOOKS_EVENT_NAMES, e), hostEventOf(QHOOKS_EVENT_NAMES, e)]).to.deep.equal([e, e]);
   });

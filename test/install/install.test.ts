@@ -205,8 +205,8 @@ describe("install: qhooks in front of Claude Code, and out again", function () {
     // Qoder CN CLI has no managed settings; an unknown host.
     r = await run(["install", "qoder", "--scope", "managed"]);
     expect(r.stderr).to.equal("qhooks: Qoder CN CLI has no managed settings; use --scope user\n");
-    r = await run(["install", "cursor"]);
-    expect(r.stderr).to.match(/^qhooks: unknown host "cursor"/);
+    r = await run(["install", "windsurf"]);
+    expect(r.stderr).to.match(/^qhooks: unknown host "windsurf"/);
 
     // hooks add refuses to write an entry that would have qhooks run itself.
     r = await run(["hooks", "add", "Stop", "--command", "qhooks run Stop --format hook --dialect claude", "--dialect", "claude"]);

@@ -203,13 +203,13 @@ describe("settings: the claude dialect", function () {
     expect(outcome.hooks.map((h) => h.level)).to.deep.equal(["plugin", "plugin", "user"]);
   });
 
-  it("a dialect that is neither qoder nor claude is a usage error", async () => {
-    const flag = await sb.run(["hooks", "--dialect", "cursor"]);
+  it("a dialect qhooks does not know is a usage error", async () => {
+    const flag = await sb.run(["hooks", "--dialect", "windsurf"]);
     expect(flag.code).to.equal(1);
-    expect(flag.stderr).to.match(/^qhooks: .*--dialect.*cursor/);
-    const env = await sb.run(["hooks"], { env: { QHOOKS_DIALECT: "cursor" } });
+    expect(flag.stderr).to.match(/^qhooks: .*--dialect.*windsurf/);
+    const env = await sb.run(["hooks"], { env: { QHOOKS_DIALECT: "windsurf" } });
     expect(env.code).to.equal(1);
-    expect(env.stderr).to.equal("qhooks: QHOOKS_DIALECT=cursor: expected qoder, claude, gemini or codex\n");
+    expect(env.stderr).to.equal("qhooks: QHOOKS_DIALECT=windsurf: expected qoder, claude, gemini, codex or cursor\n");
   });
 
   it("--format hook still needs --settings in the qoder dialect, and not with --dialect claude", async () => {

@@ -35,6 +35,12 @@ export async function installCommand(host: string | undefined, flags: InstallFla
     return EXIT.ok;
   }
   const dialect = hostDialect(hostArgument(host));
+  // install writes matcher groups; a host whose files hold one hook per entry (Cursor) would not read them.
+  if (dialect.readHookEntry !== undefined)
+    throw new QhooksError(
+      "usage",
+      `qhooks install ${dialect.id} is not supported: ${dialect.name}'s files hold one hook per entry, which install does not write; add the entries by hand (docs/hosts.md); nothing was changed`,
+    );
   const scope = flags.scope ?? (dialect.managedSettings(context.env, process.platform) !== null ? "managed" : "user");
   const lines = install({
     host: dialect,

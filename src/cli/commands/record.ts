@@ -36,7 +36,16 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
   try {
     // The user's redaction patterns (qhooks.redact) apply here too; the settings' other warnings are for qhooks hooks.
     const { redactor } = loadSettings(discoverSettings(context.homeDir, context.projectDir, context.dialect));
-    const result = await recordEvent({ input, event, projectDir: context.projectDir, log, redactor, hostEvents: hostDialect(context.dialect).eventNames });
+    const host = hostDialect(context.dialect);
+    const result = await recordEvent({
+      input,
+      event,
+      projectDir: context.projectDir,
+      log,
+      redactor,
+      hostEvents: host.eventNames,
+      readPayload: host.readPayload,
+    });
     for (const w of result.logWarnings) warn(`event log: ${w.message}`);
     if (!result.ok) {
       err(`qhooks: ${result.error}`);

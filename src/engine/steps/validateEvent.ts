@@ -20,9 +20,11 @@ export interface ValidateOptions {
  */
 export function validateStep(options: ValidateOptions): (arrival: Arrival) => Validated | Rejected {
   const { projectDir } = options;
-  const hostEvents = options.dialect === undefined ? undefined : hostDialect(options.dialect).eventNames;
+  const host = options.dialect === undefined ? undefined : hostDialect(options.dialect);
+  const hostEvents = host?.eventNames;
+  const readPayload = host?.readPayload;
   return (arrival) => {
-    const parsed = parsePayload(arrival.input, { event: arrival.event, projectDir, hostEvents });
+    const parsed = parsePayload(arrival.input, { event: arrival.event, projectDir, hostEvents, readPayload });
     if (!parsed.ok) return { kind: "rejected", arrival, rejection: parsed.value, seq: null, warnings: [] };
     return { arrival, valid: parsed.value, snapshot: options.snapshot() };
   };
