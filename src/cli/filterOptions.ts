@@ -5,6 +5,10 @@ export const collect = (value: string, previous: string[] = []) => [...previous,
 
 export const SINCE_HELP = 'from this time: 30m, 2h, 7d, "2 hours ago", today, yesterday, or an ISO date or time (local, unless it has a zone)';
 
+const MACHINE_HELP = "only events written on this machine (its host name)";
+const USER_HELP = "only events written by this OS user";
+const WRITER_HELP = "only events of this writer (a log's id, or host:<name> for a machine writing directly)";
+
 /** The `qhooks log` filters, shared by `log` and `replay` so that both select events the same way. */
 export function addFilterOptions(command: Command): Command {
   return command
@@ -18,17 +22,20 @@ export function addFilterOptions(command: Command): Command {
     .option("--errors", "only events where a hook failed (an error, a timeout, output that could not be read)")
     .option("--project <dir>", "only events of this project directory")
     .option("--shadow", 'only events where a shadow hook ("mode": "shadow") would have changed the outcome')
-    .option("--machine <name>", "only events written on this machine (its host name)")
-    .option("--user <name>", "only events written by this OS user")
-    .option("--writer <id>", "only events of this writer (a log's id, or host:<name> for a machine writing directly)")
+    .option("--machine <name>", MACHINE_HELP)
+    .option("--user <name>", USER_HELP)
+    .option("--writer <id>", WRITER_HELP)
     .option("--since <time>", SINCE_HELP)
     .option("--until <time>", "before this time (same forms as --since)")
     .option("--utc", "times in UTC: shown, and read from --since/--until without a zone");
 }
 
-/** The time window and format options that `sessions` and `stats` share. */
+/** The time window, origin and format options that `sessions` and `stats` share. */
 export function addWindowOptions(command: Command, formatHelp: string, formats: readonly string[]): Command {
   return command
+    .option("--machine <name>", MACHINE_HELP)
+    .option("--user <name>", USER_HELP)
+    .option("--writer <id>", WRITER_HELP)
     .option("--since <time>", SINCE_HELP)
     .option("--until <time>", "before this time (same forms as --since)")
     .option("--utc", "times in UTC: shown, and read from --since/--until without a zone")

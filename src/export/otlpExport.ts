@@ -67,14 +67,17 @@ export function logsEndpoint(url: string): string {
   return parsed.toString();
 }
 
-/** The resource every record comes with: this machine and qhooks. */
+/**
+ * The resource every record comes with: qhooks, and the exporting machine under `qhooks.exporter.*`. The machine
+ * an event happened on is each record's own `host.name` (a central log holds many machines' events).
+ */
 export function machineResource(version: string | undefined) {
   return resourceFromAttributes({
     "service.name": "qhooks",
     ...(version ? { "service.version": version } : {}),
-    "host.name": hostname(),
-    "host.arch": arch(),
-    "os.type": osType().toLowerCase(),
+    "qhooks.exporter.host.name": hostname(),
+    "qhooks.exporter.host.arch": arch(),
+    "qhooks.exporter.os.type": osType().toLowerCase(),
   });
 }
 
@@ -111,6 +114,13 @@ export function logRecordOf(detail: EventDetail): {
   if (outcome?.configHash) attributes["qhooks.config_hash"] = outcome.configHash;
   if (detail.chain.logId !== null) attributes["qhooks.log_id"] = detail.chain.logId;
   if (detail.replay) attributes["qhooks.replay.run_id"] = detail.replay.runId;
+  // Who and where: the event's origin, not the exporting machine.
+  const origin = detail.origin;
+  if (origin.machine !== null) attributes["host.name"] = origin.machine;
+  if (origin.user !== null) attributes["user.name"] = origin.user;
+  if (origin.writer !== null) attributes["qhooks.writer"] = origin.writer;
+  attributes["qhooks.origin_seq"] = origin.seq;
+  if (origin.host !== null) attributes["qhooks.host"] = origin.host;
   const severityNumber = detail.decision === "rejected" ? SeverityNumber.ERROR : blocked ? SeverityNumber.WARN : SeverityNumber.INFO;
   return {
     timestamp: new Date(detail.ts),

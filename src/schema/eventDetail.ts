@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EventNameSchema } from "./events.js";
-import { EventSourceSchema, LogDecisionSchema } from "./logRecord.js";
+import { EventSourceSchema, LogDecisionSchema, OriginSchema } from "./logRecord.js";
 import { OutcomeSchema } from "./outcome.js";
 import { DialectSchema } from "./dialect.js";
 import { LoadAttestationSchema } from "./doctor.js";
@@ -63,6 +63,8 @@ export const EventDetailSchema = z.object({
     .nullable(),
   /** For replayed events: the replay run and the live event re-judged. */
   replay: z.object({ runId: z.string(), of: z.number().int() }).nullable(),
+  /** Who and where it came from (as in `qhooks log --json`). */
+  origin: OriginSchema,
   /** Its records (the event, then its outcome when recorded apart) and the log whose chain holds them. */
   chain: z.object({ logId: z.string().nullable(), records: z.array(ChainRecordSchema) }),
 });

@@ -13,6 +13,22 @@ export type LogDecision = z.infer<typeof LogDecisionSchema>;
 
 export const EventSourceSchema = z.enum(["dispatch", "record", "replay"]);
 
+/**
+ * Who and where an event came from: the machine (host name) and OS user of the process that logged it, the log it
+ * was written to (its writer: the log id; `host:<name>` for a machine writing to PostgreSQL directly), its number in
+ * that log, and the agent host (dialect) whose settings judged it. Null where the record is older than hash format 5
+ * (machine, user), or the event was never judged by settings (host).
+ */
+export const OriginSchema = z.object({
+  machine: z.string().nullable(),
+  user: z.string().nullable(),
+  writer: z.string().nullable(),
+  /** The event's seq in its origin log (a shipped event's number on the laptop; the same as `seq` in a local log). */
+  seq: z.number().int(),
+  host: z.string().nullable(),
+});
+export type Origin = z.infer<typeof OriginSchema>;
+
 /** One event as `qhooks log --json` lists it: every outcome field plus where and when it came from. */
 export const LogRecordSchema = OutcomeSchema.extend({
   /** Null only for a rejected payload that named no known event. */
@@ -38,6 +54,7 @@ export const LogRecordSchema = OutcomeSchema.extend({
   replay: z.object({ runId: z.string(), of: z.number().int() }).nullable(),
   /** Results of the event's `async: true` hooks, logged as each ended (never part of the outcome). */
   asyncHooks: z.array(HookResultSchema).default([]),
+  origin: OriginSchema,
 });
 export type LogRecord = z.infer<typeof LogRecordSchema>;
 

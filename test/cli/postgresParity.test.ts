@@ -1,6 +1,8 @@
 import { expect } from "chai";
+import { hostname, userInfo } from "node:os";
 import pg from "pg";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";
+import { readOnly } from "../store/storeHelpers.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
 
 /** Values that differ between two runs of the same events (times, durations, run ids): blanked. */
@@ -11,8 +13,12 @@ function normalized(value: unknown): unknown {
   for (const [k, v] of Object.entries(value)) {
     out[k] = /^(ts|durationMs|runId|startedAt|finishedAt|firstTs|lastTs|lastRun|p50Ms|p95Ms|p99Ms|maxMs)$/.test(k) ? "*" : normalized(v);
   }
+  // Each backend names its own log as the writer (a SQLite file its log id; PostgreSQL the machine's chain): the
+  // test "log --json: each names its own writer" checks them.
+  if (isOrigin(value)) out.writer = "*";
   return out;
 }
+const isOrigin = (value: object): boolean => "writer" in value && "machine" in value && "seq" in value;
 /** Tab-separated rows (in sections under their own headers) with the named columns blanked. */
 const blankColumns = (text: string, headers: readonly string[]): string =>
   text
@@ -117,6 +123,18 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
     const tried = (text: string) => (JSON.parse(text) as { tried: string | null }[]).map((r) => r.tried);
     expect(tried(p)).to.deep.equal(tried(s));
     expect(tried(s)).to.include("rm -rf /").and.include("/etc/hosts");
+  });
+
+  it("qhooks log --json: each event's origin is this machine and user, the writer each backend's own log", async () => {
+    const [s, p] = await both(["log", "--json", "--session", SESSION]);
+    type Origin = { machine: string; user: string; writer: string; seq: number; host: string | null };
+    const origins = (text: string) => (JSON.parse(text) as { seq: number; origin: Origin }[]).map((r) => ({ ...r.origin, at: r.seq }));
+    const logId = readOnly(sb.db, (d) => (d.prepare("SELECT value FROM log_meta WHERE key = 'log_id'").get() as { value: string }).value);
+    expect(origins(s)).to.not.be.empty;
+    for (const o of origins(s)) {
+      expect(o).to.include({ machine: hostname(), user: userInfo().username, writer: logId, seq: o.at, host: "qoder" });
+    }
+    for (const o of origins(p)) expect(o).to.include({ machine: hostname(), user: userInfo().username, writer: `host:${hostname()}`, host: "qoder" });
   });
 
   it("qhooks log --project: the same records, and none of another project", async () => {

@@ -38,6 +38,7 @@ function record(e: SeedEvent, payload: unknown = { session_id: e.sessionId, hook
     source: "dispatch",
     replay: null,
     asyncHooks: [],
+    origin: { machine: "laptop", user: "dev", writer: "log-1", seq, host: null },
   };
 }
 

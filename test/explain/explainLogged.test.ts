@@ -59,6 +59,7 @@ const detail = (over: Partial<EventDetail>): EventDetail => ({
   outcome: null,
   snapshot: null,
   replay: null,
+  origin: { machine: null, user: null, writer: null, seq: 2, host: null },
   chain: { logId: null, records: [] },
   ...over,
 });

@@ -1,11 +1,11 @@
 import { expect } from "chai";
 import { spawn } from "node:child_process";
 import { readdirSync, rmSync } from "node:fs";
-import { hostname } from "node:os";
+import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
 import { shipLog } from "../../src/store/ship.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
-import { makeOutcome, seedLog, waitFor, type SeedEvent } from "../store/storeHelpers.js";
+import { makeOutcome, seedLog, sqlite3, waitFor, type SeedEvent } from "../store/storeHelpers.js";
 import { OtlpReceiver } from "../support/otlpReceiver.js";
 import { createTestDatabase } from "../support/postgres.js";
 import { CLI, Sandbox } from "../support/sandbox.js";
@@ -47,7 +47,7 @@ describe("export --otlp: the log as OpenTelemetry log records", function () {
     await sb.cleanup();
   });
 
-  it("one record per event, oldest first, with its outcome's attributes and the machine as resource (protobuf)", async () => {
+  it("one record per event, oldest first, with its outcome's attributes, its origin, and the exporter as resource (protobuf)", async () => {
     const r = await sb.run(["export", "--otlp", url]);
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.equal(`exported 4 events to ${url}/v1/logs\n`);
@@ -70,12 +70,30 @@ describe("export --otlp: the log as OpenTelemetry log records", function () {
       "qhooks.hook.durations_ms": [12.5, 3],
     });
     expect(blocked.attributes["qhooks.seq"]).to.be.a("number");
-    expect(blocked.resource).to.deep.include({ "service.name": "qhooks", "host.name": hostname() });
+    // The machine the event happened on is the record's; the resource names the exporter apart.
+    expect(blocked.resource).to.deep.include({ "service.name": "qhooks", "qhooks.exporter.host.name": hostname() });
+    expect(blocked.resource).not.to.have.property("host.name");
+    expect(blocked.attributes).to.deep.include({ "host.name": hostname(), "user.name": userInfo().username });
+    expect(blocked.attributes["qhooks.origin_seq"]).to.equal(blocked.attributes["qhooks.seq"]);
+    expect(blocked.attributes["qhooks.writer"]).to.equal(blocked.attributes["qhooks.log_id"]);
     expect(receiver.records[3]!).to.deep.include({ severityText: "ERROR", body: "Stop rejected: payload is not valid JSON" });
     expect(receiver.records[2]!.attributes).to.deep.include({ "qhooks.decision": "recorded", "qhooks.hook.names": [] });
     // Nothing tried, nothing to summarise; an unparsable payload neither.
     expect(receiver.records[2]!.attributes).not.to.have.property("qhooks.tool_input");
     expect(receiver.records[3]!.attributes).not.to.have.property("qhooks.tool_input");
+  });
+
+  it("each record names the machine and user its event came from, not the exporting machine's", async () => {
+    // As a central log holds them: written elsewhere, by someone else (the export reads; it does not verify).
+    sqlite3(sb.db, "UPDATE journal SET machine = 'laptop-7', os_user = 'ana', judged_by = 'claude' WHERE kind = 'event' AND event = 'PreToolUse'");
+    const r = await sb.run(["export", "--otlp", url]);
+    expect(r.code, r.stderr).to.equal(0);
+    const other = receiver.records[1]!;
+    const rest = receiver.records.filter((x) => x !== other);
+    expect(rest).to.have.length(3);
+    expect(other.attributes).to.deep.include({ "host.name": "laptop-7", "user.name": "ana", "qhooks.host": "claude" });
+    expect(other.resource["qhooks.exporter.host.name"]).to.equal(hostname());
+    for (const x of rest) expect(x.attributes["host.name"]).to.equal(hostname());
   });
 
   it("--protocol json sends the same records; --since selects by time", async () => {
@@ -100,6 +118,9 @@ describe("export --otlp: the log as OpenTelemetry log records", function () {
       expect(r.code, r.stderr).to.equal(0);
       expect(receiver.records).to.deep.equal(fromFile);
       expect(receiver.records[0]!.attributes["qhooks.log_id"]).to.equal(shipped.logId);
+      expect(receiver.records.map((x) => [x.attributes["qhooks.writer"], x.attributes["qhooks.origin_seq"]])).to.deep.equal(
+        fromFile.map((x) => [shipped.logId, x.attributes["qhooks.seq"]]),
+      );
     } finally {
       await db.drop();
     }

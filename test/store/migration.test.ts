@@ -50,6 +50,14 @@ const PRINTED = JSON.parse(readFileSync(join(REPO_ROOT, "test", "fixtures", "v3-
  */
 const added = (r: Row): Row => ({ skipped: [], env: {}, asyncHooks: [], tried: toolInputSummary(r.payload), ...r });
 const EXPECTED = { ...PRINTED, log: PRINTED.log.map(added), replayLog: PRINTED.replayLog.map(added) };
+/**
+ * And `origin`: records older than hash format 5 know no machine, user or judging host; their writer is the id the
+ * file's log was given when it was migrated, their origin seq their own.
+ */
+const withOrigin = (file: string, rows: Row[]): Row[] => {
+  const writer = readOnly(file, (db) => (db.prepare("SELECT value FROM log_meta WHERE key = 'log_id'").get() as { value: string }).value);
+  return rows.map((r) => ({ ...r, origin: { machine: null, user: null, writer, seq: r.seq, host: null } }));
+};
 const FIXTURE_RECORDS = 40;
 
 /** Contract 7: a newer qhooks migrates an older file forward without loss. */
@@ -110,9 +118,9 @@ describe("schema migrations", () => {
     expect(v3Rows(file)).to.deep.equal(before);
     expect(readOnly(file, (db) => db.prepare("SELECT DISTINCT format FROM journal").all())).to.deep.equal([{ format: 3 }]);
 
-    expect(await logJson(sb, ["--db", file, "--limit", "1000"])).to.deep.equal(EXPECTED.log);
+    expect(await logJson(sb, ["--db", file, "--limit", "1000"])).to.deep.equal(withOrigin(file, EXPECTED.log));
     const runId = (EXPECTED.replayLog[0]!.replay as { runId: string }).runId;
-    expect(await logJson(sb, ["--db", file, "--limit", "1000", "--replay", runId])).to.deep.equal(EXPECTED.replayLog);
+    expect(await logJson(sb, ["--db", file, "--limit", "1000", "--replay", runId])).to.deep.equal(withOrigin(file, EXPECTED.replayLog));
     const sessions = await sb.run(["--db", file, "sessions", "--json"]);
     expect(JSON.parse(sessions.stdout)).to.deep.equal(EXPECTED.sessions);
     const stats = await sb.run(["--db", file, "stats", "--json"]);
@@ -124,7 +132,7 @@ describe("schema migrations", () => {
 
   it("a version-1 file holding the same records migrates to the same log", async () => {
     const file = versionOneFile();
-    expect(await logJson(sb, ["--db", file, "--limit", "1000"])).to.deep.equal(EXPECTED.log);
+    expect(await logJson(sb, ["--db", file, "--limit", "1000"])).to.deep.equal(withOrigin(file, EXPECTED.log));
     expect(userVersion(file)).to.equal(SCHEMA_VERSION);
     expect(indexNames(file)).to.deep.equal(await currentIndexes());
     const verify = await sb.run(["--db", file, "verify"]);
@@ -149,7 +157,7 @@ describe("schema migrations", () => {
     expect(logId).to.match(/^[0-9a-f-]{36}$/);
 
     const records = await logJson(sb, ["--db", file, "--limit", "1000"]);
-    expect(records.slice(1)).to.deep.equal(EXPECTED.log);
+    expect(records.slice(1)).to.deep.equal(withOrigin(file, EXPECTED.log));
     expect(records[0]).to.include({ seq: r.outcome!.seq, sessionId: "m3", decision: "deny" });
     // The projections answer over old and new records alike.
     expect((await logJson(sb, ["--db", file, "--session", "a"])).map((x) => x.decision)).to.deep.equal(["none", "none", "deny"]);

@@ -20,8 +20,21 @@ export const WindowFlagsSchema = z
     utc: z.boolean().default(false),
     format: FormatFlagsSchema,
     hooks: z.boolean().default(false),
+    machine: z.string().optional(),
+    user: z.string().optional(),
+    writer: z.string().optional(),
   })
-  .transform((raw) => ({ format: raw.format, utc: raw.utc, window: timeWindow(raw), hooksOnly: raw.hooks }));
+  .transform((raw) => ({
+    format: raw.format,
+    utc: raw.utc,
+    window: {
+      ...timeWindow(raw),
+      ...(raw.machine !== undefined ? { machine: raw.machine } : {}),
+      ...(raw.user !== undefined ? { user: raw.user } : {}),
+      ...(raw.writer !== undefined ? { writer: raw.writer } : {}),
+    },
+    hooksOnly: raw.hooks,
+  }));
 export type WindowFlags = z.infer<typeof WindowFlagsSchema>;
 
 /** `qhooks sessions`: one row per live session. */

@@ -52,6 +52,7 @@ export function eventDetailOf({ seq, event, outcome: apart, snapshotBody, replay
           }
         : null,
     replay: event.run_id !== null && replayOf !== null ? { runId: event.run_id, of: replayOf } : null,
+    origin: { machine: event.machine, user: event.os_user, writer: logId, seq: event.seq, host: event.judged_by },
     chain: {
       logId,
       records: [{ seq, row: event }, ...(apart ? [apart] : [])].map(({ seq: at, row }) => ({ seq: at, kind: row.kind, format: row.format, hash: row.hash })),

@@ -26,6 +26,13 @@ export interface EventListRow {
   payload: string;
   outcome: string | null;
   async_hooks: string | null;
+  machine: string | null;
+  os_user: string | null;
+  judged_by: string | null;
+  /** The log the event was written to (SQLite: the file's log id; PostgreSQL: the chain's writer). */
+  writer_id: string | null;
+  /** Its seq in that log. */
+  origin_seq: number;
 }
 
 export function toLogRecord(row: EventListRow): LogRecord {
@@ -41,6 +48,7 @@ export function toLogRecord(row: EventListRow): LogRecord {
     asyncHooks: row.async_hooks === null ? [] : (JSON.parse(row.async_hooks) as LogRecord["asyncHooks"]),
     source: row.source as LogRecord["source"],
     replay: row.run_id !== null && row.ref !== null ? { runId: row.run_id, of: row.ref } : null,
+    origin: { machine: row.machine, user: row.os_user, writer: row.writer_id, seq: Number(row.origin_seq), host: row.judged_by },
   };
   // An outcome logged before `skipped` (or `env`) existed has none.
   if (outcome)

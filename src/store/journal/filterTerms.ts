@@ -39,7 +39,8 @@ export type FilterTerm =
   /** Arrived before this time. */
   | { readonly kind: "until"; readonly ts: string };
 
-export type Window = Pick<LogFilter, "since" | "until">;
+/** What the summaries (sessions, stats) select by: a time window and the events' origin. */
+export type Window = Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer">;
 
 /** The conditions of a filter, in the order the backends write them. */
 export function filterTerms(filter: LogFilter): FilterTerm[] {
@@ -54,15 +55,15 @@ export function filterTerms(filter: LogFilter): FilterTerm[] {
   if (filter.projectDir !== undefined) terms.push({ kind: "project", projectDir: wellFormed(filter.projectDir) });
   if (filter.grep !== undefined) terms.push({ kind: "grep", text: wellFormed(filter.grep) });
   if (filter.shadow === true) terms.push({ kind: "shadowChanged" });
-  if (filter.machine !== undefined) terms.push({ kind: "machine", machine: wellFormed(filter.machine) });
-  if (filter.user !== undefined) terms.push({ kind: "user", user: wellFormed(filter.user) });
-  if (filter.writer !== undefined) terms.push({ kind: "writer", writer: wellFormed(filter.writer) });
   return [...terms, ...windowTerms(filter)];
 }
 
-/** The conditions of a time window alone (the summaries' filter). */
+/** The conditions of a window (the summaries' filter, and the end of every filter): origin, then time. */
 export function windowTerms(window: Window): FilterTerm[] {
   const terms: FilterTerm[] = [];
+  if (window.machine !== undefined) terms.push({ kind: "machine", machine: wellFormed(window.machine) });
+  if (window.user !== undefined) terms.push({ kind: "user", user: wellFormed(window.user) });
+  if (window.writer !== undefined) terms.push({ kind: "writer", writer: wellFormed(window.writer) });
   if (window.since !== undefined) terms.push({ kind: "since", ts: window.since.toISOString() });
   if (window.until !== undefined) terms.push({ kind: "until", ts: window.until.toISOString() });
   return terms;

@@ -25,7 +25,10 @@ export function eventWhere(filter: LogFilter, p: Params): string {
     .join(" AND ");
 }
 
-function termSql(term: FilterTerm, p: Params, ts: string): string {
+/** A column of the event's record: `e.<column>` where the listing joins it. */
+const joined = (column: string): string => `e.${column}`;
+
+function termSql(term: FilterTerm, p: Params, ts: string, record: (column: string) => string = joined): string {
   switch (term.kind) {
     case "live":
       return "v.run_id IS NULL";
@@ -59,11 +62,11 @@ function termSql(term: FilterTerm, p: Params, ts: string): string {
       // The outcome's JSON, as SQLite reads it.
       return `convert_from(CASE WHEN v.outcome_gid = v.gid THEN e.outcome ELSE o.body END, 'UTF8')::jsonb #>> '{shadow,changed}' = 'true'`;
     case "machine":
-      return `e.machine = ${p.add(bytes(term.machine))}`;
+      return `${record("machine")} = ${p.add(bytes(term.machine))}`;
     case "user":
-      return `e.os_user = ${p.add(bytes(term.user))}`;
+      return `${record("os_user")} = ${p.add(bytes(term.user))}`;
     case "writer":
-      return `e.writer_id = ${p.add(term.writer)}`;
+      return `${record("writer_id")} = ${p.add(term.writer)}`;
     case "since":
       return `${ts} >= ${p.add(term.ts)}`;
     case "until":
@@ -78,9 +81,12 @@ export const EVENT_JOIN =
 export const compareText = (a: string | null, b: string | null): number =>
   a === b ? 0 : a === null ? -1 : b === null ? 1 : Buffer.compare(Buffer.from(a), Buffer.from(b));
 
-/** A time window's conditions on `column`, each after an AND, for the summaries. */
-export function windowSql(window: Window, p: Params, column = "ts"): string {
+/**
+ * A window's conditions, each after an AND, for the summaries: the time on `column`, the origin read from the
+ * event's record, whose gid is `row`.
+ */
+export function windowSql(window: Window, p: Params, column = "ts", row = "qhooks_events.gid"): string {
   return windowTerms(window)
-    .map((t) => ` AND ${termSql(t, p, column)}`)
+    .map((t) => ` AND ${termSql(t, p, column, (c) => `(SELECT j.${c} FROM qhooks_journal j WHERE j.gid = ${row})`)}`)
     .join("");
 }

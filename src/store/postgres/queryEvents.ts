@@ -31,6 +31,7 @@ export async function* pageEvents<T>(
     if (take <= 0) return;
     const rows = await query<Record<string, unknown>>(
       `SELECT v.gid AS seq, e.ts, e.event, e.session_id, e.match_value, e.project_dir, e.source, e.ref_gid AS ref, e.run_id, e.config_hash,
+            e.machine, e.os_user, e.judged_by, e.writer_id, e.seq AS origin_seq,
               v.decision AS e_decision, e.reason AS e_reason, coalesce(o.reason, e.reason) AS r_reason, v.blocked, e.body AS payload,
               CASE WHEN v.outcome_gid = v.gid THEN e.outcome ELSE o.body END AS outcome,
               (SELECT array_agg(h.body ORDER BY h.gid) FROM qhooks_journal h WHERE h.kind = 'hook' AND h.ref_gid = v.gid AND h.format >= 4) AS async_bodies
@@ -39,7 +40,19 @@ export async function* pageEvents<T>(
       p.values,
     );
     for (const r of rows) {
-      for (const column of ["session_id", "match_value", "project_dir", "run_id", "config_hash", "e_reason", "r_reason", "payload", "outcome"])
+      for (const column of [
+        "session_id",
+        "match_value",
+        "project_dir",
+        "run_id",
+        "config_hash",
+        "machine",
+        "os_user",
+        "e_reason",
+        "r_reason",
+        "payload",
+        "outcome",
+      ])
         r[column] = textOf(r[column] as Buffer | null);
       // Each body is one async hook's result as JSON: the list SQLite's query gives as one JSON array.
       const bodies = r.async_bodies as Buffer[] | null;

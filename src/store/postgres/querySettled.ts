@@ -3,7 +3,7 @@ import { toLogRecord, type EventListRow } from "../journal/eventRows.js";
 import { EVENT_JOIN, eventWhere, Params, textOf } from "./filterSql.js";
 import type { Query } from "./query.js";
 
-const TEXT_COLUMNS = ["session_id", "match_value", "project_dir", "run_id", "config_hash", "e_reason", "payload", "outcome"];
+const TEXT_COLUMNS = ["session_id", "match_value", "project_dir", "run_id", "config_hash", "machine", "os_user", "e_reason", "payload", "outcome"];
 
 /**
  * Matching events settled after record `after`, in the order they settled. The head is read first, and only records
@@ -17,6 +17,7 @@ export async function querySettled(query: Query, filter: LogFilter, after: numbe
   const mark = "coalesce(v.outcome_gid, v.gid)";
   const rows = await query<Record<string, unknown>>(
     `SELECT v.gid AS seq, e.ts, e.event, e.session_id, e.match_value, e.project_dir, e.source, e.ref_gid AS ref, e.run_id, e.config_hash,
+            e.machine, e.os_user, e.judged_by, e.writer_id, e.seq AS origin_seq,
             v.decision AS e_decision, e.reason AS e_reason, e.body AS payload,
             CASE WHEN v.outcome_gid = v.gid THEN e.outcome ELSE o.body END AS outcome,
             (SELECT array_agg(h.body ORDER BY h.gid) FROM qhooks_journal h WHERE h.kind = 'hook' AND h.ref_gid = v.gid AND h.format >= 4) AS async_bodies,

@@ -42,8 +42,8 @@ export async function queryStats(query: Query, filter: Window): Promise<Stats> {
   });
   byEvent.sort((a, b) => a.event.localeCompare(b.event) || b.count - a.count);
   const q = new Params();
-  const windowed = filter.since !== undefined || filter.until !== undefined;
-  const hookWindow = windowSql(filter, q, "v.ts");
+  const hookWindow = windowSql(filter, q, "v.ts", "v.gid");
+  const windowed = hookWindow !== "";
   // Nearest-rank percentiles, as percentile_disc takes them, in one sort per hook. A hook's last run is the time
   // of the newest event (by seq, as in SQLite) it ran for: its gid is in the covering index, and only those
   // events are read (without a window, no event row is joined at all).

@@ -20,16 +20,22 @@ export function eventWhere(filter: LogFilter): { where: string; params: unknown[
   return { where, params };
 }
 
-/** A time window's conditions on `column`, each after an AND, for the summaries. */
-export function windowSql(window: Window, column = "ts"): { sql: string; params: unknown[] } {
+/**
+ * A window's conditions, each after an AND, for the summaries: the time on `column`, the origin read from the
+ * event's record, whose seq is `row` (the summaries read the projections, not the journal).
+ */
+export function windowSql(window: Window, column = "ts", row = "proj_events.seq"): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const sql = windowTerms(window)
-    .map((t) => ` AND ${termSql(t, params, column)}`)
+    .map((t) => ` AND ${termSql(t, params, column, (c) => `(SELECT j.${c} FROM journal j WHERE j.seq = ${row})`)}`)
     .join("");
   return { sql, params };
 }
 
-function termSql(term: FilterTerm, params: unknown[], ts: string): string {
+/** A column of the event's record: `e.<column>` where the listing joins it. */
+const joined = (column: string): string => `e.${column}`;
+
+function termSql(term: FilterTerm, params: unknown[], ts: string, record: (column: string) => string = joined): string {
   const p = (value: unknown): string => {
     params.push(value);
     return "?";
@@ -65,9 +71,9 @@ function termSql(term: FilterTerm, params: unknown[], ts: string): string {
       // Rare, and read by audits only: the outcome's own JSON says it, no projection keeps it.
       return `json_extract(${OUTCOME_JSON}, '$.shadow.changed') = 1`;
     case "machine":
-      return `e.machine = ${p(term.machine)}`;
+      return `${record("machine")} = ${p(term.machine)}`;
     case "user":
-      return `e.os_user = ${p(term.user)}`;
+      return `${record("os_user")} = ${p(term.user)}`;
     case "writer":
       // A file is one writer's log: its id.
       return `(SELECT value FROM log_meta WHERE key = 'log_id') = ${p(term.writer)}`;

@@ -4,7 +4,8 @@ import { toLogRecord, type EventListRow } from "../journal/eventRows.js";
 import { EVENT_JOIN, eventWhere, OUTCOME_JSON } from "./filterSql.js";
 
 const COLUMNS = `v.seq, e.ts, e.event, e.session_id, e.match_value, e.project_dir, e.source, e.ref, e.run_id,
-  e.config_hash, v.decision AS e_decision, e.reason AS e_reason, e.body AS payload, ${OUTCOME_JSON} AS outcome,
+  e.config_hash, e.machine, e.os_user, e.judged_by, e.seq AS origin_seq,
+  (SELECT value FROM log_meta WHERE key = 'log_id') AS writer_id, v.decision AS e_decision, e.reason AS e_reason, e.body AS payload, ${OUTCOME_JSON} AS outcome,
   (SELECT json_group_array(json(h.body)) FROM journal h WHERE h.kind = 'hook' AND h.ref = v.seq AND h.format >= 4) AS async_hooks,
   coalesce(v.outcome_seq, v.seq) AS mark`;
 

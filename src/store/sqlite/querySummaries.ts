@@ -49,7 +49,7 @@ export function queryStats(db: Database, filter: Window): Stats {
   const perHook = new Map<string, { durations: number[]; blocks: number; errors: number; invalidOutputs: number; timeouts: number; lastSeq: number }>();
   const hookRuns = time.sql
     ? `SELECT h.name, h.status, h.duration_ms AS ms, h.event_seq AS seq FROM proj_hooks h JOIN proj_events v ON v.seq = h.event_seq
-       WHERE h.live = 1${windowSql(filter, "v.ts").sql} ORDER BY h.name, h.duration_ms`
+       WHERE h.live = 1${windowSql(filter, "v.ts", "v.seq").sql} ORDER BY h.name, h.duration_ms`
     : "SELECT name, status, duration_ms AS ms, event_seq AS seq FROM proj_hooks WHERE live = 1 ORDER BY name, duration_ms";
   for (const r of db.prepare(hookRuns).iterate(...time.params) as IterableIterator<{ name: string; status: string; ms: number; seq: number }>) {
     let acc = perHook.get(r.name);
