@@ -11,7 +11,8 @@ const POLL_MS = 500;
 const BACKLOG = 50;
 
 export interface LiveViewOptions {
-  readonly token: string;
+  /** The server's secret as it is now (re-read when `serve --rotate-token` replaces it): what tickets are signed with. */
+  readonly token: () => string;
   /** Opens the log's read side (once, at the first page). */
   readonly openLog: () => Store;
   readonly log: (line: string) => void;
@@ -78,7 +79,7 @@ export function liveView(options: LiveViewOptions): LiveView {
     }
     const ticket = url.searchParams.get("ticket");
     if (url.pathname === "/live" && ticket !== null) {
-      const why = redeemTicket(options.token, ticket, usedTickets);
+      const why = redeemTicket(options.token(), ticket, usedTickets);
       if (why !== null) {
         options.log(`qhooks serve: refused a live-view ticket: ${why}`);
         return plain(res, 401, `qhooks: this live-view URL is ${why.startsWith("not") ? "not valid" : why}`);

@@ -83,7 +83,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     onceDir: logged ? join(besideLog(options.db, options.homeDir), "once") : null,
     warn: (line) => options.say(`qhooks: warning: ${line}`),
   });
-  const live = liveView({ token, openLog: () => openStore(options.db), log: options.say });
+  // One reader for the transport and the live view: after `serve --rotate-token`, both hear only the new secret.
+  const currentToken = tokenReader(paths.token, token, (line) => options.say(`qhooks serve: warning: ${line}`));
+  const live = liveView({ token: currentToken, openLog: () => openStore(options.db), log: options.say });
   const startedAt = new Date().toISOString();
   let lastEvent = Date.now();
   let transport: HttpTransport;
@@ -95,7 +97,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       }
       const listening = await listenHttp({
         service,
-        token: tokenReader(paths.token, token, (line) => options.say(`qhooks serve: warning: ${line}`)),
+        token: currentToken,
         tokenFile: paths.token,
         onEvent: () => (lastEvent = Date.now()),
         port: options.port ?? state?.port ?? 0,

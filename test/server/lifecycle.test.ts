@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readOrCreateToken, rotateToken, tokenReader } from "../../src/server/token.js";
 import { Sandbox, group } from "../support/sandbox.js";
+import { mintTicket } from "../../src/server/liveTicket.js";
 import { bearer, post, startServer, tokenOf, type ForegroundServer } from "./serveSupport.js";
 
 /** The real `qhooks serve`: exiting when idle, and a rotated secret. */
@@ -96,6 +97,12 @@ describe("qhooks serve: --idle-exit and --rotate-token", function () {
     expect((await post(server.port, "/hook/claude", bash("ls"), bearer(old))).status).to.equal(401);
     expect((await post(server.port, "/hook/claude", bash("ls"), bearer(fresh))).status).to.equal(200);
     expect(server.stderr()).to.not.include(fresh);
+    // The live view hears the same secret: a URL signed with the old one is refused, `qhooks live`'s new one opens.
+    expect((await post(server.port, `/live?ticket=${mintTicket(old)}`, "", {}, "GET")).status).to.equal(401);
+    const live = await sb.run(["live"]);
+    expect(live.code, live.stderr).to.equal(0);
+    const path = new URL(live.stdout.trim().split("\n").at(-1)!).pathname + new URL(live.stdout.trim().split("\n").at(-1)!).search;
+    expect((await post(server.port, path, "", {}, "GET")).status).to.equal(303);
   });
 
   it("tokenReader follows a replaced file and keeps the last good secret when the file goes", () => {
