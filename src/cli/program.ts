@@ -103,8 +103,8 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
     .addOption(
       new Option(
         "--dialect <name>",
-        "whose settings to read: qoder (~/.qoder-cn, .qoder), claude (~/.claude, .claude, and Claude Code's enabled plugins), gemini (~/.gemini, .gemini, /etc/gemini-cli) or codex (~/.codex/hooks.json, .codex/hooks.json); default $QHOOKS_DIALECT, else qoder",
-      ).choices(["qoder", "claude", "gemini", "codex", "cursor"]),
+        "whose settings to read: qoder (~/.qoder-cn, .qoder), claude (~/.claude, .claude, and Claude Code's enabled plugins), gemini (~/.gemini, .gemini, /etc/gemini-cli), codex (~/.codex/hooks.json, .codex/hooks.json), cursor (~/.cursor/hooks.json, .cursor/hooks.json) or copilot (~/.copilot/hooks/*.json, .github/hooks/*.json); default $QHOOKS_DIALECT, else qoder",
+      ).choices(["qoder", "claude", "gemini", "codex", "cursor", "copilot"]),
     )
     .addOption(
       new Option("--host <name>", "the same as --dialect: the agent whose files and protocol qhooks speaks").choices([
@@ -113,6 +113,7 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
         "gemini",
         "codex",
         "cursor",
+        "copilot",
       ]),
     )
     .addOption(

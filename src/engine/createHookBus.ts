@@ -36,7 +36,7 @@ export const HookBusOptionsSchema = z.object({
   plugins: z.array(z.string().min(1)).optional(),
   /**
    * Whose settings levels are read: "qoder" (~/.qoder-cn, .qoder), "claude" (~/.claude, .claude, and the plugins
-   * Claude Code has enabled), "gemini", "codex" or "cursor" (docs/hosts.md). Undefined: $QHOOKS_DIALECT, else "qoder".
+   * Claude Code has enabled), "gemini", "codex", "cursor" or "copilot" (docs/hosts.md). Undefined: $QHOOKS_DIALECT, else "qoder".
    */
   dialect: z.enum(DIALECTS).optional(),
   /** Apply edits to settings files without a restart. Default true. */

@@ -17,6 +17,11 @@ export interface SettingsLevel {
   readonly path: string;
   /** How messages name the file: `~/.claude/settings.json`, `.claude/settings.json`... */
   readonly display: string;
+  /**
+   * A level that is a folder of files (Copilot CLI's `.github/hooks/*.json`): every `*.json` in it is read, in name
+   * order, as this level; `path` is then the folder's file that install writes to.
+   */
+  readonly folder?: { readonly path: string; readonly display: string };
 }
 
 /** The host's machine-wide (managed) settings, where `qhooks install --scope managed` puts its entries. */
@@ -83,6 +88,13 @@ export interface HostDialect {
    * Cursor writes a hook per entry. `hostEvent` is the file's key; `warn` names a part of the entry qhooks ignores.
    */
   readonly readHookEntry?: (hostEvent: string, entry: unknown, warn: (key: string, message: string) => void) => unknown;
+  /**
+   * The entry `qhooks install` writes for its one command hook on an event, in the host's shape (Copilot CLI's
+   * `bash` and `timeoutSec`): absent where the host's entries are matcher groups (install writes `{ hooks: [...] }`).
+   */
+  readonly writeHookEntry?: (hook: { readonly command: string; readonly timeoutSeconds: number }) => Record<string, unknown>;
+  /** Top-level keys a settings file `qhooks install` creates starts with (Copilot CLI's `version: 1`). */
+  readonly newFileKeys?: Readonly<Record<string, unknown>>;
   /** Problems with the file as a whole that leave its hooks loading (a `version` the host's format does not know). */
   readonly documentWarnings?: (document: Readonly<Record<string, unknown>>) => ReadonlyArray<{ readonly key: string; readonly message: string }>;
   /**

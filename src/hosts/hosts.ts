@@ -4,8 +4,16 @@ import { qoderHost } from "./qoder.js";
 import { geminiHost } from "./gemini.js";
 import { codexHost } from "./codex.js";
 import { cursorHost } from "./cursor.js";
+import { copilotHost } from "./copilot.js";
 
 /** Every host qhooks speaks for, by dialect id: adding a host is one file and one line here. */
-export const HOSTS: Readonly<Record<Dialect, HostDialect>> = { qoder: qoderHost, claude: claudeHost, gemini: geminiHost, codex: codexHost, cursor: cursorHost };
+export const HOSTS: Readonly<Record<Dialect, HostDialect>> = {
+  qoder: qoderHost,
+  claude: claudeHost,
+  gemini: geminiHost,
+  codex: codexHost,
+  cursor: cursorHost,
+  copilot: copilotHost,
+};
 
 export const hostDialect = (id: Dialect): HostDialect => HOSTS[id];

@@ -35,7 +35,15 @@ export interface Added {
  * The file's text with qhooks' groups appended to `hooks.<event>` and its top-level settings added, as text insertions
  * (json/jsonInsert.ts): every other byte of the file stays, key order, indentation and number forms included.
  */
-export function addEntries(text: string, entries: readonly InstalledEntry[], settings: JsonObject, shown: string, keyOf: KeyOf = sameName): Added {
+export function addEntries(
+  text: string,
+  entries: readonly InstalledEntry[],
+  settings: JsonObject,
+  shown: string,
+  keyOf: KeyOf = sameName,
+  /** Keys a file install creates starts with (Copilot CLI's `version`), never recorded as install's settings. */
+  fresh: JsonObject = {},
+): Added {
   const document = parseDocument(text, shown);
   const hooks = document.hooks as JsonObject | undefined;
   for (const key of Object.keys(settings)) {
@@ -50,8 +58,8 @@ export function addEntries(text: string, entries: readonly InstalledEntry[], set
   const expected = structuredClone(document);
   const newEvents = entries.map((e) => e.event).filter((e) => hooks?.[keyOf(e)] === undefined);
   if (text.trim() === "") {
-    const fresh = { ...settings, hooks: groupsByEvent(entries, keyOf) };
-    return { text: `${JSON.stringify(fresh, null, 2)}\n`, createdHooksKey: true, createdEvents: newEvents };
+    const created = { ...fresh, ...settings, hooks: groupsByEvent(entries, keyOf) };
+    return { text: `${JSON.stringify(created, null, 2)}\n`, createdHooksKey: true, createdEvents: newEvents };
   }
   const style = styleOf(text);
   let edited = text;

@@ -80,9 +80,13 @@ export function install(o: InstallOptions): string[] {
 
   const coverage = o.scope === "managed" ? coverageOf(o.host, o.homeDir, o.projectDir, o.env) : null;
   const timeout = coverage ? Math.max(longestCommandDefault(o.host), Math.ceil(coverage.maxTimeoutSeconds) + MARGIN_SECONDS) : RECORD_TIMEOUT_SECONDS;
-  const entries: InstalledEntry[] = o.host.events.map((event) => ({ event, group: { hooks: handlersOf(o, event, timeout) } }));
+  const write = o.host.writeHookEntry;
+  const entries: InstalledEntry[] = o.host.events.map((event) => ({
+    event,
+    group: write ? write({ command: entryCommand(o, event), timeoutSeconds: timeout }) : { hooks: handlersOf(o, event, timeout) },
+  }));
   const settings = o.scope === "managed" ? { ...managed!.onlyManagedHooks } : {};
-  const added = addEntries(base?.toString("utf8") ?? "", entries, settings, target.shown, hostKeys(o.host));
+  const added = addEntries(base?.toString("utf8") ?? "", entries, settings, target.shown, hostKeys(o.host), o.host.newFileKeys);
   const next = Buffer.from(added.text);
 
   const lines: string[] = [];
@@ -157,13 +161,15 @@ function refuseOwnEntries(bytes: Buffer | null, shown: string, scope: InstallSco
     if (!Array.isArray(groups)) continue;
     groups.forEach((group: unknown, g) => {
       const handlers = (group as { hooks?: unknown }).hooks;
-      if (!Array.isArray(handlers)) return;
-      handlers.forEach((h: unknown, i) => {
-        const command = (h as { command?: unknown }).command;
-        if (typeof command === "string" && isQhooksSelfCall(command))
+      // A host whose entries are hooks (Copilot CLI): the entry is its own handler, its command `bash` or `command`.
+      const flat = !Array.isArray(handlers);
+      (flat ? [group] : (handlers as unknown[])).forEach((h: unknown, i) => {
+        const { command, bash } = (h ?? {}) as { command?: unknown; bash?: unknown };
+        const called = [command, bash].find((c) => typeof c === "string" && isQhooksSelfCall(c));
+        if (called !== undefined)
           throw new QhooksError(
             "usage",
-            `${shown} already calls qhooks at hooks.${event}[${g}].hooks[${i}] (written by hand, or by an install whose record is gone); remove that entry first, nothing was changed`,
+            `${shown} already calls qhooks at hooks.${event}[${g}]${flat ? "" : `.hooks[${i}]`} (written by hand, or by an install whose record is gone); remove that entry first, nothing was changed`,
           );
       });
     });

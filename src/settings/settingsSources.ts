@@ -1,4 +1,5 @@
-import { isAbsolute, relative, resolve } from "node:path";
+import { readdirSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
 import type { HookPlugin } from "../core/hookDescriptor.js";
@@ -29,7 +30,24 @@ export function discoverSettings(
 ): SettingsSource[] {
   return hostDialect(dialect)
     .settingsLevels(homeDir, projectDir, env)
-    .map((l) => ({ level: l.level, path: l.path, display: l.display, dialect }));
+    .flatMap((l) => {
+      const files = l.folder === undefined ? [] : jsonFilesIn(l.folder.path);
+      if (l.folder === undefined || files.length === 0) return [{ level: l.level, path: l.path, display: l.display, dialect }];
+      const { path, display } = l.folder;
+      return files.map((name) => ({ level: l.level, path: join(path, name), display: `${display}/${name}`, dialect }));
+    });
+}
+
+/** The `*.json` files of a folder level, in name order; none when it is missing or unreadable. */
+function jsonFilesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.name.endsWith(".json") && (e.isFile() || e.isSymbolicLink()))
+      .map((e) => e.name)
+      .sort();
+  } catch {
+    return [];
+  }
 }
 
 /**

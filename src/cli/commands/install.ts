@@ -36,7 +36,7 @@ export async function installCommand(host: string | undefined, flags: InstallFla
   }
   const dialect = hostDialect(hostArgument(host));
   // install writes matcher groups; a host whose files hold one hook per entry (Cursor) would not read them.
-  if (dialect.readHookEntry !== undefined)
+  if (dialect.readHookEntry !== undefined && dialect.writeHookEntry === undefined)
     throw new QhooksError(
       "usage",
       `qhooks install ${dialect.id} is not supported: ${dialect.name}'s files hold one hook per entry, which install does not write; add the entries by hand (docs/hosts.md); nothing was changed`,

@@ -1,0 +1,59 @@
+import { join } from "node:path";
+import type { EventName } from "../schema/events.js";
+import type { HostDialect } from "./hostDialect.js";
+import { disableAllHooksKey } from "./hostSettingKeys.js";
+import { COPILOT_EVENT_NAMES } from "./copilotNames.js";
+import { COPILOT_HOOKS_VERSION, copilotAnswer, copilotDocumentWarnings, copilotHookEntry, copilotHookOutput, copilotPayload } from "./copilotProtocol.js";
+
+/** Copilot CLI's hooks configuration reference: a hook's `timeoutSec`, 30 when it names none. */
+const DEFAULT_TIMEOUT_SECONDS = 30;
+
+/**
+ * GitHub Copilot CLI: camelCase events (`preToolUse`, `userPromptSubmitted`...) in every `*.json` of the user's
+ * `~/.copilot/hooks/` and the repository's `.github/hooks/`, each file `{ "version": 1, "hooks": { event: [hook...] } }`
+ * with one hook per entry (`bash`, `powershell`, `cwd`, `env`, `timeoutSec` in seconds) and no matchers. It reads
+ * only a preToolUse hook's answer (`permissionDecision`). It has no managed settings: qhooks installs at the user level,
+ * in `~/.copilot/hooks/hooks.json`.
+ */
+export const copilotHost: HostDialect = {
+  id: "copilot",
+  name: "Copilot CLI",
+  settingsLevels: (homeDir, projectDir) => [
+    {
+      level: "user",
+      path: join(homeDir, ".copilot", "hooks", "hooks.json"),
+      display: "~/.copilot/hooks/hooks.json",
+      folder: { path: join(homeDir, ".copilot", "hooks"), display: "~/.copilot/hooks" },
+    },
+    {
+      level: "project",
+      path: join(projectDir, ".github", "hooks", "hooks.json"),
+      display: ".github/hooks/hooks.json",
+      folder: { path: join(projectDir, ".github", "hooks"), display: ".github/hooks" },
+    },
+  ],
+  projectFolder: ".github",
+  projectDirVariables: [],
+  loadsEnabledPlugins: false,
+  events: [...COPILOT_EVENT_NAMES.toHost.keys()] as EventName[],
+  eventNames: COPILOT_EVENT_NAMES,
+  hookSettingKeys: { section: [], group: [], handler: [] },
+  // Not a documented Copilot CLI key: read as Claude Code's, so that a repository's `disableAllHooks: true` switches
+  // off the repository's hooks only, never the user's (settings/loadSettings.ts).
+  disablesAllHooks: disableAllHooksKey,
+  timeoutUnit: "seconds",
+  // Its own entries are skipped where qhooks reads them (core/selfCall.ts): the levels may be read.
+  callsQhooksFromOutsideLevels: true,
+  defaultTimeoutSeconds: () => DEFAULT_TIMEOUT_SECONDS,
+  defaultsName: "Copilot CLI's default",
+  managedSettings: () => null,
+  // Copilot CLI ignores every hook's output but preToolUse's decision: notices are never shown.
+  showsNotices: () => false,
+  answer: (outcome) => copilotAnswer(outcome),
+  readHookOutput: (event, output) => copilotHookOutput(event, output),
+  readPayload: copilotPayload,
+  readHookEntry: copilotHookEntry,
+  documentWarnings: copilotDocumentWarnings,
+  newFileKeys: { version: COPILOT_HOOKS_VERSION },
+  writeHookEntry: ({ command, timeoutSeconds }) => ({ type: "command", bash: command, timeoutSec: timeoutSeconds }),
+};
