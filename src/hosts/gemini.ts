@@ -50,6 +50,12 @@ export const geminiHost: HostDialect = {
     if (typeof config !== "object" || config === null || !("enabled" in config)) return null;
     return typeof config.enabled === "boolean" ? !config.enabled : null;
   },
+  // `hooksConfig.disabled`: the names (a hook's `name`, else its command) Gemini CLI does not run.
+  disabledHookNames: (document) => {
+    const config = document.hooksConfig;
+    if (typeof config !== "object" || config === null || !("disabled" in config) || !Array.isArray(config.disabled)) return [];
+    return config.disabled.filter((n: unknown): n is string => typeof n === "string" && n !== "");
+  },
   timeoutUnit: "milliseconds",
   // Its own entries are skipped where qhooks reads them (core/selfCall.ts): the levels may be read.
   callsQhooksFromOutsideLevels: true,

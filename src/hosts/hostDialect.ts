@@ -69,6 +69,11 @@ export interface HostDialect {
    * CLI's old `enabled`), in a matcher group (`sequential`), in a hook (`description`).
    */
   readonly hookSettingKeys: { readonly section: readonly string[]; readonly group: readonly string[]; readonly handler: readonly string[] };
+  /**
+   * The hook names a settings document switches off in the host's own words (Gemini CLI's `hooksConfig.disabled`);
+   * absent for a host that has no such list.
+   */
+  readonly disabledHookNames?: (document: Readonly<Record<string, unknown>>) => readonly string[];
   /** Whether a settings document switches all hooks off (true), on (false), or says nothing (null). */
   disablesAllHooks(document: Readonly<Record<string, unknown>>): boolean | null;
   /** The unit of a hook's `timeout` in its files. */

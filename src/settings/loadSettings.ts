@@ -177,6 +177,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   let offForAllBy: string | null = null;
   let offForSharedBy: string | null = null;
   const offByName = new Map<string, string>();
+  const offByHostName = new Map<string, { by: string; own: boolean }>();
   const redact: RedactPattern[] = [];
   const replaySkip = new Set<string>();
   const replayStub = new Map<string, ReplayStub>();
@@ -190,6 +191,11 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     else if (read.replaceable) warnings.push(`${source.display}: in a directory writable by every user; anyone here can replace these hooks`);
     for (const hook of parsed.hooks) hooks.push(hook);
     for (const warning of parsed.warnings) warnings.push(warning);
+    for (const name of parsed.hostDisabled) {
+      const own = isUserTier(source);
+      const had = offByHostName.get(name);
+      if (had === undefined || (own && !had.own)) offByHostName.set(name, { by: source.display, own });
+    }
     if (parsed.disableAllHooks === true) {
       if (isOwnFile(source)) offForAllBy ??= source.display;
       else offForSharedBy ??= source.display;
@@ -241,7 +247,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   const stopBlockCap = capOf(capped.kept);
 
   // Switched off hooks are listed apart (qhooks hooks says by which file), never silently dropped.
-  const switched = applySwitches(hooks, { allBy: offForAllBy, sharedBy: offForSharedBy, names: offByName }, isOwnLevel);
+  const switched = applySwitches(hooks, { allBy: offForAllBy, sharedBy: offForSharedBy, names: offByName, hostNames: offByHostName }, isOwnLevel);
   const { disabled } = switched;
   for (const w of switched.warnings) warnings.push(w);
   // A lower-trust file cannot weaken the user's guard by declaring the same command with weaker settings.

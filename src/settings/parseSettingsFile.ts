@@ -35,6 +35,8 @@ export interface ParsedSettingsFile {
   readonly enabledPlugins: ReadonlyArray<readonly [string, boolean]>;
   /** The host's `disableAllHooks` switch as the file sets it; null when it does not (or not as a boolean). */
   readonly disableAllHooks: boolean | null;
+  /** The hook names the host's own list switches off (Gemini CLI's `hooksConfig.disabled`); empty for most hosts. */
+  readonly hostDisabled: readonly string[];
   /** Complete warning lines: `<file>: <json path>: <problem>`. */
   readonly warnings: string[];
   /** The file's `hooks` section as written (the only part of a settings file the log may keep). */
@@ -78,17 +80,17 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
     document = JSON.parse(text);
   } catch (e) {
     warn([], `not valid JSON (${describeJsonError(text, e)}); this file is skipped`);
-    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], disableAllHooks: null, hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], disableAllHooks: null, hostDisabled: [], hooksSection: undefined };
   }
   // Its hooks section is hashed and logged: a document too deep to serialise again is skipped like broken JSON.
   if (nestsDeeperThan(text)) {
     warn([], `nests deeper than ${MAX_JSON_DEPTH} levels; this file is skipped`);
-    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], disableAllHooks: null, hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], disableAllHooks: null, hostDisabled: [], hooksSection: undefined };
   }
   const file = SettingsFileSchema.safeParse(document);
   if (!file.success) {
     warnIssue([], file.error, "this file is skipped");
-    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], disableAllHooks: null, hooksSection: undefined };
+    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], disableAllHooks: null, hostDisabled: [], hooksSection: undefined };
   }
   const qhooks = parseQhooksSection(file.data.qhooks, warn);
   const enabled = file.data.enabledPlugins;
@@ -99,9 +101,10 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
   const host = hostDialect(source.dialect ?? DEFAULT_DIALECT);
   // The host's own switch (Claude Code's `disableAllHooks`, Gemini CLI's `hooksConfig.enabled`).
   const disableAllHooks = host.disablesAllHooks(file.data);
+  const hostDisabled = host.disabledHookNames?.(file.data) ?? [];
   for (const w of host.documentWarnings?.(file.data) ?? []) warn([w.key], w.message);
   const section = file.data.hooks;
-  if (section === undefined) return { hooks: [], qhooks, enabledPlugins, disableAllHooks, hooksSection: undefined };
+  if (section === undefined) return { hooks: [], qhooks, enabledPlugins, disableAllHooks, hostDisabled, hooksSection: undefined };
 
   const hooks: DeclaredHook[] = [];
   const groupKeys = withKeys(KNOWN_GROUP_KEYS, host.hookSettingKeys.group);
@@ -186,7 +189,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
       });
     });
   }
-  return { hooks, qhooks, enabledPlugins, disableAllHooks, hooksSection: section };
+  return { hooks, qhooks, enabledPlugins, disableAllHooks, hostDisabled, hooksSection: section };
 }
 
 /** A timeout below this, in a host's file that counts milliseconds, was almost certainly meant in seconds. */

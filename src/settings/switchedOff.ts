@@ -4,7 +4,7 @@ import type { DeclaredHook } from "../core/hookDescriptor.js";
  * What switched a hook off: the hosts' `disableAllHooks`, qhooks' per-hook `qhooks.disabled`, or this run's switch
  * (`qhooks run --no-hooks`, `QHOOKS_DISABLE=1`).
  */
-export type SwitchKind = "disableAllHooks" | "qhooks.disabled" | "run";
+export type SwitchKind = "disableAllHooks" | "qhooks.disabled" | "hooksConfig.disabled" | "run";
 
 /** A hook switched off, what did it, and the file (or, for a run, the flag or variable) that said it. */
 export interface DisabledHook {
@@ -21,6 +21,12 @@ export interface SettingsSwitches {
   readonly sharedBy: string | null;
   /** `qhooks.disabled` of the user's own files: hook name to the file that names it. */
   readonly names: ReadonlyMap<string, string>;
+  /**
+   * The host's own list of hook names switched off (Gemini CLI's `hooksConfig.disabled`), name to the file that names
+   * it: a name from the user's own files switches off every hook of that name; one from a lower-trust file only the
+   * hooks of the project, its local settings and plugins (never the user's guards).
+   */
+  readonly hostNames?: ReadonlyMap<string, { readonly by: string; readonly own: boolean }>;
 }
 
 export interface SwitchedHooks {
@@ -37,6 +43,7 @@ export function applySwitches(hooks: readonly DeclaredHook[], switches: Settings
   const enabled: DeclaredHook[] = [];
   const disabled: DisabledHook[] = [];
   const named = new Map<string, number>();
+  const hostNamed = new Map<string, number>();
   for (const hook of hooks) {
     const all = switches.allBy ?? (isUserTierHook(hook) ? null : switches.sharedBy);
     if (all !== null) {
@@ -47,6 +54,12 @@ export function applySwitches(hooks: readonly DeclaredHook[], switches: Settings
     if (byName !== undefined) {
       disabled.push({ hook, switch: "qhooks.disabled", by: byName });
       named.set(hook.name, (named.get(hook.name) ?? 0) + 1);
+      continue;
+    }
+    const byHost = switches.hostNames?.get(hook.name);
+    if (byHost !== undefined && (byHost.own || !isUserTierHook(hook))) {
+      disabled.push({ hook, switch: "hooksConfig.disabled", by: byHost.by });
+      hostNamed.set(hook.name, (hostNamed.get(hook.name) ?? 0) + 1);
       continue;
     }
     enabled.push(hook);
@@ -64,6 +77,16 @@ export function applySwitches(hooks: readonly DeclaredHook[], switches: Settings
       count === 0
         ? `${file}: qhooks.disabled: no hook is named ${JSON.stringify(name)}; nothing switched off by it`
         : `${file}: qhooks.disabled: ${JSON.stringify(name)} is off (${count})`,
+    );
+  }
+  for (const [name, { by, own }] of switches.hostNames ?? []) {
+    if (switches.allBy !== null) continue;
+    const count = hostNamed.get(name) ?? 0;
+    const whose = own ? "" : " (yours still run: a lower-trust file switches off only the project's, local and plugin hooks)";
+    warnings.push(
+      count === 0
+        ? `${by}: hooksConfig.disabled: no hook${own ? "" : " of the project, its local settings or plugins"} is named ${JSON.stringify(name)}; nothing switched off by it`
+        : `${by}: hooksConfig.disabled: ${JSON.stringify(name)} is off (${count})${whose}`,
     );
   }
   return { enabled, disabled, warnings };

@@ -73,6 +73,26 @@ describe("Gemini CLI host", () => {
     expect(off.disabled.map((d) => d.by)).to.deep.equal(["~/.gemini/settings.json", "~/.gemini/settings.json"]);
   });
 
+  it("hooksConfig.disabled: the user's names switch those hooks off; a project's switches off only the project's, never the user's guard", () => {
+    const hook = (name: string, command: string) => ({ hooks: [{ type: "command", name, command }] });
+    const projectFile = join(sb.project, ".gemini", "settings.json");
+    sb.file(userFile(), { hooksConfig: { disabled: ["lint", "nothing-here"] }, hooks: { AfterTool: [hook("lint", "lint.sh"), hook("guard", "guard.sh")] } });
+    sb.file(projectFile, { hooksConfig: { disabled: ["guard", "fmt"] }, hooks: { AfterTool: [hook("guard", "guard.sh --project"), hook("fmt", "fmt.sh")] } });
+    const snapshot = loadSettings(discoverSettings(sb.home, sb.project, "gemini", machineWide()));
+    expect(snapshot.hooks.map((h) => h.command)).to.deep.equal(["guard.sh"]);
+    expect(snapshot.disabled.map((d) => [d.hook.command, d.switch, d.by])).to.deep.equal([
+      ["lint.sh", "hooksConfig.disabled", "~/.gemini/settings.json"],
+      ["guard.sh --project", "hooksConfig.disabled", ".gemini/settings.json"],
+      ["fmt.sh", "hooksConfig.disabled", ".gemini/settings.json"],
+    ]);
+    expect(snapshot.warnings).to.deep.equal([
+      '~/.gemini/settings.json: hooksConfig.disabled: "lint" is off (1)',
+      '~/.gemini/settings.json: hooksConfig.disabled: no hook is named "nothing-here"; nothing switched off by it',
+      '.gemini/settings.json: hooksConfig.disabled: "guard" is off (1) (yours still run: a lower-trust file switches off only the project\'s, local and plugin hooks)',
+      '.gemini/settings.json: hooksConfig.disabled: "fmt" is off (1) (yours still run: a lower-trust file switches off only the project\'s, local and plugin hooks)',
+    ]);
+  });
+
   it("BeforeTool: a hook's decision deny blocks the tool, answered as exit 2 with the reason", async () => {
     settings("BeforeTool", script(sb, "guard.sh", '{"decision":"deny","reason":"rm -rf is not allowed here"}'), "run_shell_command");
     const r = await answer("BeforeTool");
