@@ -209,7 +209,7 @@ describe("settings: the claude dialect", function () {
     expect(flag.stderr).to.match(/^qhooks: .*--dialect.*windsurf/);
     const env = await sb.run(["hooks"], { env: { QHOOKS_DIALECT: "windsurf" } });
     expect(env.code).to.equal(1);
-    expect(env.stderr).to.equal("qhooks: QHOOKS_DIALECT=windsurf: expected qoder, claude, gemini, codex or cursor\n");
+    expect(env.stderr).to.equal("qhooks: QHOOKS_DIALECT=windsurf: expected qoder, claude, gemini, codex, cursor or copilot\n");
   });
 
   it("--format hook still needs --settings in the qoder dialect, and not with --dialect claude", async () => {
