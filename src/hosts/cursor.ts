@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { EventName } from "../schema/events.js";
 import type { HostDialect } from "./hostDialect.js";
 import { CURSOR_EVENT_NAMES } from "./cursorNames.js";
-import { cursorAnswer, cursorDocumentWarnings, cursorHookEntry, cursorHookOutput } from "./cursorProtocol.js";
+import { CURSOR_HOOKS_VERSION, cursorAnswer, cursorDocumentWarnings, cursorHookEntry, cursorHookOutput } from "./cursorProtocol.js";
 import { cursorPayload } from "./cursorPayload.js";
 
 /** A hook's timeout when its entry names none: Cursor documents none that qhooks could confirm (docs/hosts.md). */
@@ -41,4 +41,7 @@ export const cursorHost: HostDialect = {
   readPayload: cursorPayload,
   readHookEntry: cursorHookEntry,
   documentWarnings: cursorDocumentWarnings,
+  // install writes one hook per entry, in a file that starts with the one version Cursor documents.
+  newFileKeys: { version: CURSOR_HOOKS_VERSION },
+  writeHookEntry: ({ command, timeoutSeconds }) => ({ command, timeout: timeoutSeconds }),
 };

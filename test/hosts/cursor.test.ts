@@ -109,10 +109,37 @@ describe("Cursor host", () => {
     expect([explained.event, explained.matchValue], x.stderr).to.deep.equal(["PreToolUse", "Shell"]);
   });
 
-  it("qhooks install cursor is one clear line, and writes nothing", async () => {
-    const r = await sb.run(["install", "cursor"], { cwd: sb.project });
-    expect([r.code, r.stdout]).to.deep.equal([1, ""]);
-    expect(r.stderr).to.match(/^qhooks: qhooks install cursor is not supported: .*nothing was changed\n$/);
+  it("qhooks install cursor: the recorder as one entry per event in ~/.cursor/hooks.json, a Cursor payload recorded; uninstall restores every byte", async function () {
+    this.timeout(30_000);
+    const userFile = join(sb.home, ".cursor", "hooks.json");
+    const userText = '{\n  "version": 1,\n  "hooks": { "stop": [ { "command": "./audit.sh", "timeout": 5 } ] }\n}\n';
+    sb.file(userFile, userText);
+    const dry = await sb.run(["install", "cursor", "--dry-run"], { cwd: sb.project });
+    expect(dry.code, dry.stderr).to.equal(0);
+    expect(readFileSync(userFile, "utf8")).to.equal(userText);
+    const installed = await sb.run(["install", "cursor"], { cwd: sb.project });
+    expect(installed.code, installed.stderr).to.equal(0);
+    const hooks = (JSON.parse(readFileSync(userFile, "utf8")) as { hooks: Record<string, { command: string; timeout: number }[]> }).hooks;
+    expect(hooks.stop!.map((e) => e.command.endsWith("record stop --dialect cursor"))).to.deep.equal([false, true]);
+    const recorder = hooks.beforeSubmitPrompt![0]!;
+    expect(Object.keys(recorder)).to.deep.equal(["command", "timeout"]);
+    const listed = JSON.parse((await sb.run(["hooks", "--dialect", "cursor", "--json"], { cwd: sb.project })).stdout) as { warnings: string[] };
+    expect(listed.warnings).to.deep.equal([]);
+    const rec = await sb.run(["record", "beforeSubmitPrompt", "--dialect", "cursor"], { input: fixture("beforeSubmitPrompt"), cwd: sb.project });
+    expect([rec.code, rec.stdout, rec.stderr]).to.deep.equal([0, "", ""]);
+    const log = JSON.parse((await sb.run(["log", "--json"], { cwd: sb.project })).stdout) as { event: string; sessionId: string }[];
+    expect(log.map((r) => [r.event, r.sessionId])).to.deep.equal([["UserPromptSubmit", "c-7f3a"]]);
+    const removed = await sb.run(["uninstall", "cursor"], { cwd: sb.project });
+    expect(removed.stdout).to.include("byte for byte");
+    expect(readFileSync(userFile, "utf8")).to.equal(userText);
+  });
+
+  it("qhooks install cursor on a HOME without ~/.cursor creates hooks.json with version 1; uninstall removes it", async function () {
+    this.timeout(30_000);
+    const installed = await sb.run(["install", "cursor"], { cwd: sb.project });
+    expect(installed.code, installed.stderr).to.equal(0);
+    expect((JSON.parse(readFileSync(join(sb.home, ".cursor", "hooks.json"), "utf8")) as { version: number }).version).to.equal(1);
+    await sb.run(["uninstall", "cursor"], { cwd: sb.project });
     expect(existsSync(join(sb.home, ".cursor"))).to.equal(false);
   });
 
