@@ -13,8 +13,9 @@ export interface DialectChoice {
 
 /**
  * `--dialect`, else $QHOOKS_DIALECT, else (for a command a person types) the one host whose settings files exist for
- * this project, else the default. A command the host calls (`run`, `record`) never detects: a new `~/.claude` must not
- * change how a guard is judged; installed entries name their dialect.
+ * this project (a folder level, Copilot CLI's `.github/hooks/`, by its folder), else the default. A command the host
+ * calls (`run`, `record`) never detects: a new `~/.claude` must not change how a guard is judged; installed entries
+ * name their dialect.
  */
 export function chooseDialect(
   asked: string | undefined,
@@ -22,7 +23,7 @@ export function chooseDialect(
   where: { readonly homeDir: string; readonly projectDir: string; readonly detect: boolean },
 ): DialectChoice {
   const pinned = asked ?? (env.QHOOKS_DIALECT?.trim() || undefined);
-  const present = DIALECTS.filter((id) => HOSTS[id].settingsLevels(where.homeDir, where.projectDir).some((level) => existsSync(level.path)));
+  const present = DIALECTS.filter((id) => HOSTS[id].settingsLevels(where.homeDir, where.projectDir).some((level) => existsSync(level.folder?.path ?? level.path)));
   if (pinned === undefined && where.detect && present.length === 1) return { dialect: present[0]!, how: "detected", note: null };
   const dialect = dialectOf(asked, env);
   const how = asked !== undefined ? "flag" : pinned !== undefined ? "environment" : "default";

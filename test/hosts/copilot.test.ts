@@ -118,6 +118,12 @@ describe("Copilot CLI host", () => {
     expect(snapshot.disabled.map((d) => d.hook.command)).to.deep.equal(["repo.sh"]);
   });
 
+  it("qhooks hooks with no --dialect finds Copilot CLI by its .github/hooks folder, whatever the file's name", async () => {
+    sb.file(repoFile("guards.json"), { version: 1, hooks: { agentStop: [{ type: "command", bash: "true" }] } });
+    const r = await sb.run(["hooks", "--json"], { cwd: sb.project });
+    expect((JSON.parse(r.stdout) as { dialect: string }).dialect, r.stderr).to.equal("copilot");
+  });
+
   it("copilotHookEntry: an entry is a group of one command hook; timeoutSec is its timeout; a group passes as it is", () => {
     const warned: string[] = [];
     const warn = (key: string, message: string) => warned.push(`${key}: ${message}`);
