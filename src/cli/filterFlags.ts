@@ -24,6 +24,7 @@ const RawFilterSchema = LogFilterSchema.pick({
   machine: true,
   user: true,
   writer: true,
+  host: true,
 }).extend({
   event: EventFlagSchema.optional(),
   session: z.array(z.string()).optional(),
@@ -49,6 +50,7 @@ export const FilterFlagsSchema = RawFilterSchema.transform(
     ...(raw.machine !== undefined ? { machine: raw.machine } : {}),
     ...(raw.user !== undefined ? { user: raw.user } : {}),
     ...(raw.writer !== undefined ? { writer: raw.writer } : {}),
+    ...(raw.host !== undefined ? { host: raw.host } : {}),
     ...timeWindow(raw),
   }),
 );

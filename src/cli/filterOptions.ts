@@ -9,6 +9,22 @@ const MACHINE_HELP = "only events written on this machine (its host name)";
 const USER_HELP = "only events written by this OS user";
 const WRITER_HELP = "only events of this writer (a log's id, or host:<name> for a machine writing directly)";
 
+/**
+ * The host a read-side command (log, sessions, stats, report) selects by: `--host` (or its other name `--dialect`),
+ * global options that name the agent. On a judging command they say whose settings judge; here, whose settings
+ * judged the events listed. Only a flag selects: $QHOOKS_DIALECT, or a host found on disk, never hides events.
+ */
+export function hostFlag(command: Command): { host?: string } {
+  const globals = command.optsWithGlobals<{ host?: string; dialect?: string }>();
+  const host = globals.host ?? globals.dialect;
+  return host === undefined ? {} : { host };
+}
+
+/** What `--host` means on a read-side command, after its options in its help. */
+export const HOST_FILTER_HELP = `
+--host <name> (or --dialect): only events judged by that host's settings (qoder, claude, gemini, codex, cursor);
+recorded and rejected events were judged by none. On run, replay or explain the same flag says whose settings judge.`;
+
 /** The `qhooks log` filters, shared by `log` and `replay` so that both select events the same way. */
 export function addFilterOptions(command: Command): Command {
   return command

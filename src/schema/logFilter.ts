@@ -28,6 +28,8 @@ export const LogFilterSchema = z.object({
   user: z.string().optional(),
   /** Events of this writer: a log's id (a shipped log's chain), or a direct writer's id (`host:<name>`). */
   writer: z.string().optional(),
+  /** Events judged by this host's settings (the agent: qoder, claude...); recorded and rejected events have none. */
+  host: z.string().optional(),
   /** Events of this replay run instead of live ones. */
   replayRun: z.string().optional(),
 });

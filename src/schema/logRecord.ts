@@ -66,6 +66,8 @@ export const SessionRowSchema = z.object({
   lastTs: z.string(),
   events: z.number().int(),
   blocked: z.number().int(),
+  /** Who and where its first event came from, and the host whose settings judged it (null when none did). */
+  origin: OriginSchema.omit({ seq: true }),
 });
 export type SessionRow = z.infer<typeof SessionRowSchema>;
 

@@ -208,10 +208,10 @@ export interface AuditLog {
   /** How many events `read(filter)` will give. */
   count(filter: LogFilter): Promise<number>;
   replayRuns(): Promise<ReplayRun[]>;
-  sessions(filter: Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer">): Promise<SessionRow[]>;
-  stats(filter: Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer">): Promise<Stats>;
+  sessions(filter: Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer" | "host">): Promise<SessionRow[]>;
+  stats(filter: Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer" | "host">): Promise<Stats>;
   /** Live events by event and match value: which values each event's matchers were tested against. */
-  matchCounts(filter: Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer">): Promise<MatchCount[]>;
+  matchCounts(filter: Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer" | "host">): Promise<MatchCount[]>;
   verify(): Promise<VerifyResult>;
   /**
    * What evidence of the selected events is made of (src/export/evidence.ts): null when nothing is selected. Absent

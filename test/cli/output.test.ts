@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { displayWidth, fitWidth } from "../../src/cli/output/displayWidth.js";
+import { originColumns, type ShownOrigin } from "../../src/cli/output/originColumns.js";
 import { sessionShortener } from "../../src/cli/output/sessionPrefix.js";
 import { renderTable, renderTsv, type Column } from "../../src/cli/output/table.js";
 import { stdoutTerminal, type Terminal } from "../../src/cli/output/terminal.js";
@@ -177,5 +178,34 @@ describe("cli output: session ids in tables", () => {
     const uuids = sessionShortener(["0b7c1e2a-aaaa-4bbb-8ccc-000000000001", "d41d8cd9-8f00-4b20-9e80-0998ecf8427e"]);
     expect(uuids("0b7c1e2a-aaaa-4bbb-8ccc-000000000001")).to.equal("0b7c1e2a…");
     expect(uuids("s1")).to.equal("s1");
+  });
+
+  describe("originColumns: where rows came from, only where it tells them apart", () => {
+    const o = (machine: string | null, user: string | null, writer: string | null, host: string | null): ShownOrigin => ({ machine, user, writer, host });
+    const shown = (rows: ShownOrigin[]) => {
+      const columns = originColumns(rows, (r) => r);
+      return [columns.map((c) => c.header), ...rows.map((r) => columns.map((c) => c.cell(r)))];
+    };
+
+    it("one origin, or one besides rows that lack it: no column", () => {
+      expect(shown([o("a", "me", "log-1", "qoder"), o("a", "me", "log-1", "qoder")])).to.deep.equal([[], [], []]);
+      // A record older than the origin, an event never judged: a missing value is not a second one.
+      expect(shown([o("a", "me", "log-1", "qoder"), o(null, null, "log-1", null)])).to.deep.equal([[], [], []]);
+    });
+
+    it("two machines (each its own log): MACHINE, not WRITER; a missing value is -", () => {
+      expect(shown([o("a", "me", "log-1", "qoder"), o("b", "me", "log-2", null)])).to.deep.equal([["MACHINE"], ["a"], ["b"]]);
+      expect(shown([o("a", "me", "log-1", "claude"), o("b", "you", "log-2", "qoder")])).to.deep.equal([
+        ["HOST", "MACHINE", "USER"],
+        ["claude", "a", "me"],
+        ["qoder", "b", "you"],
+      ]);
+    });
+
+    it("two logs of one machine and user (or two laptops with one host name): WRITER, cut to a unique prefix", () => {
+      const one = "0b7c1e2a-aaaa-4bbb-8ccc-000000000001";
+      const two = "d41d8cd9-8f00-4b20-9e80-0998ecf8427e";
+      expect(shown([o("a", "me", one, "qoder"), o("a", "me", two, "qoder")])).to.deep.equal([["WRITER"], ["0b7c1e2a…"], ["d41d8cd9…"]]);
+    });
   });
 });

@@ -18,7 +18,8 @@ function normalized(value: unknown): unknown {
   if (isOrigin(value)) out.writer = "*";
   return out;
 }
-const isOrigin = (value: object): boolean => "writer" in value && "machine" in value && "seq" in value;
+// A session's origin has no seq; an event's has.
+const isOrigin = (value: object): boolean => "writer" in value && "machine" in value && "user" in value;
 /** Tab-separated rows (in sections under their own headers) with the named columns blanked. */
 const blankColumns = (text: string, headers: readonly string[]): string =>
   text

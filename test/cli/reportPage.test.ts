@@ -225,6 +225,49 @@ describe("report: the page", () => {
     });
   });
 
+  describe("origin", () => {
+    const from = (sessionId: string, minute: number, origin: Partial<LogRecord["origin"]>) => {
+      const r = record({ ts: at(minute), event: "Stop", sessionId, decision: "none" });
+      return { ...r, origin: { ...r.origin, ...origin } };
+    };
+
+    it("one origin: the sessions table and the timeline have no origin in them, as before", () => {
+      const data = [from("s1", 1, { host: "claude" }), from("s2", 2, { host: "claude" })].reduce((d, r) => reportStep(d, r), emptyReport());
+      const page = renderReport({ data, total: 2, selection: "", generatedAt: at(3), utc: true, logPath: "/l.db" });
+      expect(page).not.to.include("<th>HOST</th>");
+      expect(page).not.to.include("<th>MACHINE</th>");
+      expect(page).not.to.include('class="origin"');
+    });
+
+    it("sessions from two machines and hosts: a column for each in the sessions table, and in each session's heading", () => {
+      const data = [from("s1", 1, { host: "claude", machine: "laptop-a" }), from("s2", 2, { host: "gemini", machine: "laptop-b" })].reduce(
+        (d, r) => reportStep(d, r),
+        emptyReport(),
+      );
+      const page = renderReport({ data, total: 2, selection: "", generatedAt: at(3), utc: true, logPath: "/l.db" });
+      expect(page).to.match(/<th>HOST<\/th><th>MACHINE<\/th><th>PROJECT<\/th>/);
+      expect(page).not.to.include("<th>USER</th>");
+      expect(page).to.include('<td class="mono origin">laptop-b</td>');
+      expect(page).to.include('<span class="origin">host claude, machine laptop-a</span>');
+    });
+
+    it("a hostile machine, user, writer or host is escaped text", () => {
+      const data = [
+        from("s1", 1, { host: `h${evil}`, machine: `m${evil}`, user: `u${evil}`, writer: `w${evil}` }),
+        // A second log of that machine and user: the writer tells them apart.
+        from("s3", 1, { host: `h${evil}`, machine: `m${evil}`, user: `u${evil}`, writer: "log-3" }),
+        from("s2", 2, { host: "claude", machine: "laptop", user: "dev", writer: "log-2" }),
+      ].reduce((d, r) => reportStep(d, r), emptyReport());
+      const page = renderReport({ data, total: 3, selection: "", generatedAt: at(3), utc: true, logPath: "/l.db" });
+      expect(page).to.match(/<th>HOST<\/th><th>MACHINE<\/th><th>USER<\/th><th>WRITER<\/th>/);
+      expect(page).to.include("&lt;/script&gt;&lt;script&gt;window.__pwned = 1&lt;/script&gt;");
+      expect(page.match(/<script/g)).to.have.length(1);
+      expect(page).not.to.include("<img");
+      expect(page).not.to.include("<svg");
+      expect(page).not.to.match(/[\u0000\u001b\u202e]/);
+    });
+  });
+
   it("an empty selection is a page that says so", () => {
     const page = renderReport({ data: emptyReport(), total: 0, selection: "session nope", generatedAt: at(3), utc: true, logPath: "/l.db" });
     expect(page).to.include('<p id="empty">No events match.</p>');

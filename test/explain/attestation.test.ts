@@ -70,7 +70,17 @@ describe("explain: the load attestation kept in the log", function () {
     const document = [{ level: "user", file: "/h/s.json", hooks: { Stop: [{ hooks: [{ type: "command", command: "true" }] }] } }];
     expect(loggedAttestation({ hash: "h", document, warnings: [], attestation: kept })).to.equal(kept);
     expect(loggedAttestation({ hash: "h", document, warnings: [] })).to.include({ configured: 1, loaded: 1 });
-    const session = { sessionId: "s", projectDir: "/p", events: 1, blocked: 0, firstTs: "a", lastTs: "b", firstSeq: 7, attestation: null };
+    const session = {
+      sessionId: "s",
+      projectDir: "/p",
+      events: 1,
+      blocked: 0,
+      firstTs: "a",
+      lastTs: "b",
+      firstSeq: 7,
+      attestation: null,
+      origin: { machine: null, user: null, writer: null, seq: 7, host: null },
+    };
     const none = { ...session, sessionId: "t", firstSeq: 8 };
     await attestSessions({ event: async (seq) => (seq === 7 ? { snapshot: { hash: "h", document, warnings: [], attestation: kept } } : null) }, [
       session,

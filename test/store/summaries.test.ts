@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { SessionRow, Stats } from "../../src/schema/logRecord.js";
+import { SessionRowSchema, type SessionRow, type Stats } from "../../src/schema/logRecord.js";
 import { Sandbox } from "../support/sandbox.js";
 import { nonEmptyLines, seedLog, type SeedEvent } from "./storeHelpers.js";
 
@@ -106,7 +106,15 @@ describe("qhooks sessions and qhooks stats (contract 5)", () => {
   }
 
   it("sessions --json: one row per session, most recently active first, with exact counts", async () => {
-    const rows = await json<SessionRow[]>(["sessions", "--json"]);
+    const listed = SessionRowSchema.array().parse(await json<SessionRow[]>(["sessions", "--json"]));
+    // Each row's origin is its first event's: this one log's, judged by Qoder's settings (s3's was never judged).
+    expect(listed.map((s) => [s.sessionId, s.origin.host, s.origin.writer !== null])).to.deep.equal([
+      ["s4", "qoder", true],
+      ["s1", "qoder", true],
+      ["s3", null, true],
+      ["s2", "qoder", true],
+    ]);
+    const rows = listed.map(({ origin, ...row }) => row);
     expect(rows).to.deep.equal([
       { sessionId: "s4", projectDir: "/proj/four", firstTs: iso(200), lastTs: iso(220), events: 21, blocked: 0 },
       { sessionId: "s1", projectDir: "/proj/one", firstTs: iso(0), lastTs: iso(90), events: 6, blocked: 1 },
@@ -116,7 +124,7 @@ describe("qhooks sessions and qhooks stats (contract 5)", () => {
   });
 
   it("sessions --since/--until narrow the window", async () => {
-    const rows = await json<SessionRow[]>(["sessions", "--json", "--since", iso(35), "--until", iso(100)]);
+    const rows = (await json<SessionRow[]>(["sessions", "--json", "--since", iso(35), "--until", iso(100)])).map(({ origin, ...row }) => row);
     expect(rows).to.deep.equal([
       { sessionId: "s1", projectDir: "/proj/one", firstTs: iso(60), lastTs: iso(90), events: 3, blocked: 0 },
       { sessionId: "s3", projectDir: "/proj/three", firstTs: iso(80), lastTs: iso(80), events: 1, blocked: 0 },

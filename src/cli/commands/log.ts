@@ -5,6 +5,7 @@ import { FilterFlagsSchema, limitFlag } from "../filterFlags.js";
 import { FormatFlagsSchema, resolveFormat } from "../output/formats.js";
 import { decisionStyle, isHookFailure } from "../output/colour.js";
 import { hookDisplayNames } from "../output/hookDisplayName.js";
+import { originColumns } from "../output/originColumns.js";
 import { renderTable, tsvHeader, tsvRow, type Column } from "../output/table.js";
 import { commandTerminal } from "../output/terminal.js";
 import { sessionShortener } from "../output/sessionPrefix.js";
@@ -75,7 +76,8 @@ export async function logCommand(flags: LogFlags, context: CliContext): Promise<
 
 /**
  * The listing's columns. A table (`rows` given) shows what depends on all its rows: the TIME header names the zone
- * its cells are in, when they share one, and session ids are cut to the prefix that tells its sessions apart.
+ * its cells are in, when they share one, session ids are cut to the prefix that tells its sessions apart, and the
+ * origin (host, machine, user, writer) has columns when its rows differ in it.
  * Tab-separated rows are written as they are read, with whole ids and ISO times.
  */
 export function logColumns(utc: boolean, rows?: readonly LogRecord[]): Column<LogRecord>[] {
@@ -101,6 +103,8 @@ export function logColumns(utc: boolean, rows?: readonly LogRecord[]): Column<Lo
     },
     { header: "SEQ", cell: (r) => String(r.seq), keep: 12, align: "right" },
     { header: "SESSION", cell: (r) => (short ? short(r.sessionId) : (r.sessionId ?? "-")), min: 6, keep: 7 },
+    // Where each event came from, in a table whose rows came from more than one host, machine, user or log.
+    ...(rows ? originColumns(rows, (r) => r.origin) : []),
     { header: "EVENT", cell: (r) => r.event ?? "?", min: 8, keep: 10 },
     { header: "MATCH", cell: (r) => r.matchValue ?? "", max: 24, min: 6, keep: 4 },
     ...(rows ? [tried] : []),

@@ -79,6 +79,10 @@ export function selectionText(filter: LogFilter, utc: boolean): string {
     filter.blocked ? "blocked" : null,
     filter.hook ? `hook ${filter.hook}` : null,
     filter.grep ? `containing "${filter.grep}"` : null,
+    filter.host ? `host ${filter.host}` : null,
+    filter.machine ? `machine ${filter.machine}` : null,
+    filter.user ? `user ${filter.user}` : null,
+    filter.writer ? `writer ${filter.writer}` : null,
     filter.since ? `since ${at(filter.since)}` : null,
     filter.until ? `until ${at(filter.until)}` : null,
   ];

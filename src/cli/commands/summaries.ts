@@ -6,6 +6,7 @@ import { timeWindow } from "../filterFlags.js";
 import { FormatFlagsSchema, resolveFormat } from "../output/formats.js";
 import { decisionStyle } from "../output/colour.js";
 import { hookRunCountColumns } from "../output/hookRunColumns.js";
+import { originColumns } from "../output/originColumns.js";
 import { renderTable, renderTsv, type Column } from "../output/table.js";
 import { commandTerminal } from "../output/terminal.js";
 import { sessionShortener } from "../output/sessionPrefix.js";
@@ -23,6 +24,7 @@ export const WindowFlagsSchema = z
     machine: z.string().optional(),
     user: z.string().optional(),
     writer: z.string().optional(),
+    host: z.string().optional(),
   })
   .transform((raw) => ({
     format: raw.format,
@@ -32,6 +34,7 @@ export const WindowFlagsSchema = z
       ...(raw.machine !== undefined ? { machine: raw.machine } : {}),
       ...(raw.user !== undefined ? { user: raw.user } : {}),
       ...(raw.writer !== undefined ? { writer: raw.writer } : {}),
+      ...(raw.host !== undefined ? { host: raw.host } : {}),
     },
     hooksOnly: raw.hooks,
   }));
@@ -57,7 +60,8 @@ export async function sessionsCommand(flags: WindowFlags, context: CliContext): 
 
 /**
  * The listing's columns. A table (`rows` given) names the zone of its times in their headers, when they share one,
- * and cuts session ids to the prefix that tells its sessions apart; tab-separated rows have whole ids and ISO times.
+ * cuts session ids to the prefix that tells its sessions apart, and shows the origin when its sessions differ in it;
+ * tab-separated rows have whole ids and ISO times.
  */
 function sessionColumns(utc: boolean, rows?: readonly SessionRow[]): Column<SessionRow>[] {
   const first =
@@ -81,6 +85,8 @@ function sessionColumns(utc: boolean, rows?: readonly SessionRow[]): Column<Sess
     { header: zoned("LAST", last?.zone), cell: (s) => last?.cells[index!.get(s)!] ?? showTime(s.lastTs, utc).iso, keep: 7 },
     { header: "EVENTS", cell: (s) => String(s.events), keep: 9, align: "right" },
     { header: "BLOCKED", cell: (s) => String(s.blocked), style: (s) => (s.blocked > 0 ? "red" : null), keep: 8, align: "right" },
+    // Where each session came from, when the sessions listed differ in it.
+    ...(rows ? originColumns(rows, (s) => s.origin, 6) : []),
     { header: "PROJECT", cell: (s) => s.projectDir, max: 50, min: 12, keep: 5, cutFrom: "start" },
   ];
 }

@@ -1,5 +1,5 @@
 import { flagsOf, type CommandSpec } from "../commandSpec.js";
-import { addFilterOptions } from "../filterOptions.js";
+import { addFilterOptions, HOST_FILTER_HELP, hostFlag } from "../filterOptions.js";
 import { cliContext } from "../globals.js";
 
 export const report: CommandSpec = {
@@ -23,10 +23,10 @@ Examples:
   qhooks report --since yesterday -o today.html
   qhooks report --blocked --since 7d          # only what was blocked this week`,
         ),
-    ),
+    ).addHelpText("after", HOST_FILTER_HELP),
   action: async ({ opts, command }) => {
     const { reportCommand, ReportFlagsSchema } = await import("../commands/report.js");
     const { output, limit, utc, ...filter } = opts;
-    return reportCommand(flagsOf(ReportFlagsSchema, { filter: { ...filter, utc }, output, limit, utc }), cliContext(command));
+    return reportCommand(flagsOf(ReportFlagsSchema, { filter: { ...filter, ...hostFlag(command), utc }, output, limit, utc }), cliContext(command));
   },
 };

@@ -1,5 +1,5 @@
 import { flagsOf, type CommandSpec } from "../commandSpec.js";
-import { addWindowOptions } from "../filterOptions.js";
+import { addWindowOptions, HOST_FILTER_HELP, hostFlag } from "../filterOptions.js";
 import { cliContext } from "../globals.js";
 
 export const stats: CommandSpec = {
@@ -14,9 +14,10 @@ export const stats: CommandSpec = {
 Per hook: RUNS its runs (by hook name); BLOCKS runs that blocked (exit 2 or a blocking decision); ERRORS runs that
 failed (another non-zero exit, or it could not start); BAD OUTPUT stdout qhooks could not read; TIMEOUTS runs stopped
 at their timeout. qhooks hooks --usage counts the same, for each configured hook.`,
-      ),
+      )
+      .addHelpText("after", HOST_FILTER_HELP),
   action: async ({ opts: { format, json, ...raw }, command }) => {
     const { statsCommand, WindowFlagsSchema } = await import("../commands/summaries.js");
-    return statsCommand(flagsOf(WindowFlagsSchema, { ...raw, format: { format, json } }), cliContext(command));
+    return statsCommand(flagsOf(WindowFlagsSchema, { ...raw, ...hostFlag(command), format: { format, json } }), cliContext(command));
   },
 };

@@ -2,6 +2,7 @@ import { prettyStoredJson } from "../../json/storedJson.js";
 import type { LogDecision, LogRecord } from "../../schema/logRecord.js";
 import type { HookOutcomeKind, HookResult } from "../../schema/outcome.js";
 import { durationText } from "../output/detailText.js";
+import { originColumns } from "../output/originColumns.js";
 import { sessionShortener } from "../output/sessionPrefix.js";
 import { showTime } from "../output/times.js";
 import { capped, html, Html, visible, visibleLines } from "./html.js";
@@ -147,13 +148,16 @@ function timeline(drawn: readonly LogRecord[], short: (id: string | null) => str
     else groups.set(key, [r]);
   }
   const longest = Math.max(1, ...drawn.flatMap((r) => r.hooks.map((h) => h.durationMs)));
+  // Each session's origin in its heading, when the sessions drawn differ in it (a central log's).
+  const origin = originColumns([...groups.values()], (rows) => rows[0]!.origin);
   return html`${[...groups.values()].map((rows) => {
     const first = rows[0]!;
+    const from = origin.map((c) => `${c.header.toLowerCase()} ${c.cell(rows)}`).join(", ");
     const firstTime = when(first.ts);
     const lastTime = when(rows[rows.length - 1]!.ts);
     const blocked = rows.filter((r) => r.blocked).length;
     return html`<section class="session">
-<h3>Session <span class="mono" title="${visible(first.sessionId ?? "")}">${first.sessionId === null ? "(none)" : visible(short(first.sessionId))}</span> <span class="muted">· ${visible(first.projectDir)} · ${firstTime.text} – ${lastTime.text} ${firstTime.zone} · ${plural(rows.length, "event")}, ${count(blocked)} blocked</span></h3>
+<h3>Session <span class="mono" title="${visible(first.sessionId ?? "")}">${first.sessionId === null ? "(none)" : visible(short(first.sessionId))}</span> <span class="muted">${from ? html`· <span class="origin">${visible(from)}</span> ` : ""}· ${visible(first.projectDir)} · ${firstTime.text} – ${lastTime.text} ${firstTime.zone} · ${plural(rows.length, "event")}, ${count(blocked)} blocked</span></h3>
 <div class="events">${rows.map((r) => eventRow(r, longest, when))}</div>
 </section>`;
   })}`;
@@ -266,8 +270,10 @@ ${rows.map(
 
 function sessionTable(sessions: readonly SessionTally[], when: (ts: string) => ReturnType<typeof showTime>): Html {
   const sorted = [...sessions].sort((a, b) => (a.firstTs < b.firstTs ? -1 : a.firstTs > b.firstTs ? 1 : 0));
-  return html`<table id="sessions"><thead><tr><th>SESSION</th><th>FIRST</th><th>LAST</th><th class="n">EVENTS</th><th class="n">BLOCKED</th><th class="n">HOOKS LOADED</th><th>PROJECT</th></tr></thead><tbody>
-${sorted.map((s) => html`<tr><td class="mono">${s.sessionId === null ? "(none)" : visible(s.sessionId)}</td><td class="mono">${when(s.firstTs).text}</td><td class="mono">${when(s.lastTs).text}</td><td class="n">${count(s.events)}</td><td class="n">${count(s.blocked)}</td>${loadedCell(s)}<td class="mono">${visible(s.projectDir)}</td></tr>`)}
+  // Host, machine, user and writer as `qhooks sessions` shows them: each only when the sessions differ in it.
+  const origin = originColumns(sorted, (s) => s.origin);
+  return html`<table id="sessions"><thead><tr><th>SESSION</th><th>FIRST</th><th>LAST</th><th class="n">EVENTS</th><th class="n">BLOCKED</th><th class="n">HOOKS LOADED</th>${origin.map((c) => html`<th>${c.header}</th>`)}<th>PROJECT</th></tr></thead><tbody>
+${sorted.map((s) => html`<tr><td class="mono">${s.sessionId === null ? "(none)" : visible(s.sessionId)}</td><td class="mono">${when(s.firstTs).text}</td><td class="mono">${when(s.lastTs).text}</td><td class="n">${count(s.events)}</td><td class="n">${count(s.blocked)}</td>${loadedCell(s)}${origin.map((c) => html`<td class="mono origin">${visible(c.cell(s))}</td>`)}<td class="mono">${visible(s.projectDir)}</td></tr>`)}
 </tbody></table>`;
 }
 

@@ -1,4 +1,4 @@
-import type { LogDecision, LogRecord } from "../../schema/logRecord.js";
+import type { LogDecision, LogRecord, Origin } from "../../schema/logRecord.js";
 import type { HookOutcomeKind } from "../../schema/outcome.js";
 import type { LoadAttestation } from "../../schema/doctor.js";
 
@@ -29,6 +29,8 @@ export interface SessionTally {
   lastTs: string;
   /** The session's earliest event read: the configuration it began with. */
   firstSeq: number;
+  /** Where that event came from, and the host that judged it. */
+  origin: Origin;
   /** The load attestation of that event's configuration; null until read (attestSessions), or when it has none. */
   attestation: LoadAttestation | null;
 }
@@ -92,11 +94,15 @@ export function reportStep(data: ReportData, record: LogRecord, limits: ReportLi
       firstTs: record.ts,
       lastTs: record.ts,
       firstSeq: record.seq,
+      origin: record.origin,
       attestation: null,
     });
   } else {
     session.events++;
-    if (record.seq < session.firstSeq) session.firstSeq = record.seq;
+    if (record.seq < session.firstSeq) {
+      session.firstSeq = record.seq;
+      session.origin = record.origin;
+    }
     if (record.blocked) session.blocked++;
     if (record.ts < session.firstTs) session.firstTs = record.ts;
     if (record.ts > session.lastTs) session.lastTs = record.ts;

@@ -34,13 +34,15 @@ export type FilterTerm =
   | { readonly kind: "machine"; readonly machine: string }
   | { readonly kind: "user"; readonly user: string }
   | { readonly kind: "writer"; readonly writer: string }
+  /** Judged by this host's settings (the agent whose dialect judged it). */
+  | { readonly kind: "host"; readonly host: string }
   /** Arrived at or after this time (ISO text, compared as text). */
   | { readonly kind: "since"; readonly ts: string }
   /** Arrived before this time. */
   | { readonly kind: "until"; readonly ts: string };
 
 /** What the summaries (sessions, stats) select by: a time window and the events' origin. */
-export type Window = Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer">;
+export type Window = Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer" | "host">;
 
 /** The conditions of a filter, in the order the backends write them. */
 export function filterTerms(filter: LogFilter): FilterTerm[] {
@@ -64,6 +66,7 @@ export function windowTerms(window: Window): FilterTerm[] {
   if (window.machine !== undefined) terms.push({ kind: "machine", machine: wellFormed(window.machine) });
   if (window.user !== undefined) terms.push({ kind: "user", user: wellFormed(window.user) });
   if (window.writer !== undefined) terms.push({ kind: "writer", writer: wellFormed(window.writer) });
+  if (window.host !== undefined) terms.push({ kind: "host", host: wellFormed(window.host) });
   if (window.since !== undefined) terms.push({ kind: "since", ts: window.since.toISOString() });
   if (window.until !== undefined) terms.push({ kind: "until", ts: window.until.toISOString() });
   return terms;

@@ -67,6 +67,8 @@ function termSql(term: FilterTerm, p: Params, ts: string, record: (column: strin
       return `${record("os_user")} = ${p.add(bytes(term.user))}`;
     case "writer":
       return `${record("writer_id")} = ${p.add(term.writer)}`;
+    case "host":
+      return `${record("judged_by")} = ${p.add(term.host)}`;
     case "since":
       return `${ts} >= ${p.add(term.ts)}`;
     case "until":

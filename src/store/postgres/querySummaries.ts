@@ -8,11 +8,24 @@ import type { Query } from "./query.js";
 export async function querySessions(query: Query, filter: Window): Promise<SessionRow[]> {
   const p = new Params();
   const time = windowSql(filter, p);
-  const rows = await query<{ id: Buffer; first_ts: string; last_ts: string; project_dir: Buffer | null; events: number; blocked: number }>(
+  const rows = await query<{
+    id: Buffer;
+    first_ts: string;
+    last_ts: string;
+    project_dir: Buffer | null;
+    events: number;
+    blocked: number;
+    machine: Buffer | null;
+    os_user: Buffer | null;
+    writer_id: string | null;
+    judged_by: string | null;
+  }>(
     `WITH g AS (SELECT session_id, min(gid) AS first, max(gid) AS last, count(*) AS events, sum(blocked) AS blocked FROM qhooks_events
                 WHERE run_id IS NULL AND session_id IS NOT NULL${time} GROUP BY session_id)
-     SELECT g.session_id AS id, f.ts AS first_ts, f.project_dir, l.ts AS last_ts, g.events, g.blocked
-     FROM g JOIN qhooks_events f ON f.gid = g.first JOIN qhooks_events l ON l.gid = g.last ORDER BY g.session_id`,
+     SELECT g.session_id AS id, f.ts AS first_ts, f.project_dir, l.ts AS last_ts, g.events, g.blocked,
+            j.machine, j.os_user, j.writer_id, j.judged_by
+     FROM g JOIN qhooks_events f ON f.gid = g.first JOIN qhooks_events l ON l.gid = g.last JOIN qhooks_journal j ON j.gid = g.first
+     ORDER BY g.session_id`,
     p.values,
   );
   return rows
@@ -23,6 +36,7 @@ export async function querySessions(query: Query, filter: Window): Promise<Sessi
       lastTs: r.last_ts,
       events: r.events,
       blocked: r.blocked,
+      origin: { machine: textOf(r.machine), user: textOf(r.os_user), writer: r.writer_id, host: r.judged_by },
     }))
     .sort((a, b) => (a.lastTs < b.lastTs ? 1 : a.lastTs > b.lastTs ? -1 : 0));
 }

@@ -77,6 +77,8 @@ function termSql(term: FilterTerm, params: unknown[], ts: string, record: (colum
     case "writer":
       // A file is one writer's log: its id.
       return `(SELECT value FROM log_meta WHERE key = 'log_id') = ${p(term.writer)}`;
+    case "host":
+      return `${record("judged_by")} = ${p(term.host)}`;
     case "since":
       return `${ts} >= ${p(term.ts)}`;
     case "until":

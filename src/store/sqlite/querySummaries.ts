@@ -17,12 +17,22 @@ export function querySessions(db: Database, filter: Window): SessionRow[] {
           .all(...time.params)
       : db.prepare("SELECT session_id AS id, first_seq AS first, last_seq AS last, events, blocked FROM proj_sessions").all()
   ) as { id: string; first: number; last: number; events: number; blocked: number }[];
-  const at = db.prepare("SELECT ts, project_dir FROM journal WHERE seq = ?");
+  const at = db.prepare("SELECT ts, project_dir, machine, os_user, judged_by FROM journal WHERE seq = ?");
+  // A file is one writer's log.
+  const writer = (db.prepare("SELECT value FROM log_meta WHERE key = 'log_id'").pluck().get() as string | undefined) ?? null;
   return groups
     .map((g) => {
-      const first = at.get(g.first) as { ts: string; project_dir: string };
+      const first = at.get(g.first) as { ts: string; project_dir: string; machine: string | null; os_user: string | null; judged_by: string | null };
       const last = at.get(g.last) as { ts: string };
-      return { sessionId: g.id, projectDir: first.project_dir, firstTs: first.ts, lastTs: last.ts, events: g.events, blocked: g.blocked };
+      return {
+        sessionId: g.id,
+        projectDir: first.project_dir,
+        firstTs: first.ts,
+        lastTs: last.ts,
+        events: g.events,
+        blocked: g.blocked,
+        origin: { machine: first.machine, user: first.os_user, writer, host: first.judged_by },
+      };
     })
     .sort((a, b) => (a.lastTs < b.lastTs ? 1 : a.lastTs > b.lastTs ? -1 : 0));
 }
