@@ -1,5 +1,7 @@
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
-import type { LoadAttestation, SkippedHook } from "../schema/doctor.js";
+import type { LoadAttestation, SkipKind, SkippedHook } from "../schema/doctor.js";
+import { HOSTS } from "../hosts/hosts.js";
+import type { HostEventNames } from "../hosts/hostEventNames.js";
 import { formatPath } from "../schema/zodIssues.js";
 import type { TrustCheck } from "../trust/trustPolicy.js";
 import type { DeclaredHook } from "../core/hookDescriptor.js";
@@ -18,8 +20,10 @@ export function attestLoad(snapshot: SettingsSnapshot, trust: TrustCheck | null)
   for (const hook of snapshot.hooks) loaded.set(`${hook.file}\0${hook.path}`, hook);
   const byPath = new Map(snapshot.sources.map((s) => [s.path, s]));
   const untrusted = trust === null ? new Map<DeclaredHook, string>() : untrustedHooks(snapshot, trust);
-  const switchedOff = new Map(snapshot.disabled.map((d) => [`${d.hook.file}\0${d.hook.path}`, disabledWhy(d)]));
-  for (const w of snapshot.overruled) switchedOff.set(`${w.copy.file}\0${w.copy.path}`, weakerCopyWhy(w));
+  const switchedOff = new Map<string, { why: string; kind: SkipKind }>(
+    snapshot.disabled.map((d) => [`${d.hook.file}\0${d.hook.path}`, { why: disabledWhy(d), kind: "switched-off" }]),
+  );
+  for (const w of snapshot.overruled) switchedOff.set(`${w.copy.file}\0${w.copy.path}`, { why: weakerCopyWhy(w), kind: "overruled" });
 
   let configured = 0;
   let running = 0;
@@ -31,7 +35,8 @@ export function attestLoad(snapshot: SettingsSnapshot, trust: TrustCheck | null)
     const source = byPath.get(part.file);
     if (source === undefined) continue;
     documented.add(source.display);
-    for (const path of entryPaths(part.hooks)) {
+    const names = HOSTS[source.dialect ?? snapshot.dialect]?.eventNames;
+    for (const { path, event, shaped } of entryPaths(part.hooks)) {
       configured++;
       const hook = loaded.get(`${source.display}\0${path}`);
       const notTrusted = hook && untrusted.get(hook);
@@ -42,11 +47,12 @@ export function attestLoad(snapshot: SettingsSnapshot, trust: TrustCheck | null)
       const off = switchedOff.get(`${source.display}\0${path}`);
       if (skipped.length >= MAX_SKIPPED_LISTED) {
         notListed++;
-        if (notTrusted === undefined && off?.startsWith("switched off: ")) notListedOff++;
+        if (notTrusted === undefined && off?.kind === "switched-off") notListedOff++;
         continue;
       }
-      const why = notTrusted ?? off ?? whyNotLoaded(warnings.get(source.display) ?? [], path);
-      skipped.push({ level: source.plugin ? "plugin" : source.level, file: source.display, path, why });
+      const why = notTrusted ?? off?.why ?? whyNotLoaded(warnings.get(source.display) ?? [], path);
+      const kind: SkipKind = notTrusted !== undefined ? "untrusted" : (off?.kind ?? readerKind(names, event, shaped));
+      skipped.push({ level: source.plugin ? "plugin" : source.level, file: source.display, path, why, kind });
     }
   }
   const unreadFiles = snapshot.sources
@@ -73,23 +79,43 @@ function byFile(warnings: readonly SplitWarning[]): Map<string | null, SplitWarn
   return files;
 }
 
-/** Each handler entry's path (`hooks.E[g].hooks[h]`); an event or group that is not the expected shape, as one entry. */
-function* entryPaths(section: unknown): Generator<string> {
-  if (section === null || typeof section !== "object" || Array.isArray(section)) return;
-  for (const [event, groups] of Object.entries(section)) {
+interface EntryPath {
+  readonly path: string;
+  /** The event's key as the file writes it. */
+  readonly event: string;
+  /** Whether the entry is an object where the host reads one (else the entry, its group or its event is misshapen). */
+  readonly shaped: boolean;
+}
+
+const isObject = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * Each handler entry's path (`hooks.E[g].hooks[h]`); an event or group that is not the expected shape, as one entry
+ * (a host that writes a hook per entry, Cursor, has `hooks.E[g]` as the entry).
+ */
+function* entryPaths(section: unknown): Generator<EntryPath> {
+  if (!isObject(section)) return;
+  for (const [event, groups] of Object.entries(section as object)) {
     if (!Array.isArray(groups)) {
-      yield formatPath(["hooks", event]);
+      yield { path: formatPath(["hooks", event]), event, shaped: false };
       continue;
     }
     for (let g = 0; g < groups.length; g++) {
       const hooks = (groups[g] as { hooks?: unknown } | null)?.hooks;
       if (!Array.isArray(hooks) || hooks.length === 0) {
-        if (!Array.isArray(hooks)) yield formatPath(["hooks", event, g]);
+        if (!Array.isArray(hooks)) yield { path: formatPath(["hooks", event, g]), event, shaped: isObject(groups[g]) };
         continue;
       }
-      for (let h = 0; h < hooks.length; h++) yield formatPath(["hooks", event, g, "hooks", h]);
+      for (let h = 0; h < hooks.length; h++) yield { path: formatPath(["hooks", event, g, "hooks", h]), event, shaped: isObject(hooks[h]) };
     }
   }
+}
+
+/** The kind of a reader's skip, from the file's structure and the host's event names (never from the warning's text). */
+function readerKind(names: HostEventNames | undefined, event: string, shaped: boolean): SkipKind {
+  if (names?.unmapped.has(event)) return "no-qhooks-event";
+  if (names !== undefined && !names.toQhooks.has(event)) return "unknown-event";
+  return shaped ? "invalid" : "wrong-shape";
 }
 
 /** The reader's warning about this entry, its own fields first, then its group's, its event's, its file's. */

@@ -37,6 +37,10 @@ export const DoctorReportSchema = z.object({
 });
 export type DoctorReport = z.infer<typeof DoctorReportSchema>;
 
+/** Why a configured hook entry does not load, as a kind. */
+export const SkipKindSchema = z.enum(["unknown-event", "no-qhooks-event", "wrong-shape", "invalid", "switched-off", "overruled", "untrusted"]);
+export type SkipKind = z.infer<typeof SkipKindSchema>;
+
 /** A hook entry configured on disk that qhooks does not run, and why. */
 export const SkippedHookSchema = z.object({
   /** The settings level (`user`, `project`, `local`, `plugin`, or a `--settings` file's path). */
@@ -45,6 +49,13 @@ export const SkippedHookSchema = z.object({
   /** The entry, or the part of the file that holds it (`hooks.PreToolUse[0].hooks[1]`, `hooks.Nope`). */
   path: z.string(),
   why: z.string(),
+  /**
+   * Why, as a kind: an event the host does not have (`unknown-event`) or has with no qhooks equivalent
+   * (`no-qhooks-event`), a part that is not the shape the host reads (`wrong-shape`), an entry with an invalid field
+   * (`invalid`), switched off by a setting (`switched-off`), a weaker copy of a user's guard (`overruled`), not trusted
+   * (`untrusted`). Absent in attestations logged before it existed.
+   */
+  kind: SkipKindSchema.optional(),
 });
 export type SkippedHook = z.infer<typeof SkippedHookSchema>;
 

@@ -26,6 +26,8 @@ describe("cli: qhooks hooks attests what loaded: configured on disk vs loaded, e
       ["project", "hooks.PreToolUze[0].hooks[0]"],
     ]);
     expect(attestation.skipped[0]!.why).to.match(/^not trusted: new, not trusted yet/);
+    // Each with its kind, read from the file's structure and trust, never from the message.
+    expect(attestation.skipped.map((s) => s.kind)).to.deep.equal(["untrusted", "invalid", "unknown-event"]);
     expect(attestation.skipped[1]!.why).to.match(/^hooks\.PreToolUse\[0\]\.hooks\[1\]\.command: /);
     expect(attestation.skipped[2]!.why).to.match(/^hooks\.PreToolUze: unknown event \(did you mean PreToolUse\?\)/);
     expect(attestation.unreadFiles).to.have.length(1);
@@ -33,7 +35,7 @@ describe("cli: qhooks hooks attests what loaded: configured on disk vs loaded, e
 
     const table = await sb.run(["hooks"]);
     expect(table.stdout).to.include("Loaded 1 of 4 hooks configured on disk; 1 file(s) could not be read, their hooks not counted.");
-    expect(table.stdout).to.include("  skipped .qoder/settings.json hooks.PreToolUze[0].hooks[0]: hooks.PreToolUze: unknown event");
+    expect(table.stdout).to.include("  skipped .qoder/settings.json hooks.PreToolUze[0].hooks[0] (unknown-event): hooks.PreToolUze: unknown event");
   });
 
   it("everything loaded: the counts agree and nothing is listed; doctor passes the attestation rule", async () => {

@@ -97,7 +97,7 @@ describe("qhooks hooks", () => {
       expect(lineWith(".qoder/settings.json: hooks.PreToolUse[0].hooks[1].timeout: expected a positive number of seconds")).to.match(/^ {2}\.qoder/);
       // And below, what loaded: the same entry as skipped, with why.
       expect(lineWith("Loaded 4 of 5 hooks configured on disk.")).to.not.equal("");
-      expect(lineWith("  skipped .qoder/settings.json hooks.PreToolUse[0].hooks[1]: ")).to.include("expected a positive number of seconds");
+      expect(lineWith("  skipped .qoder/settings.json hooks.PreToolUse[0].hooks[1] (invalid): ")).to.include("expected a positive number of seconds");
     });
 
     it("--event PreToolUse narrows the list to that event", async () => {

@@ -3,6 +3,8 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { QhooksError, EXIT } from "../../errors.js";
 import { explainLogged, explainPayload } from "../../explain/explain.js";
+import { conformanceTable, judgeOnEveryHost } from "../../explain/hostConformance.js";
+import { hostDialect } from "../../hosts/hosts.js";
 import { formatExplanation } from "../../explain/formatExplanation.js";
 import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
 import type { Explanation } from "../../schema/explanation.js";
@@ -21,6 +23,8 @@ export const ExplainFlagsSchema = z.object({
   payload: z.string().min(1).optional(),
   settings: z.array(z.string()).default([]),
   plugin: z.array(z.string()).default([]),
+  /** With --payload: how each host's rules would judge the event, side by side. */
+  eachHost: z.boolean().default(false),
   json: z.boolean().default(false),
   utc: z.boolean().default(false),
 });
@@ -31,6 +35,10 @@ export type ExplainFlags = z.infer<typeof ExplainFlagsSchema>;
  * FILE|-`: which hooks an event would run with the settings as they are, without running any.
  */
 export async function explainCommand(target: string, flags: ExplainFlags, context: CliContext): Promise<number> {
+  if (flags.eachHost) {
+    if (flags.payload === undefined) throw new QhooksError("usage", "--each-host goes with --payload FILE (or - for stdin): the event to judge on every host");
+    return eachHost(target, flags.payload, flags, context);
+  }
   const explanation = flags.payload !== undefined ? await unlogged(target, flags.payload, flags, context) : await logged(target, flags, context);
   if (flags.json) out(JSON.stringify(explanation, null, 2));
   else {
@@ -65,23 +73,55 @@ async function logged(target: string, flags: ExplainFlags, context: CliContext):
 }
 
 async function unlogged(target: string, payload: string, flags: ExplainFlags, context: CliContext): Promise<Explanation> {
-  const event = eventArgument(target);
+  // The host's own name for the event is read too (`explain BeforeTool --host gemini`).
+  const event = eventArgument(target, hostDialect(context.dialect).eventNames);
   const projectDir = requireProjectDir(context);
   // A mistyped file would otherwise explain a configuration with no hooks at all.
   requireSettingsFiles(flags.settings);
   const input = payload === "-" ? await readStdin(MAX_PAYLOAD_BYTES, "qhooks explain --payload -") : readPayloadFile(payload);
-  const made = explainPayload({
-    event,
-    input,
-    projectDir,
-    homeDir: context.homeDir,
-    settingsFiles: flags.settings,
-    plugins: flags.plugin,
-    dialect: context.dialect,
-    env: context.env,
-  });
+  const made = explainPayload({ ...payloadOptions(flags, context, projectDir), event, input, dialect: context.dialect });
   if (!made.ok) throw new QhooksError("invalid-payload", made.problem.message);
   return made.explanation;
+}
+
+const payloadOptions = (flags: ExplainFlags, context: CliContext, projectDir: string) => ({
+  projectDir,
+  homeDir: context.homeDir,
+  settingsFiles: flags.settings,
+  plugins: flags.plugin,
+  env: context.env,
+});
+
+/** `explain EVENT --payload F --each-host`: the event under every host's settings and answer protocol, side by side. */
+async function eachHost(target: string, payload: string, flags: ExplainFlags, context: CliContext): Promise<number> {
+  const event = eventArgument(target, hostDialect(context.dialect).eventNames);
+  const projectDir = requireProjectDir(context);
+  requireSettingsFiles(flags.settings);
+  const input = payload === "-" ? await readStdin(MAX_PAYLOAD_BYTES, "qhooks explain --payload -") : readPayloadFile(payload);
+  const hosts = judgeOnEveryHost(event).map((judgement) => {
+    const made = explainPayload({ ...payloadOptions(flags, context, projectDir), event, input, dialect: judgement.host });
+    if (!made.ok) return { ...judgement, wouldRun: null, problem: made.problem.message };
+    const wouldRun = made.explanation.hooks.filter((h) => h.verdict.kind === "would-run").map((h) => h.name ?? h.command ?? "?");
+    return { ...judgement, wouldRun, problem: null };
+  });
+  if (flags.json) {
+    out(JSON.stringify({ event, hosts }, null, 2));
+    return EXIT.ok;
+  }
+  const terminal = commandTerminal(context);
+  const text = terminal.utf8 ? escapeForTerminal : escapeToAscii;
+  out(conformanceTable([event]));
+  out("");
+  for (const h of hosts) {
+    const running =
+      h.wouldRun === null
+        ? `payload not read: ${text(h.problem ?? "")}`
+        : `${h.wouldRun.length} hook${h.wouldRun.length === 1 ? "" : "s"} would run${h.wouldRun.length ? `: ${text(h.wouldRun.join(", "))}` : ""}`;
+    out(`${h.name} (${h.host}): ${running}`);
+    // A hook that would run here may rely on a decision this host ignores (with no hook, there is nothing to warn of).
+    if (h.wouldRun?.length) for (const w of h.warnings) out(`  warning ${w.kind}: ${w.message}`);
+  }
+  return EXIT.ok;
 }
 
 function readPayloadFile(file: string): string {

@@ -143,7 +143,7 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
   out("");
   const unread = attestation.unreadFiles.length ? `; ${attestation.unreadFiles.length} file(s) could not be read, their hooks not counted` : "";
   out(`Loaded ${attestation.loaded} of ${attestation.configured} hook${attestation.configured === 1 ? "" : "s"} configured on disk${unread}.`);
-  for (const h of attestation.skipped) out(`  skipped ${shown(`${h.file} ${h.path}`)}: ${shown(h.why)}`);
+  for (const h of attestation.skipped) out(`  skipped ${shown(`${h.file} ${h.path}`)}${h.kind ? ` (${h.kind})` : ""}: ${shown(h.why)}`);
   if (attestation.notListed) out(`  skipped ${attestation.notListed.count} more, not listed`);
   for (const f of attestation.unreadFiles) out(`  not read ${shown(f.file)}: ${shown(f.why)}`);
   out("");

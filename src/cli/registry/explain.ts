@@ -11,6 +11,7 @@ export const explain: CommandSpec = {
       .option("--payload <file>", "explain this payload (a file, or - for stdin) as the given event, with the settings as they are now; no hook runs")
       .option("--settings <file>", "with --payload: exactly this settings file instead of the user/project/local ones (repeatable)", collect)
       .option("--plugin <dir>", "with --payload: also the hooks of this plugin folder (repeatable)", collect)
+      .option("--each-host", "with --payload: how every host's rules would judge the event, side by side, with the decisions a host drops")
       .option("--json", "the explanation as JSON (qhooks schema explanation describes it)")
       .option("--utc", "show the time in UTC")
       .addHelpText(
@@ -24,6 +25,8 @@ Examples:
   qhooks log --blocked                           # find the event, by its SEQ
   qhooks explain 41
   qhooks explain PreToolUse --payload call.json  # which hooks would run, and why the others would not
+  qhooks explain PreToolUse --payload call.json --each-host  # every host's rules, side by side
+  qhooks explain BeforeTool --host gemini --payload call.json  # a host's own event name
   qhooks explain 41 --json | jq '.hooks[] | select(.verdict.kind == "no-match")'`,
       ),
   action: async ({ args: [target], opts, command }) => {
