@@ -78,7 +78,8 @@ describe("reliability: qhooks serve under load and death", function () {
     server = await startServer(sb);
     const { port, token } = server;
     const answers = await Promise.all(Array.from({ length: 500 }, (_, i) => postAlone(port, token, event(`c${i % 8}`, `echo ${i}`))));
-    const counts = answers.reduce<Record<string, number>>((acc, a) => ({ ...acc, [String(a)]: (acc[String(a)] ?? 0) + 1 }), {});
+    const counts: Record<string, number> = {};
+    for (const a of answers) counts[String(a)] = (counts[String(a)] ?? 0) + 1;
     expect(counts, "every connection has a defined answer").to.deep.equal({ 200: 500 });
     const next = await post(port, "/hook/claude", event("after", "rm -rf /"), bearer(token));
     expect(JSON.parse(next.body).hookSpecificOutput.permissionDecision).to.equal("deny");
