@@ -137,7 +137,10 @@ function handlersOf(o: InstallOptions, event: EventName, timeout: number): Recor
   const command = { type: "command", command: entryCommand(o, event), timeout: o.host.timeoutUnit === "milliseconds" ? timeout * 1000 : timeout };
   if (o.server === null) return [command];
   if (!COMMAND_ONLY_EVENTS.has(event)) return [httpHandler(o.server, o.host.id, event, timeout)];
-  if (event !== "SessionStart") return [command];
+  // The command entries that stay also revive a dead server (run --ensure-server): the next event that runs one
+  // restarts it, not only the next SessionStart.
+  const reviving = { ...command, command: `${command.command} --ensure-server` };
+  if (event !== "SessionStart") return [reviving];
   return [{ type: "command", command: `${quote(o.node)} ${quote(o.cli)} serve --ensure >&2`, timeout: ENSURE_TIMEOUT_SECONDS }, command];
 }
 

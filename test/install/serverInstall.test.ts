@@ -6,6 +6,7 @@ import { COMMAND_ONLY_EVENTS, failsClosed } from "../../src/install/serverEntrie
 import type { EventName } from "../../src/schema/events.js";
 import { Sandbox, group } from "../support/sandbox.js";
 import { post, tokenOf } from "../server/serveSupport.js";
+import { isAlive, waitFor } from "../exec/processes.js";
 
 type Handler = Record<string, unknown> & { type: string; url?: string; headers?: Record<string, string>; allowedEnvVars?: string[]; command?: string };
 
@@ -105,7 +106,9 @@ describe("install claude --server: http entries calling the running server", fun
       expect(handlers(event)[0], `${event} never fails closed`).to.not.have.property("onFailure");
     }
     for (const event of ["Setup", "TaskCompleted", "TeammateIdle", "Elicitation", "ElicitationResult", "WorktreeCreate"])
-      expect(handlers(event).map((h) => h.command)).to.satisfy((c: string[]) => c.length === 1 && / run \w+ --format hook --dialect claude$/.test(c[0]!));
+      expect(handlers(event).map((h) => h.command)).to.satisfy(
+        (c: string[]) => c.length === 1 && / run \w+ --format hook --dialect claude --ensure-server$/.test(c[0]!),
+      );
     const sessionStart = handlers("SessionStart").map((h) => h.command!);
     expect(sessionStart[0]).to.match(/qhooks\.cjs serve --ensure >&2$/);
     expect(sessionStart[1]).to.match(/run SessionStart --format hook --dialect claude$/);
@@ -141,6 +144,28 @@ describe("install claude --server: http entries calling the running server", fun
     expect(start.stdout, "SessionStart's stdout would become the model's context").to.equal("");
     const status = await run(["serve", "--status", "--json"]);
     expect(JSON.parse(status.stdout)).to.include({ running: true, url });
+
+    // Killed -9 mid-session: the next command entry that runs (TaskCompleted here) brings it back, not only SessionStart.
+    const { pid: revivedFrom } = JSON.parse(status.stdout) as { pid: number };
+    const task = { ...payload, hook_event_name: "TaskCompleted", task_id: "t1", task_subject: "x" };
+    const taskEntry = handlers("TaskCompleted")[0]!.command!;
+    const alive = await sh(taskEntry, JSON.stringify(task), sb.project, sb.env(env));
+    expect(alive.code, alive.stderr).to.equal(0);
+    expect(JSON.parse((await run(["serve", "--status", "--json"])).stdout), "a running server is left alone").to.include({ pid: revivedFrom });
+    process.kill(revivedFrom, "SIGKILL");
+    await waitFor("the server to die", () => !isAlive(revivedFrom), 5000);
+    const judged = await sh(taskEntry, JSON.stringify(task), sb.project, sb.env(env));
+    expect(judged.code, judged.stderr).to.equal(0);
+    expect(judged.stdout).to.equal("");
+    let revived: { running: boolean; pid: number; url: string } | null = null;
+    for (const deadline = Date.now() + 20_000; revived === null && Date.now() < deadline; ) {
+      const s = JSON.parse((await run(["serve", "--status", "--json"])).stdout) as { running: boolean; pid: number; url: string };
+      if (s.running && s.pid !== revivedFrom) revived = s;
+    }
+    expect(revived, "the server started by the command entry").to.not.equal(null);
+    expect(revived!.url, "on the port the http entries name").to.equal(url);
+    const again = await post(Number(target.port), target.pathname, payload, headers);
+    expect(JSON.parse(again.body).hookSpecificOutput.permissionDecision).to.equal("deny");
 
     const dryUninstall = await run(["uninstall", "claude", "--dry-run"]);
     expect(dryUninstall.stdout)
