@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { COMMAND_ONLY_EVENTS, failsClosed } from "../../src/install/serverEntries.js";
+import { COMMAND_ONLY_EVENTS, MIN_CLAUDE_VERSION, checkHostVersion, failsClosed } from "../../src/install/serverEntries.js";
 import type { EventName } from "../../src/schema/events.js";
 import { Sandbox, group } from "../support/sandbox.js";
 import { post, tokenOf } from "../server/serveSupport.js";
@@ -175,6 +175,44 @@ describe("install claude --server: http entries calling the running server", fun
     const removed = await run(["uninstall", "claude"]);
     expect(removed.code, removed.stderr).to.equal(0);
     expect(readdirSync(managed)).to.deep.equal([]);
+  });
+
+  it("checks `claude --version` on PATH: refuses one older than MIN_CLAUDE_VERSION, names a recent one, and says when it could not check", async () => {
+    expect((await run(["serve", "--ensure"])).code).to.equal(0);
+    const bin = join(sb.root, "bin");
+    mkdirSync(bin);
+    const fakeClaude = (output: string) => writeFileSync(join(bin, "claude"), `#!/bin/sh\necho '${output}'\n`, { mode: 0o755 });
+    const withClaude = { PATH: `${bin}:${process.env.PATH}` };
+
+    fakeClaude("2.1.40 (Claude Code)");
+    const old = await run(["install", "claude", "--server"], withClaude);
+    expect(old.code).to.equal(1);
+    expect(old.stderr.trim().split("\n")).to.deep.equal([
+      `qhooks: Claude Code 2.1.40 is older than ${MIN_CLAUDE_VERSION}, which --server needs (http hooks with onFailure): update Claude Code, or install the command entries (qhooks install claude); nothing was changed`,
+    ]);
+    expect(readdirSync(managed)).to.deep.equal([]);
+
+    const unknown = await run(["install", "claude", "--server"]);
+    expect(unknown.code, unknown.stderr).to.equal(0);
+    expect(unknown.stdout).to.include(
+      `warning: could not check Claude Code's version (no claude command on PATH): --server needs ${MIN_CLAUDE_VERSION} or later`,
+    );
+    expect((await run(["uninstall", "claude"])).code).to.equal(0);
+
+    fakeClaude("2.2.0 (Claude Code)");
+    const recent = await run(["install", "claude", "--server"], withClaude);
+    expect(recent.code, recent.stderr).to.equal(0);
+    expect(recent.stdout).to.include(`Claude Code 2.2.0 has http hooks with onFailure (${MIN_CLAUDE_VERSION} or later).`);
+    expect(existsSync(dropIn())).to.equal(true);
+    expect((await run(["uninstall", "claude"])).code).to.equal(0);
+  });
+
+  it("checkHostVersion reads claude --version's output against the minimum", () => {
+    expect(checkHostVersion("2.1.63 (Claude Code)")).to.deep.equal({ kind: "ok", version: "2.1.63" });
+    expect(checkHostVersion("2.1.62 (Claude Code)\n")).to.deep.equal({ kind: "too-old", version: "2.1.62" });
+    expect(checkHostVersion("2.10.0", "2.9.1")).to.deep.equal({ kind: "ok", version: "2.10.0" });
+    expect(checkHostVersion(null)).to.deep.equal({ kind: "unknown", why: "no claude command on PATH" });
+    expect(checkHostVersion("Claude Code")).to.deep.equal({ kind: "unknown", why: 'claude --version said "Claude Code"' });
   });
 
   it("fails closed on the guard events only, and keeps as commands what an http answer cannot say", () => {
