@@ -49,8 +49,9 @@ describe("reliability: qhooks serve under load and death", function () {
   }
 
   /** One POST on a connection of its own; a connection the server drops is "reset", never a hang. */
-  function postAlone(port: number, token: string, body: object): Promise<number | "reset"> {
+  function postAlone(port: number, token: string, body: object, errors: string[] = []): Promise<number | "reset"> {
     const text = JSON.stringify(body);
+    const t0 = performance.now();
     return new Promise((resolve) => {
       const req = request(
         {
@@ -64,23 +65,32 @@ describe("reliability: qhooks serve under load and death", function () {
         (res) => {
           res.resume();
           res.on("end", () => resolve(res.statusCode ?? 0));
-          res.on("error", () => resolve("reset"));
+          res.on("error", (e: NodeJS.ErrnoException) => {
+            errors.push(`response ${e.code ?? e.message} after ${Math.round(performance.now() - t0)} ms`);
+            resolve("reset");
+          });
         },
       );
-      req.on("error", () => resolve("reset"));
+      req.on("error", (e: NodeJS.ErrnoException) => {
+        errors.push(`${e.code ?? e.message} after ${Math.round(performance.now() - t0)} ms`);
+        resolve("reset");
+      });
       req.end(text);
     });
   }
 
-  it(`500 connections at once: each answered 200 and logged, none hangs, and the server answers the next event ${QUICK}`, async () => {
+  // Not @quick: on a loaded machine (load 14 on 2 cores) about one run in three sees one connection of 500 reset by
+  // the server after 11 to 24 s, with no line in its log (an open bug, docs/server.md "Not done yet").
+  it("500 connections at once: each answered 200 and logged, none hangs, and the server answers the next event", async () => {
     const guard = sb.script("guard.sh", `grep -q 'rm -rf' && { echo 'no rm -rf here' >&2; exit 2; }; exit 0`);
     sb.file(join(sb.project, ".claude", "settings.json"), { hooks: { PreToolUse: [group("Bash", guard)] } });
     server = await startServer(sb);
     const { port, token } = server;
-    const answers = await Promise.all(Array.from({ length: 500 }, (_, i) => postAlone(port, token, event(`c${i % 8}`, `echo ${i}`))));
+    const errors: string[] = [];
+    const answers = await Promise.all(Array.from({ length: 500 }, (_, i) => postAlone(port, token, event(`c${i % 8}`, `echo ${i}`), errors)));
     const counts: Record<string, number> = {};
     for (const a of answers) counts[String(a)] = (counts[String(a)] ?? 0) + 1;
-    expect(counts, "every connection has a defined answer").to.deep.equal({ 200: 500 });
+    expect(counts, `every connection has a defined answer (${errors.join(", ")}; ${clip(server.stderr(), 2000)})`).to.deep.equal({ 200: 500 });
     const next = await post(port, "/hook/claude", event("after", "rm -rf /"), bearer(token));
     expect(JSON.parse(next.body).hookSpecificOutput.permissionDecision).to.equal("deny");
     const records = await logRecords();
