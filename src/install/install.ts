@@ -12,7 +12,7 @@ import { readInstallRecord, writeInstallRecord } from "./installRecordFile.js";
 import { missingDirs, readTarget, removeEmptyDirs, replaceFile, requireWritable, sha256Of } from "./targetFile.js";
 import { unifiedDiff } from "./textDiff.js";
 import { unsharedPaths } from "./sharedPaths.js";
-import { COMMAND_ONLY_EVENTS, failsClosed, httpHandler, TOKEN_VARIABLE, type ServerTarget } from "./serverEntries.js";
+import { COMMAND_ONLY_EVENTS, failsClosed, httpHandler, MIN_CLAUDE_VERSION, TOKEN_VARIABLE, type ServerTarget } from "./serverEntries.js";
 
 export interface InstallOptions {
   readonly host: HostDialect;
@@ -141,7 +141,10 @@ function handlersOf(o: InstallOptions, event: EventName, timeout: number): Recor
   const command = { type: "command", command: entryCommand(o, event), timeout: o.host.timeoutUnit === "milliseconds" ? timeout * 1000 : timeout };
   if (o.server === null) return [command];
   if (!COMMAND_ONLY_EVENTS.has(event)) return [httpHandler(o.server, o.host.id, event, timeout)];
-  if (event !== "SessionStart") return [command];
+  // The command entries that stay also revive a dead server (run --ensure-server): the next event that runs one
+  // restarts it, not only the next SessionStart.
+  const reviving = { ...command, command: `${command.command} --ensure-server` };
+  if (event !== "SessionStart") return [reviving];
   return [{ type: "command", command: `${quote(o.node)} ${quote(o.cli)} serve --ensure >&2`, timeout: ENSURE_TIMEOUT_SECONDS }, command];
 }
 
@@ -227,7 +230,10 @@ function serverLines(o: InstallOptions, server: ServerTarget): string[] {
   const commands = o.host.events.filter((e) => COMMAND_ONLY_EVENTS.has(e));
   const closed = o.host.events.filter((e) => !COMMAND_ONLY_EVENTS.has(e) && failsClosed(e));
   return [
-    `Command entries (${entryCommand(o, "<event>")}) stay on ${commands.join(", ")}; SessionStart also runs qhooks serve --ensure first.`,
+    `Command entries (${entryCommand(o, "<event>")} --ensure-server) stay on ${commands.join(", ")}; each starts the server again when it is down, and SessionStart also runs qhooks serve --ensure first.`,
+    server.hostVersion.kind === "ok"
+      ? `Claude Code ${server.hostVersion.version} has http hooks with onFailure (${MIN_CLAUDE_VERSION} or later).`
+      : `warning: could not check Claude Code's version (${server.hostVersion.kind === "unknown" ? server.hostVersion.why : server.hostVersion.version}): --server needs ${MIN_CLAUDE_VERSION} or later; an older one lets the guarded events through when the server is down.`,
     `When the server is down or cannot judge, ${closed.join(", ")} block (onFailure: "block"); the other events go on (Stop and SubagentStop never block on a failure: the agent would loop).`,
     server.tokenExported
       ? `Claude Code sends the secret from $${TOKEN_VARIABLE} (it is set here).`

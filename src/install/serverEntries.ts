@@ -1,4 +1,5 @@
 import { EVENT_TRAITS, type EventName } from "../schema/events.js";
+import { compareVersions } from "../text/semver.js";
 
 /** The variable Claude Code takes the server's secret from, for the `Authorization` header of an http entry. */
 export const TOKEN_VARIABLE = "QHOOKS_SERVER_TOKEN";
@@ -11,6 +12,8 @@ export interface ServerTarget {
   readonly tokenFile: string;
   /** Whether TOKEN_VARIABLE in install's own environment holds the secret: install tells the user when not. */
   readonly tokenExported: boolean;
+  /** What `claude --version` said: a too old one is refused before this is made; unknown gets a line in the report. */
+  readonly hostVersion: HostVersionCheck;
 }
 
 /**
@@ -48,4 +51,25 @@ export function httpHandler(server: ServerTarget, dialect: string, event: EventN
     timeout,
     ...(failsClosed(event) ? { onFailure: "block" } : {}),
   };
+}
+
+/**
+ * The oldest Claude Code that `install --server` writes http entries for. Claude Code's changelog dates http hooks
+ * (`"type": "http"`) to 2.1.63; the release that added `onFailure` to them could not be established, so this is the
+ * lower bound that is known, raised when a later one is (docs/decisions.md).
+ */
+export const MIN_CLAUDE_VERSION = "2.1.63";
+
+/** What `claude --version` says about the host install writes for: recent enough, too old, or not known. */
+export type HostVersionCheck =
+  | { readonly kind: "ok"; readonly version: string }
+  | { readonly kind: "too-old"; readonly version: string }
+  | { readonly kind: "unknown"; readonly why: string };
+
+/** Reads `claude --version`'s output ("2.1.70 (Claude Code)"); null: no `claude` could be run. */
+export function checkHostVersion(output: string | null, minimum: string = MIN_CLAUDE_VERSION): HostVersionCheck {
+  if (output === null) return { kind: "unknown", why: "no claude command on PATH" };
+  const version = /\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\b/.exec(output)?.[1];
+  if (version === undefined) return { kind: "unknown", why: `claude --version said ${JSON.stringify(output.trim().slice(0, 80))}` };
+  return compareVersions(version, minimum) === -1 ? { kind: "too-old", version } : { kind: "ok", version };
 }

@@ -28,14 +28,25 @@ export function writeState(path: string, state: ServerState): void {
   renameSync(temporary, path);
 }
 
-/** Whether a process of this id is alive (one of another user counts: its id is taken). */
+/**
+ * Whether a process of this id is alive (one of another user counts: its id is taken). A zombie is not: a server
+ * killed -9 whose parent never reaps it (a container's init) still answers signal 0. Linux says so in /proc; where
+ * there is no /proc, signal 0 decides.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM";
   }
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return true;
+  }
+  // "pid (comm) state ...": comm may hold spaces and parentheses.
+  return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
 }
 
 /**

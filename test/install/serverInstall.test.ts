@@ -1,11 +1,12 @@
 import { expect } from "chai";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { COMMAND_ONLY_EVENTS, failsClosed } from "../../src/install/serverEntries.js";
+import { COMMAND_ONLY_EVENTS, MIN_CLAUDE_VERSION, checkHostVersion, failsClosed } from "../../src/install/serverEntries.js";
 import type { EventName } from "../../src/schema/events.js";
 import { Sandbox, group } from "../support/sandbox.js";
 import { post, tokenOf } from "../server/serveSupport.js";
+import { isAlive, waitFor } from "../exec/processes.js";
 
 type Handler = Record<string, unknown> & { type: string; url?: string; headers?: Record<string, string>; allowedEnvVars?: string[]; command?: string };
 
@@ -105,7 +106,9 @@ describe("install claude --server: http entries calling the running server", fun
       expect(handlers(event)[0], `${event} never fails closed`).to.not.have.property("onFailure");
     }
     for (const event of ["Setup", "TaskCompleted", "TeammateIdle", "Elicitation", "ElicitationResult", "WorktreeCreate"])
-      expect(handlers(event).map((h) => h.command)).to.satisfy((c: string[]) => c.length === 1 && / run \w+ --format hook --dialect claude$/.test(c[0]!));
+      expect(handlers(event).map((h) => h.command)).to.satisfy(
+        (c: string[]) => c.length === 1 && / run \w+ --format hook --dialect claude --ensure-server$/.test(c[0]!),
+      );
     const sessionStart = handlers("SessionStart").map((h) => h.command!);
     expect(sessionStart[0]).to.match(/qhooks\.cjs serve --ensure >&2$/);
     expect(sessionStart[1]).to.match(/run SessionStart --format hook --dialect claude$/);
@@ -142,6 +145,28 @@ describe("install claude --server: http entries calling the running server", fun
     const status = await run(["serve", "--status", "--json"]);
     expect(JSON.parse(status.stdout)).to.include({ running: true, url });
 
+    // Killed -9 mid-session: the next command entry that runs (TaskCompleted here) brings it back, not only SessionStart.
+    const { pid: revivedFrom } = JSON.parse(status.stdout) as { pid: number };
+    const task = { ...payload, hook_event_name: "TaskCompleted", task_id: "t1", task_subject: "x" };
+    const taskEntry = handlers("TaskCompleted")[0]!.command!;
+    const alive = await sh(taskEntry, JSON.stringify(task), sb.project, sb.env(env));
+    expect(alive.code, alive.stderr).to.equal(0);
+    expect(JSON.parse((await run(["serve", "--status", "--json"])).stdout), "a running server is left alone").to.include({ pid: revivedFrom });
+    process.kill(revivedFrom, "SIGKILL");
+    await waitFor("the server to die", () => !isAlive(revivedFrom), 5000);
+    const judged = await sh(taskEntry, JSON.stringify(task), sb.project, sb.env(env));
+    expect(judged.code, judged.stderr).to.equal(0);
+    expect(judged.stdout).to.equal("");
+    let revived: { running: boolean; pid: number; url: string } | null = null;
+    for (const deadline = Date.now() + 20_000; revived === null && Date.now() < deadline; ) {
+      const s = JSON.parse((await run(["serve", "--status", "--json"])).stdout) as { running: boolean; pid: number; url: string };
+      if (s.running && s.pid !== revivedFrom) revived = s;
+    }
+    expect(revived, "the server started by the command entry").to.not.equal(null);
+    expect(revived!.url, "on the port the http entries name").to.equal(url);
+    const again = await post(Number(target.port), target.pathname, payload, headers);
+    expect(JSON.parse(again.body).hookSpecificOutput.permissionDecision).to.equal("deny");
+
     const dryUninstall = await run(["uninstall", "claude", "--dry-run"]);
     expect(dryUninstall.stdout)
       .to.include(`"url": "${url}/hook/claude"`)
@@ -150,6 +175,44 @@ describe("install claude --server: http entries calling the running server", fun
     const removed = await run(["uninstall", "claude"]);
     expect(removed.code, removed.stderr).to.equal(0);
     expect(readdirSync(managed)).to.deep.equal([]);
+  });
+
+  it("checks `claude --version` on PATH: refuses one older than MIN_CLAUDE_VERSION, names a recent one, and says when it could not check", async () => {
+    expect((await run(["serve", "--ensure"])).code).to.equal(0);
+    const bin = join(sb.root, "bin");
+    mkdirSync(bin);
+    const fakeClaude = (output: string) => writeFileSync(join(bin, "claude"), `#!/bin/sh\necho '${output}'\n`, { mode: 0o755 });
+    const withClaude = { PATH: `${bin}:${process.env.PATH}` };
+
+    fakeClaude("2.1.40 (Claude Code)");
+    const old = await run(["install", "claude", "--server"], withClaude);
+    expect(old.code).to.equal(1);
+    expect(old.stderr.trim().split("\n")).to.deep.equal([
+      `qhooks: Claude Code 2.1.40 is older than ${MIN_CLAUDE_VERSION}, which --server needs (http hooks with onFailure): update Claude Code, or install the command entries (qhooks install claude); nothing was changed`,
+    ]);
+    expect(readdirSync(managed)).to.deep.equal([]);
+
+    const unknown = await run(["install", "claude", "--server"]);
+    expect(unknown.code, unknown.stderr).to.equal(0);
+    expect(unknown.stdout).to.include(
+      `warning: could not check Claude Code's version (no claude command on PATH): --server needs ${MIN_CLAUDE_VERSION} or later`,
+    );
+    expect((await run(["uninstall", "claude"])).code).to.equal(0);
+
+    fakeClaude("2.2.0 (Claude Code)");
+    const recent = await run(["install", "claude", "--server"], withClaude);
+    expect(recent.code, recent.stderr).to.equal(0);
+    expect(recent.stdout).to.include(`Claude Code 2.2.0 has http hooks with onFailure (${MIN_CLAUDE_VERSION} or later).`);
+    expect(existsSync(dropIn())).to.equal(true);
+    expect((await run(["uninstall", "claude"])).code).to.equal(0);
+  });
+
+  it("checkHostVersion reads claude --version's output against the minimum", () => {
+    expect(checkHostVersion("2.1.63 (Claude Code)")).to.deep.equal({ kind: "ok", version: "2.1.63" });
+    expect(checkHostVersion("2.1.62 (Claude Code)\n")).to.deep.equal({ kind: "too-old", version: "2.1.62" });
+    expect(checkHostVersion("2.10.0", "2.9.1")).to.deep.equal({ kind: "ok", version: "2.10.0" });
+    expect(checkHostVersion(null)).to.deep.equal({ kind: "unknown", why: "no claude command on PATH" });
+    expect(checkHostVersion("Claude Code")).to.deep.equal({ kind: "unknown", why: 'claude --version said "Claude Code"' });
   });
 
   it("fails closed on the guard events only, and keeps as commands what an http answer cannot say", () => {

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Sandbox, group } from "../support/sandbox.js";
@@ -191,6 +192,31 @@ describe("qhooks serve", function () {
         .split("\n")
         .map((l) => JSON.parse(l).reason),
     ).to.deep.equal(["second rule", "first rule"]);
+  });
+
+  it("the log file removed under a running server: the next decision goes to a new log at the same path, which verifies", async () => {
+    const guard = sb.script("guard.sh", `cat >/dev/null; echo 'no' >&2; exit 2`);
+    claudeSettings({ PreToolUse: [group("Bash", guard)] });
+    server = await startServer(sb);
+    expect((await post(server.port, "/hook/claude", bash("one"), bearer(server.token))).status).to.equal(200);
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${sb.db}${suffix}`, { force: true });
+    const res = await post(
+      server.port,
+      "/hook/claude",
+      event("PreToolUse", { session_id: "after", tool_name: "Bash", tool_input: { command: "two" } }),
+      bearer(server.token),
+    );
+    expect(JSON.parse(res.body).hookSpecificOutput.permissionDecision).to.equal("deny");
+    expect(existsSync(sb.db), "a new log at the same path").to.equal(true);
+    expect(server.stderr()).to.match(/warning: event log: the event log file .* was removed or replaced while in use; opened it again/);
+    const log = await sb.run(["log", "--jsonl"]);
+    expect(
+      log.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).sessionId),
+    ).to.deep.equal(["after"]);
+    expect((await sb.run(["verify"])).code).to.equal(0);
   });
 
   it("on SIGTERM, answers the event under way, logs it, and exits 0", async () => {

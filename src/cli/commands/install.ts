@@ -6,7 +6,8 @@ import { install } from "../../install/install.js";
 import { cliScriptOf } from "../../install/installPaths.js";
 import { installStatus } from "../../install/installStatus.js";
 import { uninstall } from "../../install/uninstall.js";
-import { TOKEN_VARIABLE, type ServerTarget } from "../../install/serverEntries.js";
+import { checkHostVersion, MIN_CLAUDE_VERSION, TOKEN_VARIABLE, type ServerTarget } from "../../install/serverEntries.js";
+import { claudeVersionOutput } from "../../install/hostVersion.js";
 import { liveServer } from "../../server/control.js";
 import { serverPaths } from "../../server/paths.js";
 import { readOrCreateToken } from "../../server/token.js";
@@ -71,7 +72,15 @@ async function serverTarget(host: Dialect, context: CliContext): Promise<ServerT
       "usage",
       `no qhooks server answers for ${context.homeDir}: start it first (qhooks serve --ensure, as the user whose sessions it serves); nothing was changed`,
     );
-  return { url: server.url, tokenFile, tokenExported: context.env[TOKEN_VARIABLE] === readOrCreateToken(tokenFile) };
+  // A Claude Code without http hooks' onFailure would treat every failure as non-blocking: a dead server would let
+  // the guarded events through, silently. Refused when `claude --version` says so; said when it cannot be told.
+  const hostVersion = checkHostVersion(claudeVersionOutput(context.env));
+  if (hostVersion.kind === "too-old")
+    throw new QhooksError(
+      "usage",
+      `Claude Code ${hostVersion.version} is older than ${MIN_CLAUDE_VERSION}, which --server needs (http hooks with onFailure): update Claude Code, or install the command entries (qhooks install claude); nothing was changed`,
+    );
+  return { url: server.url, tokenFile, tokenExported: context.env[TOKEN_VARIABLE] === readOrCreateToken(tokenFile), hostVersion };
 }
 
 /** `qhooks uninstall <host>`. */

@@ -30,6 +30,8 @@ export const RunFlagsSchema = z.object({
   failClosed: z.boolean().default(false),
   /** false: `--no-hooks`, every hook switched off for this run. */
   hooks: z.boolean().default(true),
+  /** `--ensure-server`: an installed command entry beside http ones starts a server that is down (revive.ts). */
+  ensureServer: z.boolean().default(false),
 });
 export type RunFlags = z.infer<typeof RunFlagsSchema>;
 
@@ -46,6 +48,12 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     return flags.failClosed ? EXIT.blocked : EXIT.failure;
   };
 
+  // Under `install --server`, the command entries revive a dead server, so that the next http event finds one (and not
+  // only the next session's SessionStart): a state file read and a signal 0 when it runs, a detached start when not.
+  if (flags.ensureServer && context.env.QHOOKS_REPLAY !== "1" && context.env.QHOOKS_TEST !== "1") {
+    const { reviveIfDown } = await import("../../server/revive.js");
+    reviveIfDown({ homeDir: context.homeDir, command: process.execPath, args: [process.argv[1] ?? ""], env: { ...context.env } });
+  }
   const projectDir = requireProjectDir(context);
   const input = await readStdin(MAX_PAYLOAD_BYTES, "qhooks run");
   // Started by a hook of a replay: judged as part of the replay, which records the outcome through that hook's

@@ -22,6 +22,7 @@ export const run: CommandSpec = {
           .choices(["json", "hook"])
           .default("json"),
       )
+      .option("--ensure-server", "first start qhooks serve in the background if it is not running (what install --server's command entries do)")
       .option("--fail-closed", "when qhooks cannot judge (invalid payload, internal error), block (exit 2) instead of exit 1")
       .addHelpText(
         "after",
