@@ -2,6 +2,9 @@ import type { Outcome } from "../../schema/outcome.js";
 import { foldVerdicts, nothingFolded, shadowOutcome } from "../../core/foldOutcome.js";
 import { line, warningLines, type PipelineWarning } from "../../core/warnings.js";
 import type { Judged, Ran } from "../stages.js";
+import type { HookResult } from "../../schema/outcome.js";
+import type { SettingsSnapshot } from "../../settings/loadSettings.js";
+import { isUserTier } from "../../settings/settingsSources.js";
 
 /** Folds the hooks' results of one event into its one outcome; made once for a stream. */
 export function aggregateStep(now: () => number = () => performance.now()): (ran: Ran) => Judged {
@@ -9,8 +12,9 @@ export function aggregateStep(now: () => number = () => performance.now()): (ran
     // Shadow hooks never count: the outcome is folded from the others; folded with them too, it says what enforcing
     // them would change.
     const enforced = ran.judged.length === 0 ? ran.judged : ran.judged.filter((j) => j.result.shadow !== true);
-    const folded = ran.judged.length === 0 ? nothingFolded() : foldVerdicts(ran.valid.event, enforced);
-    const shadow = enforced.length === ran.judged.length ? undefined : shadowOutcome(ran.valid.event, ran.judged, folded);
+    const userTier = ran.judged.length === 0 ? undefined : userTierOf(ran.snapshot);
+    const folded = ran.judged.length === 0 ? nothingFolded() : foldVerdicts(ran.valid.event, enforced, userTier);
+    const shadow = enforced.length === ran.judged.length ? undefined : shadowOutcome(ran.valid.event, ran.judged, folded, userTier);
     const warnings: PipelineWarning[] =
       ran.selectionWarnings.length === 0 && folded.warnings.length === 0
         ? [...ran.warnings]
@@ -56,4 +60,13 @@ export function aggregateStep(now: () => number = () => performance.now()): (ran
 
 function withShadow({ env, warnings, ...head }: Outcome, shadow: NonNullable<Outcome["shadow"]>): Outcome {
   return { ...head, shadow, env, warnings };
+}
+
+/**
+ * Which results come from the user's own hooks: the user level, a `--settings` file outside the project, and
+ * in-process handlers (the embedding program's own code). A project's, local, plugin hook is of lower trust.
+ */
+function userTierOf(snapshot: SettingsSnapshot): (result: HookResult) => boolean {
+  const levels = new Set(snapshot.sources.filter(isUserTier).map((s) => s.level));
+  return (result) => result.level === "in-process" || levels.has(result.level);
 }
