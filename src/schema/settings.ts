@@ -199,6 +199,8 @@ export const QhooksSettingsSchema = lazy(() =>
      * switch off the guards the user relies on.
      */
     disabled: z.array(hookName(), { error: "expected an array of hook names" }).optional(),
+    /** Limits on what each hook costs a turn (time added, context injected): see BudgetSettingsSchema. */
+    budget: BudgetSettingsSchema.optional(),
   }),
 );
 export type QhooksSettings = z.infer<typeof QhooksSettingsSchema>;

@@ -1,7 +1,7 @@
 import { EXIT } from "../../errors.js";
 import { configOfSettings } from "../../explain/loggedConfig.js";
 import { usageLedger } from "../../explain/usageLedger.js";
-import { foldBudget, type BudgetEvent, type HookBudgetUsage } from "../../explain/hookBudget.js";
+import { foldBudget, type BudgetEvent, type HookBudgetUsage } from "../../core/hookBudget.js";
 import type { HookUsage } from "../../schema/usage.js";
 import { openStore, type Store } from "../../store/openStore.js";
 import type { LogFilter } from "../../schema/logFilter.js";

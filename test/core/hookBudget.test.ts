@@ -1,8 +1,9 @@
 import { expect } from "chai";
-import { contextCharsOf, foldBudget, limitsFor, overBudget, overrunText, type BudgetEvent } from "../../src/explain/hookBudget.js";
+import { contextCharsOf, foldBudget, limitsFor, overBudget, overrunText, type BudgetEvent } from "../../src/core/hookBudget.js";
 import type { HookResult } from "../../src/schema/outcome.js";
 import type { EventName } from "../../src/schema/events.js";
 import { BudgetSettingsSchema } from "../../src/schema/settings.js";
+import { Sandbox, group, payloadFor } from "../support/sandbox.js";
 
 const result = (name: string, durationMs: number, stdout = "", extra: Partial<HookResult> = {}): HookResult => ({
   name,
@@ -91,6 +92,32 @@ describe("explain: the budget per hook (time per turn, context injected)", () =>
       expect(BudgetSettingsSchema.safeParse({ contextChars: 1.5 }).success).to.equal(false);
       expect(BudgetSettingsSchema.safeParse({ msPerturn: 10 }).success).to.equal(false);
       expect(BudgetSettingsSchema.safeParse({ hooks: { g: { contextChars: -1 } } }).success).to.equal(false);
+    });
+  });
+
+  describe("at run time (qhooks.budget in your settings)", function () {
+    this.timeout(30_000);
+    let sb: Sandbox;
+    beforeEach(() => (sb = new Sandbox()));
+    afterEach(() => sb.cleanup());
+    const hooks = { UserPromptSubmit: [group(undefined, { command: "cat >/dev/null; echo twelve-chars", name: "ctx" })] };
+
+    it("a hook whose run crosses a limit is one warning naming it and the limit; under the limit, none", async () => {
+      sb.userSettings({ hooks, qhooks: { budget: { contextChars: 5, hooks: { other: { contextChars: 1 } } } } });
+      const over = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit"), ["--no-log"]);
+      const warnings = (over.outcome as { warnings: string[] }).warnings;
+      expect(warnings).to.deep.equal(["hook ctx injected 12 characters of context in a turn, over its budget of 5 (qhooks.budget.contextChars)"]);
+      sb.userSettings({ hooks, qhooks: { budget: { contextChars: 5, hooks: { ctx: { contextChars: 100 } } } } });
+      const under = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit"), ["--no-log"]);
+      expect((under.outcome as { warnings: string[] }).warnings).to.deep.equal([]);
+    });
+
+    it("a project's qhooks.budget is ignored with one warning (it could hide what its hooks cost)", async () => {
+      sb.userSettings({ hooks });
+      sb.projectSettings({ qhooks: { budget: { contextChars: 1 } } });
+      const r = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit"), ["--no-log"]);
+      expect((r.outcome as { warnings: string[] }).warnings.join("\n")).to.not.include("over its budget");
+      expect(r.stderr).to.include("qhooks.budget: read only from your own settings");
     });
   });
 });
