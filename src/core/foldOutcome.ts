@@ -1,7 +1,7 @@
 import { oneLineText } from "../text/oneLine.js";
 import { canonicalJson } from "../json/canonicalHash.js";
 import { EVENT_TRAITS, isBlockingDecision, type Decision, type EventName } from "../schema/events.js";
-import type { Outcome } from "../schema/outcome.js";
+import type { HookResult, Outcome } from "../schema/outcome.js";
 import type { JudgedHook } from "./hookRun.js";
 
 /** What no hook at all folds into: no decision, nothing to say. */
@@ -19,8 +19,13 @@ export const nothingFolded = (): FoldedVerdicts => ({
 });
 
 /** What the outcome would have been with the shadow hooks enforced, and whether that differs from the real one. */
-export function shadowOutcome(event: EventName, all: readonly JudgedHook[], folded: FoldedVerdicts): NonNullable<Outcome["shadow"]> {
-  const enforced = foldVerdicts(event, all);
+export function shadowOutcome(
+  event: EventName,
+  all: readonly JudgedHook[],
+  folded: FoldedVerdicts,
+  isUserTier?: (result: HookResult) => boolean,
+): NonNullable<Outcome["shadow"]> {
+  const enforced = foldVerdicts(event, all, isUserTier);
   const changed =
     enforced.decision !== folded.decision ||
     enforced.continue !== folded.continue ||
@@ -40,8 +45,14 @@ export type FoldedVerdicts = Omit<Outcome, "event" | "sessionId" | "seq" | "conf
 /**
  * The pure fold behind aggregateOutcome: hooks in selection order in, one decision out. No hook cancels another;
  * the strongest decision wins, and every message is kept.
+ *
+ * `isUserTier` says which hooks are of the user's own files (user level, a `--settings` file outside the project,
+ * in-process handlers). When given, a lower-trust hook's (project, local, plugin) `updatedInput` is refused while a
+ * user-tier hook ran for the event: that hook judged the input before the rewrite, never the rewrite itself, so
+ * letting the rewrite through would let a checked-in file get past the user's guards. Without it, every hook is
+ * of one tier (a library caller's fold).
  */
-export function foldVerdicts(event: EventName, judged: readonly JudgedHook[]): FoldedVerdicts {
+export function foldVerdicts(event: EventName, judged: readonly JudgedHook[], isUserTier?: (result: HookResult) => boolean): FoldedVerdicts {
   const rank = EVENT_TRAITS[event].decisionRank;
   const strength = (d: Decision) => {
     const i = rank.indexOf(d);
@@ -57,11 +68,17 @@ export function foldVerdicts(event: EventName, judged: readonly JudgedHook[]): F
   const stoppers = judged.filter((j) => !j.verdict.continue);
   const stopReasons = stoppers.flatMap((j) => (j.verdict.stopReason === null ? [] : [j.verdict.stopReason]));
 
-  // Later hooks (higher-priority levels) win; a hook that blocked rewrote nothing.
+  // Later hooks (higher-priority levels) win; a hook that blocked rewrote nothing; a lower-trust rewrite that the
+  // user's guards never saw is refused.
+  const guardedBy = isUserTier === undefined ? undefined : judged.find((j) => isUserTier(j.result));
   let updatedInput: Record<string, unknown> | null = null;
   let updatedBy: string | null = null;
   for (const { verdict, result } of judged) {
     if (verdict.updatedInput === null || isBlockingDecision(verdict.decision)) continue;
+    if (guardedBy !== undefined && !isUserTier!(result)) {
+      warnings.push(refusedRewriteText(result, guardedBy.result));
+      continue;
+    }
     if (updatedInput !== null && canonicalJson(updatedInput) !== canonicalJson(verdict.updatedInput)) {
       warnings.push(
         `hooks ${oneLineText(updatedBy ?? "")} and ${oneLineText(result.name)} both rewrote the tool input; ${oneLineText(result.name)} wins (later in priority order)`,
@@ -83,4 +100,9 @@ export function foldVerdicts(event: EventName, judged: readonly JudgedHook[]): F
     suppressOutput: judged.some((j) => j.verdict.suppressOutput),
     warnings,
   };
+}
+
+/** The one warning line for a lower-trust rewrite refused: whose, and which of the user's hooks judged the input. */
+export function refusedRewriteText(rewriter: HookResult, guard: HookResult): string {
+  return `hook ${oneLineText(rewriter.name)} (${oneLineText(rewriter.level)}) rewrote the tool input; refused: your hook ${oneLineText(guard.name)} (${oneLineText(guard.level)}) judged the input as the agent sent it, not the rewrite, so the tool runs with the original input`;
 }

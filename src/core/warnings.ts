@@ -29,7 +29,9 @@ export type PipelineWarning =
    */
   | { readonly kind: "setting-needs-trust"; readonly file: string; readonly key: string }
   /** The Stop-loop guard could not count this event's streak. */
-  | { readonly kind: "stop-guard-off"; readonly why: "no-log" | "unreadable"; readonly detail: string | null };
+  | { readonly kind: "stop-guard-off"; readonly why: "no-log" | "unreadable"; readonly detail: string | null }
+  /** A hook's run in this event alone crossed a `qhooks.budget` limit per turn (time added, context injected). */
+  | { readonly kind: "over-budget"; readonly text: string };
 
 export const line = (text: string): PipelineWarning => ({ kind: "line", text });
 
@@ -51,6 +53,8 @@ export function warningText(w: PipelineWarning): string {
       return `event log: rejection not recorded: ${w.why}`;
     case "setting-needs-trust":
       return `${w.file}: qhooks.${w.key}: not applied while trust is required (qhooks trust covers this file's hooks, not its settings); only your own settings set it`;
+    case "over-budget":
+      return w.text;
     case "stop-guard-off":
       return w.why === "no-log"
         ? "Stop-loop guard is off without an event log: a Stop hook that always blocks can keep the agent going forever"

@@ -141,6 +141,29 @@ export const SettingsFileSchema = lazy(() =>
 export const QhooksSectionSchema = lazy(() => z.record(z.string(), z.unknown(), { error: "expected an object (qhooks' own settings)" }));
 
 /** Each key of the `qhooks` section, validated on its own: a bad value is one warning, the others still apply. */
+const budgetLimits = () =>
+  z.strictObject({
+    /** Milliseconds a hook may add per turn (its runs' durations summed over the turn). */
+    msPerTurn: z.number({ error: "expected a number of milliseconds > 0" }).positive({ error: "expected a number of milliseconds > 0" }).optional(),
+    /** Characters of context (`additionalContext`, or plain stdout where it is context) a hook may inject per turn. */
+    contextChars: z
+      .number({ error: "expected a whole number >= 0" })
+      .int({ error: "expected a whole number >= 0" })
+      .min(0, { error: "expected a whole number >= 0" })
+      .optional(),
+  });
+
+/**
+ * `qhooks.budget`: limits on what each hook costs a turn, for every hook (`msPerTurn`, `contextChars`) and per hook
+ * by name (`hooks: {"name": {...}}`, which replaces the global limit it sets). Crossing one is a warning, never a block.
+ */
+export const BudgetSettingsSchema = lazy(() =>
+  budgetLimits().extend({
+    hooks: z.record(z.string(), budgetLimits(), { error: "expected an object of hook names to limits" }).optional(),
+  }),
+);
+export type BudgetSettings = z.infer<typeof BudgetSettingsSchema>;
+
 export const QhooksSettingsSchema = lazy(() =>
   z.object({
     /** Plugin folders (Claude Code's layout: hooks/hooks.json) whose hooks run as well; `~` and relative paths allowed. */
@@ -176,6 +199,8 @@ export const QhooksSettingsSchema = lazy(() =>
      * switch off the guards the user relies on.
      */
     disabled: z.array(hookName(), { error: "expected an array of hook names" }).optional(),
+    /** Limits on what each hook costs a turn (time added, context injected): see BudgetSettingsSchema. */
+    budget: BudgetSettingsSchema.optional(),
   }),
 );
 export type QhooksSettings = z.infer<typeof QhooksSettingsSchema>;

@@ -14,7 +14,7 @@ import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
 import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } from "../redact/redactor.js";
 import { capOf, keptStopBlockCaps, type StopBlockCapSetting } from "./stopBlockCap.js";
 import type { DeclaredHook } from "../core/hookDescriptor.js";
-import type { ReplayStub } from "../schema/settings.js";
+import type { BudgetSettings, ReplayStub } from "../schema/settings.js";
 
 export { MAX_SETTINGS_BYTES, readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 export type { DisabledHook } from "./switchedOff.js";
@@ -72,6 +72,11 @@ export interface SettingsSnapshot {
    * the highest-priority one that sets it), true when none does. Other files cannot change it (one warning).
    */
   readonly notify: boolean;
+  /**
+   * `qhooks.budget` of the user's own files (the highest-priority one that sets it); null when none does. Other files
+   * cannot set it (one warning): a project raising a limit would hide what its hooks cost.
+   */
+  readonly budget?: BudgetSettings | null;
   /** Plugins asked for that load no hooks (folder gone, enabled but not installed): their guards are off. */
   readonly missingPlugins: readonly MissingPlugin[];
   /** Every file whose change can change this configuration (plugin manifests and folders included), for watchers. */
@@ -172,6 +177,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   let requireTrust: boolean | null = parts.some((p) => p.source.level === "user") ? false : null;
   let retention: string | null = null;
   let notify = true;
+  let budget: BudgetSettings | null = null;
   // `disableAllHooks: true`, by the file that says it: the user's own switches every hook off; a project's, its local
   // settings' or a plugin's only its own tier's (project, local, plugins), never the user's guards.
   let offForAllBy: string | null = null;
@@ -227,6 +233,10 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
       // Removing records is the user's call: a project that could set it could have its own traces removed.
       if (source.level === "user") retention = parsed.qhooks.retention;
       else warnings.push(`${source.display}: qhooks.retention: read only from the user-level settings file; ignored here`);
+    }
+    if (parsed.qhooks.budget !== undefined) {
+      if (isUserTier(source)) budget = parsed.qhooks.budget;
+      else warnings.push(`${source.display}: qhooks.budget: read only from your own settings (the user-level file or --settings); ignored here`);
     }
     if (parsed.qhooks.notify !== undefined) {
       // Safety first: a project that could set it could hide that its own hooks, or the user's, fail or do not run.
@@ -293,6 +303,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     retention,
     replay: { skip: [...replaySkip], stub: replayStub },
     notify,
+    budget,
     missingPlugins: [],
     watched: [...new Set(watched)],
     document,

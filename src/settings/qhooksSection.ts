@@ -5,6 +5,7 @@ import {
   QhooksSectionSchema,
   QhooksSettingsSchema,
   RedactEntrySchema,
+  type BudgetSettings,
   type ReplayOverrides,
 } from "../schema/settings.js";
 import { compileRedactPattern } from "../redact/userPatterns.js";
@@ -28,6 +29,8 @@ export interface QhooksSection {
   readonly notify: boolean | undefined;
   /** `qhooks.disabled`: hooks switched off by name. */
   readonly disabled: readonly string[] | undefined;
+  /** `qhooks.budget`: limits on each hook's time per turn and context injected. */
+  readonly budget: BudgetSettings | undefined;
 }
 
 export const EMPTY_QHOOKS_SECTION: QhooksSection = {
@@ -39,6 +42,7 @@ export const EMPTY_QHOOKS_SECTION: QhooksSection = {
   replay: undefined,
   notify: undefined,
   disabled: undefined,
+  budget: undefined,
 };
 
 /**
@@ -60,6 +64,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
   let replay: ReplayOverrides | undefined;
   let notify: boolean | undefined;
   let disabled: string[] | undefined;
+  let budget: BudgetSettings | undefined;
   const redact: RedactPattern[] = [];
   for (const [key, value] of Object.entries(section)) {
     const path = ["qhooks", key];
@@ -79,6 +84,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
     if (key === "replay") replay = checked.data as ReplayOverrides;
     if (key === "notify") notify = checked.data as boolean;
     if (key === "disabled") disabled = checked.data as string[];
+    if (key === "budget") budget = checked.data as BudgetSettings;
     if (key === "redact") {
       (checked.data as unknown[]).forEach((entry, i) => {
         const parsedEntry = RedactEntrySchema.safeParse(entry);
@@ -96,7 +102,7 @@ export function parseQhooksSection(raw: unknown, warn: (path: PropertyKey[], mes
       });
     }
   }
-  return { plugins, stopBlockCap, requireTrust, redact, retention, replay, notify, disabled };
+  return { plugins, stopBlockCap, requireTrust, redact, retention, replay, notify, disabled, budget };
 }
 
 function warnIssue(path: PropertyKey[], error: z.ZodError, consequence: string, warn: (path: PropertyKey[], message: string) => void): void {

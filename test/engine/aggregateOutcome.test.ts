@@ -43,12 +43,12 @@ function judged(name: string, verdict: Partial<Verdict> = {}, more: { shadow?: t
   return { result, verdict: v, warnings: more.warnings ?? [] };
 }
 
-/** A stage as the hooks step leaves it; the snapshot is only read for its hash here. */
+/** A stage as the hooks step leaves it; the snapshot is only read for its hash and its sources (none: no user tier) here. */
 function ran(event: EventName, hooks: JudgedHook[], more: Partial<Ran> = {}): Ran {
   return {
     arrival: { input: "{}", receivedAt: new Date(0), startedAt: 100 },
     valid: { event, sessionId: "s-1", payload: {}, json: "{}", matchValue: null },
-    snapshot: { hash: "cfg-hash" } as SettingsSnapshot,
+    snapshot: { hash: "cfg-hash", sources: [] } as unknown as SettingsSnapshot,
     hooks: [],
     skipped: [],
     selectionWarnings: [],

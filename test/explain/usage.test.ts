@@ -96,4 +96,29 @@ describe("the usage ledger", () => {
     expect(table.stdout).to.match(/HOOK +RUNS +BLOCKS +ERRORS +BAD OUTPUT +TIMEOUTS +P50 MS +P95 MS +P99 MS +MAX MS +LAST RUN/);
     expect(table.stdout).not.to.include("DECISION");
   });
+
+  it("hooks --usage: each hook's time per turn and context injected, folded from the log (prompt to next prompt)", async () => {
+    sb.userSettings({
+      hooks: {
+        UserPromptSubmit: [group(undefined, { command: "cat >/dev/null; echo twelve-chars", name: "ctx" })],
+        Stop: [group(undefined, { command: "cat >/dev/null", name: "stop-check" })],
+      },
+    });
+    for (const session of ["a", "a", "b"]) {
+      await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit", { session_id: session }));
+      await sb.runEvent("Stop", payloadFor("Stop", { session_id: session }));
+    }
+    const r = await sb.run(["hooks", "--usage", "--json"]);
+    expect(r.code, r.stderr).to.equal(0);
+    const budget = (
+      JSON.parse(r.stdout) as { budget: { name: string; turns: number; msPerTurn: { max: number }; contextChars: { total: number; maxPerTurn: number } }[] }
+    ).budget;
+    const ctx = budget.find((b) => b.name === "ctx")!;
+    expect(ctx.turns).to.equal(3);
+    expect(ctx.contextChars).to.deep.equal({ total: 36, maxPerTurn: 12 });
+    expect(budget.find((b) => b.name === "stop-check")!.contextChars.total).to.equal(0);
+    const table = await sb.run(["hooks", "--usage", "--format", "table"], { env: { COLUMNS: "250" } });
+    expect(table.stdout).to.match(/MS\/TURN +CTX\/TURN/);
+    expect(table.stdout).to.match(/ctx .* 12 /);
+  });
 });

@@ -1,8 +1,10 @@
 import { EXIT } from "../../errors.js";
 import { configOfSettings } from "../../explain/loggedConfig.js";
 import { usageLedger } from "../../explain/usageLedger.js";
+import { foldBudget, type BudgetEvent, type HookBudgetUsage } from "../../core/hookBudget.js";
 import type { HookUsage } from "../../schema/usage.js";
-import { openStore } from "../../store/openStore.js";
+import { openStore, type Store } from "../../store/openStore.js";
+import type { LogFilter } from "../../schema/logFilter.js";
 import { timeWindow } from "../filterFlags.js";
 import type { CliContext } from "../globals.js";
 import { settingsOfFlags } from "../settingsFlags.js";
@@ -29,6 +31,7 @@ export async function hooksUsageCommand(flags: UsageFlags, context: CliContext):
   const snapshot = settingsOfFlags(flags, context);
   const log = openStore(context.dbPath, { mustExist: true });
   let ledger;
+  let budget: HookBudgetUsage[];
   try {
     const [stats, matchCounts] = [await log.stats(window), await log.matchCounts(window)];
     ledger = usageLedger({
@@ -40,15 +43,17 @@ export async function hooksUsageCommand(flags: UsageFlags, context: CliContext):
       since: window.since,
       until: window.until,
     });
+    budget = foldBudget(await budgetEvents(log, window));
   } finally {
     await log.close();
   }
   const rows = ledger.hooks.filter((h) => flags.event === undefined || h.event === flags.event);
   if (flags.format === "json") {
-    out(JSON.stringify({ ...ledger, hooks: rows }, null, 2));
+    const names = new Set(rows.map((h) => h.name));
+    out(JSON.stringify({ ...ledger, hooks: rows, budget: budget.filter((b) => names.has(b.name)) }, null, 2));
     return EXIT.ok;
   }
-  const columns = usageColumns(flags.utc);
+  const columns = usageColumns(flags.utc, new Map(budget.map((b) => [b.name, b])));
   if (flags.format === "tsv") {
     out(renderTsv(columns, rows));
     return EXIT.ok;
@@ -80,7 +85,18 @@ export async function hooksUsageCommand(flags: UsageFlags, context: CliContext):
 
 const ms = (v: number | null) => (v === null ? "" : String(Math.round(v * 10) / 10));
 
-function usageColumns(utc: boolean): Column<HookUsage>[] {
+/** At most this many events of the window are folded into the budget (the newest): a bound on memory and time. */
+const BUDGET_EVENTS = 100_000;
+
+/** The window's events, oldest first, as the budget fold reads them. */
+async function budgetEvents(log: Store, window: Pick<LogFilter, "since" | "until">): Promise<BudgetEvent[]> {
+  const events: BudgetEvent[] = [];
+  for await (const r of log.events(window, BUDGET_EVENTS))
+    if (r.event !== null && r.sessionId !== null) events.push({ event: r.event, sessionId: r.sessionId, hooks: r.hooks });
+  return events.reverse();
+}
+
+function usageColumns(utc: boolean, budget: ReadonlyMap<string, HookBudgetUsage>): Column<HookUsage>[] {
   return [
     { header: "EVENT", cell: (h) => h.event, max: 20, min: 6, keep: 10 },
     { header: "HOOK", cell: (h) => `${h.name ?? "?"}${h.mode === "shadow" ? " [shadow]" : ""}`, max: 40, min: 8, keep: 11 },
@@ -98,6 +114,9 @@ function usageColumns(utc: boolean): Column<HookUsage>[] {
     { header: "P50 MS", cell: (h) => ms(h.p50Ms), keep: 4, align: "right" },
     { header: "P95 MS", cell: (h) => ms(h.p95Ms), keep: 2, align: "right" },
     { header: "MAX MS", cell: (h) => ms(h.maxMs), keep: 1, align: "right" },
+    // The budget: the largest turn's time and context of the hook (qhooks.budget).
+    { header: "MS/TURN", cell: (h) => ms(budget.get(h.name ?? "")?.msPerTurn.max ?? null), keep: 2, align: "right" },
+    { header: "CTX/TURN", cell: (h) => String(budget.get(h.name ?? "")?.contextChars.maxPerTurn ?? ""), keep: 2, align: "right" },
     {
       header: "LAST RUN",
       cell: (h) => (h.lastRun === null ? "never" : showTime(h.lastRun, utc).text),

@@ -2,6 +2,12 @@ import type { Outcome } from "../../schema/outcome.js";
 import { foldVerdicts, nothingFolded, shadowOutcome } from "../../core/foldOutcome.js";
 import { line, warningLines, type PipelineWarning } from "../../core/warnings.js";
 import type { Judged, Ran } from "../stages.js";
+import type { HookResult } from "../../schema/outcome.js";
+import type { SettingsSnapshot } from "../../settings/loadSettings.js";
+import { isUserTier } from "../../settings/settingsSources.js";
+import type { BudgetSettings } from "../../schema/settings.js";
+import type { JudgedHook } from "../../core/hookRun.js";
+import { foldBudget, overBudget as overrunsOf, overrunText } from "../../core/hookBudget.js";
 
 /** Folds the hooks' results of one event into its one outcome; made once for a stream. */
 export function aggregateStep(now: () => number = () => performance.now()): (ran: Ran) => Judged {
@@ -9,12 +15,14 @@ export function aggregateStep(now: () => number = () => performance.now()): (ran
     // Shadow hooks never count: the outcome is folded from the others; folded with them too, it says what enforcing
     // them would change.
     const enforced = ran.judged.length === 0 ? ran.judged : ran.judged.filter((j) => j.result.shadow !== true);
-    const folded = ran.judged.length === 0 ? nothingFolded() : foldVerdicts(ran.valid.event, enforced);
-    const shadow = enforced.length === ran.judged.length ? undefined : shadowOutcome(ran.valid.event, ran.judged, folded);
+    const userTier = ran.judged.length === 0 ? undefined : userTierOf(ran.snapshot);
+    const folded = ran.judged.length === 0 ? nothingFolded() : foldVerdicts(ran.valid.event, enforced, userTier);
+    const shadow = enforced.length === ran.judged.length ? undefined : shadowOutcome(ran.valid.event, ran.judged, folded, userTier);
+    const overBudget = ran.snapshot.budget ? budgetWarnings(ran.valid.event, enforced, ran.snapshot.budget) : [];
     const warnings: PipelineWarning[] =
-      ran.selectionWarnings.length === 0 && folded.warnings.length === 0
+      ran.selectionWarnings.length === 0 && folded.warnings.length === 0 && overBudget.length === 0
         ? [...ran.warnings]
-        : [...ran.selectionWarnings.map(line), ...ran.warnings, ...folded.warnings.map(line)];
+        : [...ran.selectionWarnings.map(line), ...ran.warnings, ...folded.warnings.map(line), ...overBudget];
     // A flat literal in the contract's key order: every event passes here, and V8 fills a spread field by field.
     // Only an event with shadow hooks pays a spread, to put `shadow` in its place before `env`.
     const plain: Outcome = {
@@ -56,4 +64,23 @@ export function aggregateStep(now: () => number = () => performance.now()): (ran
 
 function withShadow({ env, warnings, ...head }: Outcome, shadow: NonNullable<Outcome["shadow"]>): Outcome {
   return { ...head, shadow, env, warnings };
+}
+
+/**
+ * Which results come from the user's own hooks: the user level, a `--settings` file outside the project, and
+ * in-process handlers (the embedding program's own code). A project's, local, plugin hook is of lower trust.
+ */
+function userTierOf(snapshot: SettingsSnapshot): (result: HookResult) => boolean {
+  const levels = new Set(snapshot.sources.filter(isUserTier).map((s) => s.level));
+  return (result) => result.level === "in-process" || levels.has(result.level);
+}
+
+/**
+ * At run time, the budget is checked on the event at hand: a hook whose runs in this one event already cross a
+ * per-turn limit crossed it for the turn (a whole turn's sum is the read side's, `hooks --usage`). The same fold.
+ */
+function budgetWarnings(event: Ran["valid"]["event"], judged: readonly JudgedHook[], budget: BudgetSettings): PipelineWarning[] {
+  if (judged.length === 0) return [];
+  const usage = foldBudget([{ event, sessionId: "", hooks: judged.map((j) => j.result) }]);
+  return overrunsOf(usage, budget).map((o) => ({ kind: "over-budget", text: overrunText(o) }));
 }

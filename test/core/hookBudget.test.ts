@@ -1,0 +1,123 @@
+import { expect } from "chai";
+import { contextCharsOf, foldBudget, limitsFor, overBudget, overrunText, type BudgetEvent } from "../../src/core/hookBudget.js";
+import type { HookResult } from "../../src/schema/outcome.js";
+import type { EventName } from "../../src/schema/events.js";
+import { BudgetSettingsSchema } from "../../src/schema/settings.js";
+import { Sandbox, group, payloadFor } from "../support/sandbox.js";
+
+const result = (name: string, durationMs: number, stdout = "", extra: Partial<HookResult> = {}): HookResult => ({
+  name,
+  command: "x",
+  level: "user",
+  matcher: null,
+  outcome: "success",
+  decision: "none",
+  reason: null,
+  error: null,
+  exitCode: 0,
+  signal: null,
+  timedOut: false,
+  durationMs,
+  stdout,
+  stderr: "",
+  truncated: false,
+  ...extra,
+});
+const ev = (event: EventName, sessionId: string, ...hooks: HookResult[]): BudgetEvent => ({ event, sessionId, hooks });
+const json = (context: string) => JSON.stringify({ hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: context } });
+
+describe("explain: the budget per hook (time per turn, context injected)", () => {
+  describe("contextCharsOf", () => {
+    it("counts additionalContext, and plain stdout only where stdout is context", () => {
+      expect(contextCharsOf("UserPromptSubmit", result("a", 1, json("12345")))).to.equal(5);
+      expect(contextCharsOf("UserPromptSubmit", result("a", 1, "  abc \n"))).to.equal(3);
+      expect(contextCharsOf("PreToolUse", result("a", 1, "abc"))).to.equal(0);
+    });
+    it("counts nothing of a shadow hook, a failed run, broken JSON, or an event that carries no context", () => {
+      expect(contextCharsOf("UserPromptSubmit", result("a", 1, json("x"), { shadow: true }))).to.equal(0);
+      expect(contextCharsOf("UserPromptSubmit", result("a", 1, json("x"), { outcome: "error" }))).to.equal(0);
+      expect(contextCharsOf("UserPromptSubmit", result("a", 1, "{not json"))).to.equal(0);
+      expect(contextCharsOf("Notification", result("a", 1, "abc"))).to.equal(0);
+    });
+  });
+
+  describe("foldBudget", () => {
+    it("sums a hook's runs per turn (prompt to next prompt) and gives the mean and the largest turn", () => {
+      const usage = foldBudget([
+        ev("SessionStart", "s", result("ctx", 5, "hello")),
+        ev("UserPromptSubmit", "s", result("g", 10, json("abcd"))),
+        ev("PreToolUse", "s", result("g", 30)),
+        ev("Stop", "s", result("g", 20)),
+        ev("UserPromptSubmit", "s", result("g", 40)),
+        ev("Stop", "s"),
+      ]);
+      expect(usage).to.deep.equal([
+        { name: "ctx", turns: 1, msPerTurn: { mean: 5, max: 5 }, contextChars: { total: 5, maxPerTurn: 5 } },
+        { name: "g", turns: 2, msPerTurn: { mean: 50, max: 60 }, contextChars: { total: 4, maxPerTurn: 4 } },
+      ]);
+    });
+    it("keeps sessions apart, interleaved as they are in the log", () => {
+      const usage = foldBudget([
+        ev("UserPromptSubmit", "a", result("g", 10)),
+        ev("UserPromptSubmit", "b", result("g", 100)),
+        ev("Stop", "a", result("g", 10)),
+        ev("Stop", "b", result("g", 100)),
+      ]);
+      expect(usage[0]).to.include({ turns: 2 });
+      expect(usage[0]!.msPerTurn).to.deep.equal({ mean: 110, max: 200 });
+    });
+    it("folds nothing into nothing", () => expect(foldBudget([])).to.deep.equal([]));
+  });
+
+  describe("limits", () => {
+    const budget = BudgetSettingsSchema.parse({ msPerTurn: 50, contextChars: 3, hooks: { g: { msPerTurn: 100 } } });
+    const usage = foldBudget([ev("UserPromptSubmit", "s", result("g", 60, json("abcd")), result("h", 60))]);
+
+    it("a hook's own limit replaces the global one it sets; the others stay global", () => {
+      expect(limitsFor(budget, "g")).to.deep.equal({ msPerTurn: 100, contextChars: 3 });
+      expect(limitsFor(budget, "h")).to.deep.equal({ msPerTurn: 50, contextChars: 3 });
+    });
+    it("each crossed limit is an overrun with a kind and one line", () => {
+      const overruns = overBudget(usage, budget);
+      expect(overruns).to.deep.equal([
+        { kind: "context-chars", hook: "g", value: 4, limit: 3 },
+        { kind: "ms-per-turn", hook: "h", value: 60, limit: 50 },
+      ]);
+      expect(overrunText(overruns[1]!)).to.equal("hook h added 60 ms to a turn, over its budget of 50 ms (qhooks.budget.msPerTurn)");
+      expect(overrunText({ kind: "context-chars", hook: "a\nb", value: 4, limit: 3 })).to.not.include("\n");
+    });
+    it("no limits, no overruns", () => expect(overBudget(usage, {})).to.deep.equal([]));
+    it("the schema refuses a limit that is not a positive number, and an unknown key", () => {
+      expect(BudgetSettingsSchema.safeParse({ msPerTurn: 0 }).success).to.equal(false);
+      expect(BudgetSettingsSchema.safeParse({ contextChars: 1.5 }).success).to.equal(false);
+      expect(BudgetSettingsSchema.safeParse({ msPerturn: 10 }).success).to.equal(false);
+      expect(BudgetSettingsSchema.safeParse({ hooks: { g: { contextChars: -1 } } }).success).to.equal(false);
+    });
+  });
+
+  describe("at run time (qhooks.budget in your settings)", function () {
+    this.timeout(30_000);
+    let sb: Sandbox;
+    beforeEach(() => (sb = new Sandbox()));
+    afterEach(() => sb.cleanup());
+    const hooks = { UserPromptSubmit: [group(undefined, { command: "cat >/dev/null; echo twelve-chars", name: "ctx" })] };
+
+    it("a hook whose run crosses a limit is one warning naming it and the limit; under the limit, none", async () => {
+      sb.userSettings({ hooks, qhooks: { budget: { contextChars: 5, hooks: { other: { contextChars: 1 } } } } });
+      const over = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit"), ["--no-log"]);
+      const warnings = (over.outcome as { warnings: string[] }).warnings;
+      expect(warnings).to.deep.equal(["hook ctx injected 12 characters of context in a turn, over its budget of 5 (qhooks.budget.contextChars)"]);
+      sb.userSettings({ hooks, qhooks: { budget: { contextChars: 5, hooks: { ctx: { contextChars: 100 } } } } });
+      const under = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit"), ["--no-log"]);
+      expect((under.outcome as { warnings: string[] }).warnings).to.deep.equal([]);
+    });
+
+    it("a project's qhooks.budget is ignored with one warning (it could hide what its hooks cost)", async () => {
+      sb.userSettings({ hooks });
+      sb.projectSettings({ qhooks: { budget: { contextChars: 1 } } });
+      const r = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit"), ["--no-log"]);
+      expect((r.outcome as { warnings: string[] }).warnings.join("\n")).to.not.include("over its budget");
+      expect(r.stderr).to.include("qhooks.budget: read only from your own settings");
+    });
+  });
+});
