@@ -9,6 +9,7 @@ import { openSqliteLog } from "./sqlite/sqliteEventLog.js";
 import { connect, describePgError, isConnectionError, shownUrl } from "./postgres/connection.js";
 import { migratePg } from "./postgres/migrations.js";
 import { allocateGids, insertPlaced, journalRowOf, lockWriter, setHead, type PlacedRow } from "./postgres/placeRows.js";
+import type { SignedHeadLine } from "./signedHeads.js";
 
 export interface ShipOptions {
   /** The local SQLite log. */
@@ -19,6 +20,11 @@ export interface ShipOptions {
   readonly batch?: number;
   /** Told after each batch is committed. */
   readonly onBatch?: (progress: ShipProgress) => void;
+  /**
+   * Signs the local chain's head with the local log's key (null when it cannot: the records ship unsigned). Each
+   * batch's head is signed and kept centrally in the batch's transaction, so that the central copy is held to it.
+   */
+  readonly sign?: (head: { readonly log: string; readonly seq: number; readonly hash: string }) => SignedHeadLine | null;
 }
 
 export interface ShipProgress {
@@ -161,6 +167,11 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
             : prepare({ seq: head.seq, hash: head.hash, format: previousFormat });
         const { rows, gap } = segment;
         if (rows.length === 0) {
+          // Shipped before its heads were signed (or signed by a ship that could not use the key): signed now.
+          if (head.seq > 0 && options.sign) {
+            const { rows: signed } = await pgc.query("SELECT 1 FROM qhooks_signed_heads WHERE writer_id = $1 AND seq = $2 LIMIT 1", [logId, head.seq]);
+            if (signed.length === 0) await keepSignedHead(pgc, logId, options.sign({ log: logId, seq: head.seq, hash: head.hash }));
+          }
           await pgc.query("COMMIT");
           return { logId, shipped, head: head.seq, skipped };
         }
@@ -191,6 +202,7 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
         const erasedLater = rows.filter((r) => r.kind === "erasure" && r.ref !== null && r.ref <= head.seq).map((r) => r.ref!);
         if (erasedLater.length > 0) await eraseShipped(pgc, logId, erasedLater);
         await setHead(pgc, logId, { seq: last.seq, hash: last.hash });
+        if (options.sign) await keepSignedHead(pgc, logId, options.sign({ log: logId, seq: last.seq, hash: last.hash }));
         await pgc.query("COMMIT");
         done = true;
         shipped += rows.length;
@@ -215,6 +227,16 @@ interface Segment {
   readonly rows: JournalRow[];
   /** Records pruned from the local log before they shipped, skipped at the start of this batch. */
   readonly gap: number;
+}
+
+/** A signed head of a shipped chain, kept centrally; the writer's key is pinned by its first one. */
+async function keepSignedHead(client: pg.Client, logId: string, head: SignedHeadLine | null): Promise<void> {
+  if (head === null) return;
+  await client.query(
+    "INSERT INTO qhooks_signed_heads (writer_id, seq, hash, signed_at, public_key, signature) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+    [logId, head.seq, head.hash, head.time, head.publicKey, head.signature],
+  );
+  await client.query("UPDATE qhooks_writers SET public_key = $2 WHERE writer_id = $1 AND public_key IS NULL", [logId, head.publicKey]);
 }
 
 /** The central copies of records of a shipped chain, with their text erased as the local log erased it. */

@@ -29,14 +29,14 @@ export async function shipCommand(flags: ShipFlags, context: CliContext): Promis
   const interval = parseInterval("--interval", flags.interval);
   const { shipLog } = await import("../../store/ship.js");
   const to = shownUrl(flags.to);
+  const { shippedHeadSigner } = await import("./evidence.js");
   const once = async () => {
-    const done = await shipLog({ from: context.dbPath, to: flags.to, batch: flags.batch });
+    const done = await shipLog({ from: context.dbPath, to: flags.to, batch: flags.batch, sign: shippedHeadSigner(context.dbPath) });
     out(
       done.shipped > 0
         ? `shipped ${done.shipped} records of log ${done.logId} to ${to} (through record ${done.head})`
         : `up to date: log ${done.logId} has ${done.head} records in ${to}`,
     );
-    if (done.shipped > 0) await (await import("./evidence.js")).signShippedHead(context.dbPath, done.head);
     if (done.skipped > 0) warn(`${done.skipped} records of log ${done.logId} were pruned from it before they shipped: the central database goes on after them`);
   };
   if (!flags.watch) {
