@@ -163,4 +163,11 @@ describe("central signed heads: ship keeps each laptop's signed heads, verify ho
     expect(r.stderr).to.include("the shipped heads are not signed").and.include("has mode 0644");
     expect(r.stdout).to.include("shipped");
   });
+
+  it("export --evidence on the central database says in one line why not, and where to take it", async () => {
+    const r = await sb.run(["export", "--evidence", sb.file("e.json", ""), "--session", "one"], { env: { QHOOKS_DB: db.url } });
+    expect(r.code).to.equal(1);
+    expect(r.stderr.trim().split("\n")).to.have.length(1);
+    expect(r.stderr).to.include("holds no writer's private key").and.include("on the laptop's log");
+  });
 });

@@ -20,7 +20,10 @@ export const ExportEvidenceFlagsSchema = z.object({
 /** `qhooks export --evidence FILE [--session S] [--since T]`: signed evidence of the selected events. */
 export async function exportEvidenceCommand(flags: z.infer<typeof ExportEvidenceFlagsSchema>, context: CliContext): Promise<number> {
   if (isPostgresUrl(context.dbPath))
-    throw new QhooksError("usage", "--evidence works on a SQLite log only for now: export it from the laptop's log that shipped the records");
+    throw new QhooksError(
+      "usage",
+      "--evidence is taken from a laptop's log, not the central database: it holds no writer's private key to sign a head with (it keeps the heads each laptop signed, which qhooks verify checks there); run export --evidence on the laptop's log that shipped the records",
+    );
   const since = flags.since === undefined ? null : parseTimeArg("--since", flags.since, { utc: flags.utc });
   const { buildEvidence } = await import("../../export/evidence.js");
   const log = openStore(context.dbPath, { mustExist: true });
