@@ -39,7 +39,16 @@ export interface ShipProgress {
    * there goes on after them from the hash its prune record keeps).
    */
   readonly skipped: number;
+  /** Other logs shipped here from a machine of the same host name (their ids): their origin alone does not tell them apart. */
+  readonly sameHost: readonly string[];
+  /** How far this machine's clock is ahead of the database server's (negative: behind), in milliseconds. */
+  readonly clockAheadMs: number;
+  /** The newest record shipped by this call whose time is more than an hour after the server's clock, if any. */
+  readonly futureRecord: { readonly seq: number; readonly ts: string } | null;
 }
+
+/** How far clocks may disagree before ship says so. */
+export const CLOCK_TOLERANCE_MS = 3_600_000;
 
 export const DEFAULT_SHIP_BATCH = 5_000;
 
@@ -98,6 +107,17 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
     };
     let shipped = 0;
     let skipped = 0;
+    // Two laptops named alike, and clocks that disagree by hours, ship fine but mislead whoever reads the log.
+    const { rows: alike } = await pgc.query<{ writer_id: string }>(
+      "SELECT writer_id FROM qhooks_writers WHERE writer_id <> $1 AND origin = 'shipped' AND split_part(label, ':', 1) = $2 ORDER BY writer_id",
+      [logId, hostname()],
+    );
+    const sameHost = alike.map((r) => r.writer_id);
+    const before = Date.now();
+    const { rows: clock } = await pgc.query<{ now: string }>("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint::text AS now");
+    const serverNow = Number(clock[0]!.now);
+    const clockAheadMs = Math.round((before + Date.now()) / 2 - serverNow);
+    let futureRecord: { seq: number; ts: string } | null = null;
     /** The next batch after `after`, each link checked; a broken one throws, naming the record. */
     const prepare = (after: { seq: number; hash: string; format: number }): Segment => {
       const rows = rowsAfter.all(after.seq, batch) as JournalRow[];
@@ -173,7 +193,7 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
             if (signed.length === 0) await keepSignedHead(pgc, logId, options.sign({ log: logId, seq: head.seq, hash: head.hash }));
           }
           await pgc.query("COMMIT");
-          return { logId, shipped, head: head.seq, skipped };
+          return { logId, shipped, head: head.seq, skipped, sameHost, clockAheadMs, futureRecord };
         }
         const gids = await allocateGids(pgc, rows.length);
         const gidOf = new Map(rows.map((r, i) => [r.seq, gids[i]!]));
@@ -207,7 +227,11 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
         done = true;
         shipped += rows.length;
         skipped += gap;
-        options.onBatch?.({ logId, shipped, head: last.seq, skipped });
+        for (const r of rows) {
+          const at = Date.parse(r.ts);
+          if (at - serverNow > CLOCK_TOLERANCE_MS && (futureRecord === null || r.seq > futureRecord.seq)) futureRecord = { seq: r.seq, ts: r.ts };
+        }
+        options.onBatch?.({ logId, shipped, head: last.seq, skipped, sameHost, clockAheadMs, futureRecord });
       } finally {
         if (!done) await pgc.query("ROLLBACK").catch(() => undefined);
       }

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { generateKeyPairSync } from "node:crypto";
 import { chmodSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import pg from "pg";
 import { recordHash } from "../../src/store/journal/hashFormat.js";
 import { publicKeyText, signHead } from "../../src/store/logKey.js";
@@ -159,8 +160,12 @@ describe("central signed heads: ship keeps each laptop's signed heads, verify ho
     await seedLog(other, events(3, "two-more"));
     r = await sb.run(["ship", "--to", db.url], { env: { QHOOKS_DB: other } });
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.stderr.trim().split("\n")).to.have.length(1);
-    expect(r.stderr).to.include("the shipped heads are not signed").and.include("has mode 0644");
+    const signing = r.stderr
+      .trim()
+      .split("\n")
+      .filter((l) => !l.includes("from a machine named"));
+    expect(signing).to.have.length(1);
+    expect(signing[0]).to.include("the shipped heads are not signed").and.include("has mode 0644");
     expect(r.stdout).to.include("shipped");
   });
 
@@ -169,5 +174,28 @@ describe("central signed heads: ship keeps each laptop's signed heads, verify ho
     expect(r.code).to.equal(1);
     expect(r.stderr.trim().split("\n")).to.have.length(1);
     expect(r.stderr).to.include("holds no writer's private key").and.include("on the laptop's log");
+  });
+
+  it("two laptops with the same host name: ship says so in one line, naming the other log; clocks hours apart: one line", async () => {
+    const mine = await writerOf("one");
+    await seedLog(other, events(2, "two-later"));
+    let r = await sb.run(["ship", "--to", db.url], { env: { QHOOKS_DB: other } });
+    expect(r.code, r.stderr).to.equal(0);
+    const alike = r.stderr
+      .trim()
+      .split("\n")
+      .filter((l) => l.includes("from a machine named"));
+    expect(alike).to.have.length(1);
+    expect(alike[0]).to.include(`log ${mine} also ships to`).and.include(hostname());
+    // Records dated three hours after the database server's clock: the clock that wrote them was ahead.
+    await seedLog(sb.db, [{ ts: new Date(Date.now() + 3 * 3_600_000), event: "PreToolUse", sessionId: "late", matchValue: "Bash", decision: "none" }]);
+    r = await sb.run(["ship", "--to", db.url]);
+    expect(r.code, r.stderr).to.equal(0);
+    const clock = r.stderr
+      .trim()
+      .split("\n")
+      .filter((l) => l.includes("clock"));
+    expect(clock).to.have.length(1);
+    expect(clock[0]).to.match(/record \d+ of log \S+ is dated .*more than an hour after the database server's clock/);
   });
 });
