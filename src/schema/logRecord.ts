@@ -112,8 +112,13 @@ export const VerifyResultSchema = z.discriminatedUnion("ok", [
     erased: z.number().int().optional(),
     /** The first record checked: 1, or the record after the anchor older records were pruned to. */
     from: z.number().int().optional(),
-    /** SQLite: the heads the log's key signed (`<log>.heads`) that were checked against the chain and still match. */
+    /**
+     * The heads a log's key signed that were checked against the chain and still match: SQLite, `<log>.heads`;
+     * PostgreSQL, the heads each shipped chain's key signed, which ship keeps centrally.
+     */
     signedHeads: z.number().int().optional(),
+    /** PostgreSQL: chains with no signed head (written directly, or shipped before heads were signed): only their links are checked. */
+    unsignedChains: z.number().int().optional(),
   }),
   z.object({
     ok: z.literal(false),

@@ -9,6 +9,7 @@ import { openSqliteLog } from "./sqlite/sqliteEventLog.js";
 import { connect, describePgError, isConnectionError, shownUrl } from "./postgres/connection.js";
 import { migratePg } from "./postgres/migrations.js";
 import { allocateGids, insertPlaced, journalRowOf, lockWriter, setHead, type PlacedRow } from "./postgres/placeRows.js";
+import type { SignedHeadLine } from "./signedHeads.js";
 
 export interface ShipOptions {
   /** The local SQLite log. */
@@ -19,6 +20,11 @@ export interface ShipOptions {
   readonly batch?: number;
   /** Told after each batch is committed. */
   readonly onBatch?: (progress: ShipProgress) => void;
+  /**
+   * Signs the local chain's head with the local log's key (null when it cannot: the records ship unsigned). Each
+   * batch's head is signed and kept centrally in the batch's transaction, so that the central copy is held to it.
+   */
+  readonly sign?: (head: { readonly log: string; readonly seq: number; readonly hash: string }) => SignedHeadLine | null;
 }
 
 export interface ShipProgress {
@@ -33,7 +39,16 @@ export interface ShipProgress {
    * there goes on after them from the hash its prune record keeps).
    */
   readonly skipped: number;
+  /** Other logs shipped here from a machine of the same host name (their ids): their origin alone does not tell them apart. */
+  readonly sameHost: readonly string[];
+  /** How far this machine's clock is ahead of the database server's (negative: behind), in milliseconds. */
+  readonly clockAheadMs: number;
+  /** The newest record shipped by this call whose time is more than an hour after the server's clock, if any. */
+  readonly futureRecord: { readonly seq: number; readonly ts: string } | null;
 }
+
+/** How far clocks may disagree before ship says so. */
+export const CLOCK_TOLERANCE_MS = 3_600_000;
 
 export const DEFAULT_SHIP_BATCH = 5_000;
 
@@ -92,6 +107,17 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
     };
     let shipped = 0;
     let skipped = 0;
+    // Two laptops named alike, and clocks that disagree by hours, ship fine but mislead whoever reads the log.
+    const { rows: alike } = await pgc.query<{ writer_id: string }>(
+      "SELECT writer_id FROM qhooks_writers WHERE writer_id <> $1 AND origin = 'shipped' AND split_part(label, ':', 1) = $2 ORDER BY writer_id",
+      [logId, hostname()],
+    );
+    const sameHost = alike.map((r) => r.writer_id);
+    const before = Date.now();
+    const { rows: clock } = await pgc.query<{ now: string }>("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint::text AS now");
+    const serverNow = Number(clock[0]!.now);
+    const clockAheadMs = Math.round((before + Date.now()) / 2 - serverNow);
+    let futureRecord: { seq: number; ts: string } | null = null;
     /** The next batch after `after`, each link checked; a broken one throws, naming the record. */
     const prepare = (after: { seq: number; hash: string; format: number }): Segment => {
       const rows = rowsAfter.all(after.seq, batch) as JournalRow[];
@@ -161,8 +187,13 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
             : prepare({ seq: head.seq, hash: head.hash, format: previousFormat });
         const { rows, gap } = segment;
         if (rows.length === 0) {
+          // Shipped before its heads were signed (or signed by a ship that could not use the key): signed now.
+          if (head.seq > 0 && options.sign) {
+            const { rows: signed } = await pgc.query("SELECT 1 FROM qhooks_signed_heads WHERE writer_id = $1 AND seq = $2 LIMIT 1", [logId, head.seq]);
+            if (signed.length === 0) await keepSignedHead(pgc, logId, options.sign({ log: logId, seq: head.seq, hash: head.hash }));
+          }
           await pgc.query("COMMIT");
-          return { logId, shipped, head: head.seq, skipped };
+          return { logId, shipped, head: head.seq, skipped, sameHost, clockAheadMs, futureRecord };
         }
         const gids = await allocateGids(pgc, rows.length);
         const gidOf = new Map(rows.map((r, i) => [r.seq, gids[i]!]));
@@ -191,11 +222,16 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
         const erasedLater = rows.filter((r) => r.kind === "erasure" && r.ref !== null && r.ref <= head.seq).map((r) => r.ref!);
         if (erasedLater.length > 0) await eraseShipped(pgc, logId, erasedLater);
         await setHead(pgc, logId, { seq: last.seq, hash: last.hash });
+        if (options.sign) await keepSignedHead(pgc, logId, options.sign({ log: logId, seq: last.seq, hash: last.hash }));
         await pgc.query("COMMIT");
         done = true;
         shipped += rows.length;
         skipped += gap;
-        options.onBatch?.({ logId, shipped, head: last.seq, skipped });
+        for (const r of rows) {
+          const at = Date.parse(r.ts);
+          if (at - serverNow > CLOCK_TOLERANCE_MS && (futureRecord === null || r.seq > futureRecord.seq)) futureRecord = { seq: r.seq, ts: r.ts };
+        }
+        options.onBatch?.({ logId, shipped, head: last.seq, skipped, sameHost, clockAheadMs, futureRecord });
       } finally {
         if (!done) await pgc.query("ROLLBACK").catch(() => undefined);
       }
@@ -215,6 +251,16 @@ interface Segment {
   readonly rows: JournalRow[];
   /** Records pruned from the local log before they shipped, skipped at the start of this batch. */
   readonly gap: number;
+}
+
+/** A signed head of a shipped chain, kept centrally; the writer's key is pinned by its first one. */
+async function keepSignedHead(client: pg.Client, logId: string, head: SignedHeadLine | null): Promise<void> {
+  if (head === null) return;
+  await client.query(
+    "INSERT INTO qhooks_signed_heads (writer_id, seq, hash, signed_at, public_key, signature) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+    [logId, head.seq, head.hash, head.time, head.publicKey, head.signature],
+  );
+  await client.query("UPDATE qhooks_writers SET public_key = $2 WHERE writer_id = $1 AND public_key IS NULL", [logId, head.publicKey]);
 }
 
 /** The central copies of records of a shipped chain, with their text erased as the local log erased it. */

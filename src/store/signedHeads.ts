@@ -50,10 +50,19 @@ export function readSignedHeads(logPath: string): { readonly heads: readonly Sig
 function parseHead(line: string): SignedHeadLine | null {
   try {
     const h = JSON.parse(line) as SignedHeadLine;
-    if (typeof h.seq !== "number" || typeof h.hash !== "string" || typeof h.log !== "string" || typeof h.time !== "string") return null;
-    const key = createPublicKey({ key: Buffer.from(h.publicKey, "base64"), format: "der", type: "spki" });
-    return verify(null, Buffer.from(signedHeadText(h), "utf8"), key, Buffer.from(h.signature, "base64")) ? h : null;
+    return headSignatureHolds(h) ? h : null;
   } catch {
     return null;
+  }
+}
+
+/** Whether a head's signature is its public key's over its log, seq, hash and time (false for anything malformed). */
+export function headSignatureHolds(h: SignedHeadLine): boolean {
+  try {
+    if (typeof h.seq !== "number" || typeof h.hash !== "string" || typeof h.log !== "string" || typeof h.time !== "string") return false;
+    const key = createPublicKey({ key: Buffer.from(h.publicKey, "base64"), format: "der", type: "spki" });
+    return verify(null, Buffer.from(signedHeadText(h), "utf8"), key, Buffer.from(h.signature, "base64"));
+  } catch {
+    return false;
   }
 }

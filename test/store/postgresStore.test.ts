@@ -159,7 +159,8 @@ describe("PostgreSQL migrations", function () {
         }
         await client.query("UPDATE qhooks_writers SET head_hash = $1 WHERE writer_id = 'host:m'", [previous]);
         await client.query(`ALTER TABLE qhooks_journal DROP COLUMN machine, DROP COLUMN os_user, DROP COLUMN judged_by;
-          ALTER TABLE qhooks_writers DROP COLUMN anchor_seq, DROP COLUMN anchor_hash;
+          ALTER TABLE qhooks_writers DROP COLUMN anchor_seq, DROP COLUMN anchor_hash, DROP COLUMN public_key;
+          DROP TABLE qhooks_signed_heads;
           DROP INDEX qhooks_journal_erasures; DROP INDEX qhooks_journal_prunes; DROP INDEX qhooks_hooks_stats;
           CREATE INDEX qhooks_hooks_names ON qhooks_hooks (name, duration_ms) WHERE live; DELETE FROM qhooks_schema WHERE version > 1`);
       } finally {

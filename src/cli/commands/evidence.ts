@@ -3,7 +3,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import { isPostgresUrl, openStore } from "../../store/openStore.js";
-import { readSignedHeads, recordSignedHead } from "../../store/signedHeads.js";
+import { readSignedHeads, recordSignedHead, type SignedHeadLine } from "../../store/signedHeads.js";
 import { keyFingerprint, logKeyPair, publicKeyFileOf, publicKeyText, signHead } from "../../store/logKey.js";
 import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
@@ -20,7 +20,10 @@ export const ExportEvidenceFlagsSchema = z.object({
 /** `qhooks export --evidence FILE [--session S] [--since T]`: signed evidence of the selected events. */
 export async function exportEvidenceCommand(flags: z.infer<typeof ExportEvidenceFlagsSchema>, context: CliContext): Promise<number> {
   if (isPostgresUrl(context.dbPath))
-    throw new QhooksError("usage", "--evidence works on a SQLite log only for now: export it from the laptop's log that shipped the records");
+    throw new QhooksError(
+      "usage",
+      "--evidence is taken from a laptop's log, not the central database: it holds no writer's private key to sign a head with (it keeps the heads each laptop signed, which qhooks verify checks there); run export --evidence on the laptop's log that shipped the records",
+    );
   const since = flags.since === undefined ? null : parseTimeArg("--since", flags.since, { utc: flags.utc });
   const { buildEvidence } = await import("../../export/evidence.js");
   const log = openStore(context.dbPath, { mustExist: true });
@@ -50,24 +53,27 @@ export async function exportEvidenceCommand(flags: z.infer<typeof ExportEvidence
 }
 
 /**
- * Signs the head of a local log at record `seq` (what `ship` just copied through) and keeps it in `<log>.heads`, so
- * that the log is held to it from then on. A key that cannot be used is a warning: the records shipped anyway.
+ * What `ship` signs each shipped head with: the local log's key; each head is also kept in `<log>.heads`, so that the
+ * log is held to it from then on. A key that cannot be used is one warning, and the records ship unsigned.
  */
-export async function signShippedHead(logPath: string, seq: number): Promise<void> {
-  const log = openStore(logPath, { mustExist: true });
-  try {
-    // Made quietly here (a shipper runs unattended): docs/evidence.md says where the pair is.
-    const key = logKeyPair(logPath);
-    const { logId, hashes } = await log.recordHashes!([seq]);
-    const hash = hashes.get(seq);
-    if (hash === undefined) return;
-    const head = { log: logId, seq, hash, time: new Date().toISOString() };
-    recordSignedHead(logPath, { ...head, publicKey: publicKeyText(key.publicKey), signature: signHead(key.privateKey, head) });
-  } catch (e) {
-    warn(`the shipped head was not signed: ${(e as Error).message.split("\n", 1)[0]}`);
-  } finally {
-    await log.close();
-  }
+export function shippedHeadSigner(logPath: string): (head: { readonly log: string; readonly seq: number; readonly hash: string }) => SignedHeadLine | null {
+  let key: ReturnType<typeof logKeyPair> | null = null;
+  let failed = false;
+  return (at) => {
+    if (failed) return null;
+    try {
+      // Made quietly here (a shipper runs unattended): docs/evidence.md says where the pair is.
+      key ??= logKeyPair(logPath);
+      const head = { ...at, time: new Date().toISOString() };
+      const signed: SignedHeadLine = { ...head, publicKey: publicKeyText(key.publicKey), signature: signHead(key.privateKey, head) };
+      recordSignedHead(logPath, signed);
+      return signed;
+    } catch (e) {
+      failed = true;
+      warn(`the shipped heads are not signed: ${(e as Error).message.split("\n", 1)[0]}`);
+      return null;
+    }
+  };
 }
 
 export const VerifyEvidenceFlagsSchema = z.object({

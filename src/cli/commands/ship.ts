@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import { isPostgresUrl } from "../../store/openStore.js";
@@ -27,16 +28,28 @@ export async function shipCommand(flags: ShipFlags, context: CliContext): Promis
   if ("refused" in name) throw new QhooksError("usage", `--to ${name.refused}`);
   if (name.warning !== null) warn(name.warning);
   const interval = parseInterval("--interval", flags.interval);
-  const { shipLog } = await import("../../store/ship.js");
+  const { shipLog, CLOCK_TOLERANCE_MS } = await import("../../store/ship.js");
   const to = shownUrl(flags.to);
+  const { shippedHeadSigner } = await import("./evidence.js");
   const once = async () => {
-    const done = await shipLog({ from: context.dbPath, to: flags.to, batch: flags.batch });
+    const done = await shipLog({ from: context.dbPath, to: flags.to, batch: flags.batch, sign: shippedHeadSigner(context.dbPath) });
     out(
       done.shipped > 0
         ? `shipped ${done.shipped} records of log ${done.logId} to ${to} (through record ${done.head})`
         : `up to date: log ${done.logId} has ${done.head} records in ${to}`,
     );
-    if (done.shipped > 0) await (await import("./evidence.js")).signShippedHead(context.dbPath, done.head);
+    if (done.sameHost.length > 0)
+      warn(
+        `log ${done.sameHost.join(", ")} also ships to ${to} from a machine named ${hostname()}: the host name alone does not tell them apart there (--writer does; rename one machine to keep --machine useful)`,
+      );
+    if (Math.abs(done.clockAheadMs) > CLOCK_TOLERANCE_MS)
+      warn(
+        `this machine's clock is ${duration(Math.abs(done.clockAheadMs))} ${done.clockAheadMs > 0 ? "ahead of" : "behind"} the database server's: its events' times are off by as much`,
+      );
+    else if (done.futureRecord !== null)
+      warn(
+        `record ${done.futureRecord.seq} of log ${done.logId} is dated ${done.futureRecord.ts}, more than an hour after the database server's clock: the clock that wrote it was ahead`,
+      );
     if (done.skipped > 0) warn(`${done.skipped} records of log ${done.logId} were pruned from it before they shipped: the central database goes on after them`);
   };
   if (!flags.watch) {
@@ -53,4 +66,11 @@ export async function shipCommand(flags: ShipFlags, context: CliContext): Promis
     fatal: (e) => e.code === "integrity" || e.code === "usage",
   });
   return EXIT.ok;
+}
+
+/** `3h 5m`, `45m`: how far apart two clocks are. */
+function duration(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  const h = Math.floor(minutes / 60);
+  return h > 0 ? `${h}h ${minutes % 60}m` : `${minutes}m`;
 }

@@ -159,6 +159,7 @@ export async function verifyCommand(flags: z.infer<typeof VerifyFlagsSchema>, co
         result.from !== undefined && result.from > 1 ? `from record ${result.from}: older records were pruned` : null,
         result.erased ? `${result.erased} erased` : null,
         result.signedHeads ? `${result.signedHeads} signed head${result.signedHeads === 1 ? " still matches" : "s still match"}` : null,
+        result.unsignedChains ? `${result.unsignedChains} chain${result.unsignedChains === 1 ? "" : "s"} with no signed head: links only` : null,
       ].filter((n) => n !== null);
       out(`ok: ${result.records} records${notes.length ? ` (${notes.join("; ")})` : ""}`);
     }

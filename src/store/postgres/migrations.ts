@@ -129,6 +129,26 @@ export const PG_MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly w
       ALTER TABLE qhooks_journal ADD COLUMN machine bytea, ADD COLUMN os_user bytea, ADD COLUMN judged_by text COLLATE "C";
     `,
   },
+  {
+    version: 5,
+    what: "signed heads of shipped chains: each laptop's heads, signed with its log's key, kept with its records",
+    sql: `
+      -- What ship sends with each batch: the head of the laptop's chain, signed with the laptop log's Ed25519 key
+      -- (which stays on the laptop). verify holds the chain to them, so that rows edited here and the chain
+      -- recomputed after them fail without the laptop's key. public_key: its SPKI DER bytes in base64.
+      CREATE TABLE qhooks_signed_heads (
+        writer_id  text NOT NULL REFERENCES qhooks_writers,
+        seq        bigint NOT NULL,
+        hash       text NOT NULL,
+        signed_at  text COLLATE "C" NOT NULL,
+        public_key text NOT NULL,
+        signature  text NOT NULL,
+        PRIMARY KEY (writer_id, seq, signed_at)
+      );
+      -- The key of the writer's first signed head: a head signed by another key is named by verify.
+      ALTER TABLE qhooks_writers ADD COLUMN public_key text;
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

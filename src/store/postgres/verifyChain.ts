@@ -3,6 +3,8 @@ import type { VerifyResult } from "../../schema/logRecord.js";
 import { CURRENT_FORMAT, recordHash, type PartDigests } from "../journal/hashFormat.js";
 import type { ChainErasureBody, ChainPruneBody } from "./maintenance.js";
 import { journalRowOf } from "./placeRows.js";
+import { headSignatureHolds, type SignedHeadLine } from "../signedHeads.js";
+import { keyFingerprint } from "../logKey.js";
 
 const PAGE = 5_000;
 
@@ -26,9 +28,25 @@ function parseJson<T>(text: string): T | null {
  * body) or, without it, are about the chain they are in.
  */
 export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
-  const { rows: writers } = await client.query<{ writer_id: string; label: string; head_seq: number; anchor_seq: number; anchor_hash: string }>(
-    "SELECT writer_id, label, head_seq, anchor_seq, anchor_hash FROM qhooks_writers ORDER BY writer_id",
+  const { rows: writers } = await client.query<{
+    writer_id: string;
+    label: string;
+    head_seq: number;
+    anchor_seq: number;
+    anchor_hash: string;
+    public_key: string | null;
+  }>("SELECT writer_id, label, head_seq, anchor_seq, anchor_hash, public_key FROM qhooks_writers ORDER BY writer_id");
+  // The heads each shipped chain's key signed (sent by ship with its batches).
+  const signedHeads = new Map<string, SignedHeadLine[]>();
+  const { rows: headRows } = await client.query<{ writer_id: string; seq: string; hash: string; signed_at: string; public_key: string; signature: string }>(
+    "SELECT writer_id, seq, hash, signed_at, public_key, signature FROM qhooks_signed_heads ORDER BY writer_id, seq, signed_at",
   );
+  for (const h of headRows) {
+    const head = { log: h.writer_id, seq: Number(h.seq), hash: h.hash, time: h.signed_at, publicKey: h.public_key, signature: h.signature };
+    signedHeads.set(h.writer_id, [...(signedHeads.get(h.writer_id) ?? []), head]);
+  }
+  let signedChecked = 0;
+  let unsigned = 0;
   // A record may have more than one: erased here, and on the laptop it was shipped from (whose erasure record
   // arrives later). The digests of its parts before any erasure are in at least one of them.
   const erasures = new Map<string, ChainErasureBody[]>();
@@ -74,6 +92,9 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
     let previousFormat = 0;
     let expected = anchorSeq + 1;
     let first = true;
+    const heads = signedHeads.get(writer.writer_id) ?? [];
+    const headSeqs = new Set(heads.map((h) => h.seq));
+    const hashesAtHeads = new Map<number, string>();
     for (;;) {
       const { rows } = await client.query("SELECT * FROM qhooks_journal WHERE writer_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3", [
         writer.writer_id,
@@ -104,6 +125,7 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
           ? row.format === 3 || erasure.some((e) => recordHash(content, previous, writer.writer_id, e.parts as PartDigests) === hash)
           : recordHash(content, previous, writer.writer_id) === hash;
         if (!matches) return broken(row.seq, `record ${row.seq} (${row.kind}) does not match its hash: edited, or moved from elsewhere`);
+        if (headSeqs.has(row.seq)) hashesAtHeads.set(row.seq, hash);
         previous = hash;
         previousFormat = row.format;
         expected++;
@@ -113,6 +135,37 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
     }
     if (expected - 1 < writer.head_seq)
       return broken(expected, `records ${expected} to ${writer.head_seq} are missing (the chain's head is ${writer.head_seq})`);
+    // The chain links; the heads its writer's key signed say whether it is the chain the writer wrote.
+    if (heads.length === 0) {
+      if (writer.public_key !== null) return broken(expected, `its writer's key ${keyFingerprint(writer.public_key)} signed heads that are gone: removed here`);
+      unsigned++;
+      continue;
+    }
+    for (const head of heads) {
+      if (!headSignatureHolds(head)) return broken(head.seq, `the head signed at ${head.time} fails its signature: edited here`);
+      if (writer.public_key !== null && head.publicKey !== writer.public_key)
+        return broken(
+          head.seq,
+          `the head signed at ${head.time} is signed by key ${keyFingerprint(head.publicKey)}, not the writer's key ${keyFingerprint(writer.public_key)}: a key changed without a rotation record`,
+        );
+      if (head.seq <= anchorSeq) continue;
+      const hash = hashesAtHeads.get(head.seq);
+      if (hash === undefined)
+        return broken(head.seq, `record ${head.seq}, whose head its writer signed at ${head.time}, is gone: records cut off the chain after it was signed`);
+      if (hash !== head.hash)
+        return broken(
+          head.seq,
+          `record ${head.seq} is not the one whose head its writer signed at ${head.time}: rows edited here and the chain recomputed without the writer's key`,
+        );
+      signedChecked++;
+    }
   }
-  return { ok: true, records, erased, from: from ?? 1 };
+  return {
+    ok: true,
+    records,
+    erased,
+    from: from ?? 1,
+    ...(signedChecked > 0 ? { signedHeads: signedChecked } : {}),
+    ...(unsigned > 0 ? { unsignedChains: unsigned } : {}),
+  };
 }
