@@ -24,6 +24,9 @@ export interface BenchConfig {
   readonly replayMatchEvents: number;
   readonly replayHookEvents: number;
   readonly replayReps: number;
+  /** Case S3: events per session (8 sessions at once); S4: events the server has judged when its RSS is read again. */
+  readonly serverSessionEvents: number;
+  readonly serverRssEvents: number;
   /** Watchdog: fresh processes per variant. */
   readonly watchdogProcesses: number;
 }
@@ -47,6 +50,8 @@ export const FULL: BenchConfig = {
   replayHookEvents: 600,
   replayReps: 3,
   watchdogProcesses: 12,
+  serverSessionEvents: 500,
+  serverRssEvents: 100_000,
 };
 
 export const QUICK: BenchConfig = {
@@ -68,4 +73,6 @@ export const QUICK: BenchConfig = {
   replayHookEvents: 100,
   replayReps: 2,
   watchdogProcesses: 3,
+  serverSessionEvents: 50,
+  serverRssEvents: 5_000,
 };

@@ -22,9 +22,10 @@ import { watchdogCases } from "./cases/watchdog.js";
 import { trustCases } from "./cases/trust.js";
 import { redactionCases } from "./cases/redaction.js";
 import { postgresCases } from "./cases/postgres.js";
+import { serverCases } from "./cases/server.js";
 import type { Peer } from "./peer/peer.js";
 
-const GROUPS = ["1", "2", "4", "W", "T", "R", "5", "6", "7", "8"] as const;
+const GROUPS = ["1", "2", "4", "S", "W", "T", "R", "5", "6", "7", "8"] as const;
 
 function parseArgs(argv: readonly string[]): { config: BenchConfig; peer: string | null; only: Set<string> } {
   let config = FULL;
@@ -37,7 +38,7 @@ function parseArgs(argv: readonly string[]): { config: BenchConfig; peer: string
     else if (arg.startsWith("--peer=")) peer = arg.slice("--peer=".length);
     else if (arg === "--only") only = new Set((argv[++i] ?? "").split(",").map((s) => (s.trim() === "3" ? "2" : s.trim())));
     else if (arg === "--help" || arg === "-h") {
-      process.stdout.write("usage: npm run bench [-- --quick] [-- --peer gemini] [-- --only 1,2,4,W,T,5,6,7,8]\n");
+      process.stdout.write("usage: npm run bench [-- --quick] [-- --peer gemini] [-- --only 1,2,4,S,W,T,5,6,7,8]\n");
       process.exit(0);
     } else {
       process.stderr.write(`bench: unknown argument ${arg}\n`);
@@ -91,6 +92,7 @@ async function main(): Promise<void> {
     if (only.has("1")) results.push(...(await startupCase(config)));
     if (only.has("2")) results.push(...(await dispatchHookCases(config, peer)));
     if (only.has("4")) results.push(...(await noMatchCases(config, peer)));
+    if (only.has("S")) results.push(...(await serverCases(config)));
     if (only.has("W")) results.push(...(await watchdogCases(config)));
     if (only.has("T")) results.push(...(await trustCases(config)));
     if (only.has("R")) results.push(...(await redactionCases(config)));
