@@ -1,4 +1,5 @@
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { localDataDir } from "../core/dataDir.js";
 import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
 import type { HookPlugin } from "../core/hookDescriptor.js";
@@ -20,16 +21,33 @@ export interface SettingsSource {
   readonly dialect?: Dialect;
 }
 
-/** The settings levels of a host (user, project, local...), lowest priority first; `env` may move machine-wide ones. */
+/**
+ * The user's shared hooks, `~/.qhooks/hooks.json`: written once, run for every host's events (each host's event
+ * names map to qhooks' own). It is of the user level (a project cannot weaken its guards) and in qhooks' own shape
+ * (`PreToolUse`..., timeouts in seconds), so it names no dialect: it is read with the default one's names.
+ */
+export const sharedHooksSource = (homeDir: string): SettingsSource => ({
+  level: "user",
+  path: join(localDataDir(homeDir), "hooks.json"),
+  display: "~/.qhooks/hooks.json",
+});
+
+/**
+ * The settings levels of a host (user, project, local...), lowest priority first, after the user's shared hooks
+ * file (`sharedHooksSource`); `env` may move machine-wide ones.
+ */
 export function discoverSettings(
   homeDir: string,
   projectDir: string,
   dialect: Dialect = DEFAULT_DIALECT,
   env: Readonly<Record<string, string | undefined>> = {},
 ): SettingsSource[] {
-  return hostDialect(dialect)
-    .settingsLevels(homeDir, projectDir, env)
-    .map((l) => ({ level: l.level, path: l.path, display: l.display, dialect }));
+  return [
+    sharedHooksSource(homeDir),
+    ...hostDialect(dialect)
+      .settingsLevels(homeDir, projectDir, env)
+      .map((l) => ({ level: l.level, path: l.path, display: l.display, dialect })),
+  ];
 }
 
 /**

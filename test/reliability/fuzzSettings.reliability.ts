@@ -21,7 +21,8 @@ import { DIST, QUICK, checkProperty, clip, cliWithDeadline, eachLimit, expectCle
 /** A dispatch whose matchers cannot stall takes well under a second; a stalled one takes minutes to hours. */
 const STALL_BOUND_MS = 15_000;
 
-const levels = (sb: Sandbox) => discoverSettings(sb.home, sb.project);
+// The host's own levels, after the shared ~/.qhooks/hooks.json (first).
+const levels = (sb: Sandbox) => discoverSettings(sb.home, sb.project).slice(1);
 
 function expectWarningLines(warnings: readonly string[], displays: readonly string[], label: string): void {
   for (const w of warnings) {
