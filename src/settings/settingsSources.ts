@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { localDataDir } from "../core/dataDir.js";
 import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
@@ -42,8 +43,11 @@ export function discoverSettings(
   dialect: Dialect = DEFAULT_DIALECT,
   env: Readonly<Record<string, string | undefined>> = {},
 ): SettingsSource[] {
+  // Only when it exists: a missing shared file is no level at all, so the logged configuration (and its hash) of a
+  // user without one stays as it was. A bus started before the file was made picks it up when restarted.
+  const shared = sharedHooksSource(homeDir);
   return [
-    sharedHooksSource(homeDir),
+    ...(existsSync(shared.path) ? [shared] : []),
     ...hostDialect(dialect)
       .settingsLevels(homeDir, projectDir, env)
       .map((l) => ({ level: l.level, path: l.path, display: l.display, dialect })),

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { chmodSync, readFileSync } from "node:fs";
+import { chmodSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadSettings } from "../../src/settings/loadSettings.js";
 import { discoverSettings, sharedHooksSource } from "../../src/settings/settingsSources.js";
@@ -22,6 +22,11 @@ describe("the user's shared hooks file (~/.qhooks/hooks.json)", () => {
     });
   });
   afterEach(() => sb.cleanup());
+
+  it("is no level at all while it does not exist (the logged configuration stays as it was)", () => {
+    rmSync(sharedHooksSource(sb.home).path);
+    expect(discoverSettings(sb.home, sb.project, "claude").map((s) => s.display)).to.not.include("~/.qhooks/hooks.json");
+  });
 
   it("is read first, at the user level, before every host's own files", () => {
     for (const host of ["qoder", "claude", "gemini", "codex", "cursor"] as const) {

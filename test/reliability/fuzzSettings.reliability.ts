@@ -21,8 +21,7 @@ import { DIST, QUICK, checkProperty, clip, cliWithDeadline, eachLimit, expectCle
 /** A dispatch whose matchers cannot stall takes well under a second; a stalled one takes minutes to hours. */
 const STALL_BOUND_MS = 15_000;
 
-// The host's own levels, after the shared ~/.qhooks/hooks.json (first).
-const levels = (sb: Sandbox) => discoverSettings(sb.home, sb.project).slice(1);
+const levels = (sb: Sandbox) => discoverSettings(sb.home, sb.project);
 
 function expectWarningLines(warnings: readonly string[], displays: readonly string[], label: string): void {
   for (const w of warnings) {
