@@ -1,3 +1,4 @@
+import { settleDataDir } from "../store/dataDirMigration.js";
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
@@ -22,7 +23,7 @@ export interface CliContext {
   readonly dialectNamed: boolean;
   readonly projectDir: string;
   readonly homeDir: string;
-  /** The log file or PostgreSQL URL: `--db`, else $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db. */
+  /** The log file or PostgreSQL URL: `--db`, else $QHOOKS_DB, else ~/.qhooks/events.db. */
   readonly dbPath: string;
   readonly env: NodeJS.ProcessEnv;
   /** `--color`: whether tables and listings on a terminal show decisions and failures in colour. */
@@ -49,6 +50,9 @@ export function cliContext(
     throw new QhooksError("usage", `--dialect ${globals.dialect} and --host ${globals.host} name two hosts; give one`);
   const asked = globals.dialect ?? globals.host;
   const homeDir = homedir();
+  // qhooks' own folder: an old ~/.qhooks moves to ~/.qhooks before anything reads the log or trust.
+  const settled = settleDataDir(homeDir);
+  if ("warning" in settled) err(`qhooks: warning: ${settled.warning}`);
   const anyHostsProject = Object.values(HOSTS)
     .flatMap((host) => host.projectDirVariables.map((name) => process.env[name]))
     .find((value) => value !== undefined);

@@ -86,7 +86,7 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
         "events, decides one outcome per event, and keeps every event and decision in a local SQLite log.",
     )
     .version(version(), "-V, --version")
-    .option("--db <path>", "event log file, or a PostgreSQL URL postgres://... (default: $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db)")
+    .option("--db <path>", "event log file, or a PostgreSQL URL postgres://... (default: $QHOOKS_DB, else ~/.qhooks/events.db)")
     .option("--project-dir <dir>", "project directory (default: $QODERCN_PROJECT_DIR, else the working directory)")
     // Every command's help shows the options above too, which apply to it (given before or after its name).
     .configureHelp({

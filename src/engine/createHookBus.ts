@@ -1,3 +1,4 @@
+import { settleDataDir } from "../store/dataDirMigration.js";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { BehaviorSubject, Subject, from, merge, switchMap, type Observable, type Subscription } from "rxjs";
@@ -28,7 +29,7 @@ export const HookBusOptionsSchema = z.object({
   projectDir: z.string().min(1),
   /** The OS home by default; also the hooks' HOME, so `~` means the same place in settings and in commands. */
   homeDir: z.string().min(1).optional(),
-  /** A log file path or a PostgreSQL URL (postgres://...); `false` for no log; undefined for $QHOOKS_DB, else <homeDir>/.qoder-cn/qhooks/events.db. */
+  /** A log file path or a PostgreSQL URL (postgres://...); `false` for no log; undefined for $QHOOKS_DB, else <homeDir>/.qhooks/events.db. */
   db: z.union([z.string().min(1), z.literal(false)]).optional(),
   /** Exactly these settings files, in order, instead of the three discovered levels. */
   settingsFiles: z.array(z.string().min(1)).optional(),
@@ -86,6 +87,8 @@ export function createHookBus(options: HookBusOptions): HookBus {
   const projectDir = resolve(opts.projectDir);
   const homeDir = resolve(opts.homeDir ?? homedir());
   const dialect = dialectOf(opts.dialect, env);
+  // qhooks' own folder first (an old ~/.qoder-cn/qhooks moves to ~/.qhooks), so trust and the log are read there.
+  const settled = settleDataDir(homeDir);
   const engine = engineContext({ homeDir, projectDir, env, dialect, settingsFiles: opts.settingsFiles, plugins: opts.plugins, baseDir: projectDir });
   const { sources, plugins, limits } = engine;
   const { log, warnings: logWarnings }: { log: EventLog; warnings: string[] } = openEventLogWithWarnings({ db: opts.db, env, homeDir });
@@ -180,7 +183,13 @@ export function createHookBus(options: HookBusOptions): HookBus {
     },
 
     outcomes$: outcomes.asObservable(),
-    warnings$: merge(from(limits.warnings), from(logWarnings), snapshots.pipe(switchMap((s) => from(s.warnings))), runtimeWarnings),
+    warnings$: merge(
+      from(limits.warnings),
+      from(logWarnings),
+      from("warning" in settled ? [settled.warning] : []),
+      snapshots.pipe(switchMap((s) => from(s.warnings))),
+      runtimeWarnings,
+    ),
 
     settings: () => snapshots.value,
 

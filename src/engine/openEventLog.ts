@@ -13,7 +13,7 @@ import { checkDatabaseName } from "../store/postgres/databaseName.js";
 import { QhooksError } from "../errors.js";
 
 export interface OpenEventLogOptions {
-  /** A path or a PostgreSQL URL; `false` for no log; undefined for $QHOOKS_DB, else <homeDir>/.qoder-cn/qhooks/events.db. */
+  /** A path or a PostgreSQL URL; `false` for no log; undefined for $QHOOKS_DB, else <homeDir>/.qhooks/events.db. */
   readonly db: string | false | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly homeDir: string;

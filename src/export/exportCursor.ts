@@ -2,6 +2,7 @@ import { hash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
+import { localDataDir } from "../core/dataDir.js";
 import { QhooksError, messageOf } from "../errors.js";
 
 /**
@@ -27,7 +28,7 @@ export type ExportCursor = z.infer<typeof ExportCursorSchema>;
  * lives), one file per log and collector.
  */
 export function defaultCursorPath(homeDir: string, log: string, endpoint: string): string {
-  return join(homeDir, ".qoder-cn", "qhooks", "export-cursors", `${hash("sha256", `${log}\n${endpoint}`, "hex").slice(0, 16)}.json`);
+  return join(localDataDir(homeDir), "export-cursors", `${hash("sha256", `${log}\n${endpoint}`, "hex").slice(0, 16)}.json`);
 }
 
 /** The cursor in `path`; null when there is none yet. A file that is not a cursor is one clear line. */

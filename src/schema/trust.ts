@@ -30,7 +30,7 @@ export const TrustEntrySchema = lazy(() =>
 );
 export type TrustEntry = z.infer<typeof TrustEntrySchema>;
 
-/** The user-level trust store, `~/.qoder-cn/qhooks/trust.json`. */
+/** The user-level trust store, `~/.qhooks/trust.json`. */
 export const TrustStoreSchema = lazy(() =>
   z.object({
     version: z.literal(1, { error: "expected version 1" }),

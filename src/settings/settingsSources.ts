@@ -1,5 +1,6 @@
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
+import { localDataDir } from "../core/dataDir.js";
 import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
 import type { HookPlugin } from "../core/hookDescriptor.js";
@@ -21,21 +22,41 @@ export interface SettingsSource {
   readonly dialect?: Dialect;
 }
 
-/** The settings levels of a host (user, project, local...), lowest priority first; `env` may move machine-wide ones. */
+/**
+ * The user's shared hooks, `~/.qhooks/hooks.json`: written once, run for every host's events (each host's event
+ * names map to qhooks' own). It is of the user level (a project cannot weaken its guards) and in qhooks' own shape
+ * (`PreToolUse`..., timeouts in seconds), so it names no dialect: it is read with the default one's names.
+ */
+export const sharedHooksSource = (homeDir: string): SettingsSource => ({
+  level: "user",
+  path: join(localDataDir(homeDir), "hooks.json"),
+  display: "~/.qhooks/hooks.json",
+});
+
+/**
+ * The settings levels of a host (user, project, local...), lowest priority first, after the user's shared hooks
+ * file (`sharedHooksSource`); `env` may move machine-wide ones.
+ */
 export function discoverSettings(
   homeDir: string,
   projectDir: string,
   dialect: Dialect = DEFAULT_DIALECT,
   env: Readonly<Record<string, string | undefined>> = {},
 ): SettingsSource[] {
-  return hostDialect(dialect)
-    .settingsLevels(homeDir, projectDir, env)
-    .flatMap((l) => {
-      const files = l.folder === undefined ? [] : jsonFilesIn(l.folder.path);
-      if (l.folder === undefined || files.length === 0) return [{ level: l.level, path: l.path, display: l.display, dialect }];
-      const { path, display } = l.folder;
-      return files.map((name) => ({ level: l.level, path: join(path, name), display: `${display}/${name}`, dialect }));
-    });
+  // Only when it exists: a missing shared file is no level at all, so the logged configuration (and its hash) of a
+  // user without one stays as it was. A bus started before the file was made picks it up when restarted.
+  const shared = sharedHooksSource(homeDir);
+  return [
+    ...(existsSync(shared.path) ? [shared] : []),
+    ...hostDialect(dialect)
+      .settingsLevels(homeDir, projectDir, env)
+      .flatMap((l) => {
+        const files = l.folder === undefined ? [] : jsonFilesIn(l.folder.path);
+        if (l.folder === undefined || files.length === 0) return [{ level: l.level, path: l.path, display: l.display, dialect }];
+        const { path, display } = l.folder;
+        return files.map((name) => ({ level: l.level, path: join(path, name), display: `${display}/${name}`, dialect }));
+      }),
+  ];
 }
 
 /** The `*.json` files of a folder level, in name order; none when it is missing or unreadable. */

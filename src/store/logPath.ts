@@ -1,11 +1,11 @@
 import { dirname, join, resolve } from "node:path";
+import { localDataDir } from "../core/dataDir.js";
 
-/** Where qhooks keeps its own files on this machine (the default log, the trust store, markers): ~/.qoder-cn/qhooks. */
-export const localDataDir = (homeDir: string): string => join(homeDir, ".qoder-cn", "qhooks");
+export { localDataDir };
 
 const isUrl = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location);
 
-/** Where the log lives when no path is given: $QHOOKS_DB, else ~/.qoder-cn/qhooks/events.db. */
+/** Where the log lives when no path is given: $QHOOKS_DB, else ~/.qhooks/events.db. */
 export function defaultLogPath(env: Readonly<Record<string, string | undefined>>, homeDir: string): string {
   const location = env.QHOOKS_DB || join(localDataDir(homeDir), "events.db");
   // A PostgreSQL URL is a location too (a team's central log); only a file path is made absolute.

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { localDataDir } from "../core/dataDir.js";
 import { QhooksError, messageOf } from "../errors.js";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { TrustStoreSchema, type TrustEntry, type TrustScope, type TrustStore } from "../schema/trust.js";
@@ -11,9 +12,9 @@ const MAX_STORE_BYTES = 16 * 1024 * 1024;
 
 export const EMPTY_TRUST_STORE: TrustStore = { version: 1, trusted: [] };
 
-/** One user's trust store: `~/.qoder-cn/qhooks/trust.json`, next to the default log, in both dialects. */
+/** One user's trust store: `~/.qhooks/trust.json`, next to the default log, in every dialect. */
 export function trustStorePath(homeDir: string): string {
-  return join(homeDir, ".qoder-cn", "qhooks", "trust.json");
+  return join(localDataDir(homeDir), "trust.json");
 }
 
 /** How messages name the store: with `~` for the home directory. */

@@ -32,7 +32,7 @@ describe("cli: a central PostgreSQL log that does not answer never holds a decis
     proxy = await freezableProxy({ host: u.hostname, port: Number(u.port || 5432) });
     admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
-    fallback = join(sb.home, ".qoder-cn", "qhooks", "fallback.db");
+    fallback = join(sb.home, ".qhooks", "fallback.db");
     // The guard blocks `rm -rf`; it says when it starts (so that a test can freeze the network mid-dispatch).
     const guard = sb.script(
       "guard.sh",

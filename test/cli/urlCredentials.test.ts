@@ -34,7 +34,7 @@ describe("cli: a URL's credentials never reach the log, a file name, the page or
       return u.toString();
     };
 
-    it("once markers go to the local data folder (~/.qoder-cn/qhooks/once), not to a folder named after the URL in the working directory", async () => {
+    it("once markers go to the local data folder (~/.qhooks/once), not to a folder named after the URL in the working directory", async () => {
       const count = join(sb.root, "once-count");
       sb.userSettings({ hooks: { Stop: [{ hooks: [{ type: "command", command: `echo x >> '${count}'`, once: true }] }] } });
       const env = { QHOOKS_DB: withPassword() };
@@ -43,7 +43,7 @@ describe("cli: a URL's credentials never reach the log, a file name, the page or
       expect([a.code, b.code], a.stderr + b.stderr).to.deep.equal([0, 0]);
       expect((b.outcome!.skipped as Json[]).map((s) => s.reason)).to.deep.equal(["once"]);
       expect(readFileSync(count, "utf8")).to.equal("x\n");
-      expect(readdirSync(join(sb.home, ".qoder-cn", "qhooks", "once"))).to.have.length(1);
+      expect(readdirSync(join(sb.home, ".qhooks", "once"))).to.have.length(1);
       expect(readdirSync(sb.project)).to.deep.equal([]);
       expect(walk(sb.root).filter((p) => p.includes(PASSWORD) || p.includes("postgres"))).to.deep.equal([]);
     });

@@ -176,7 +176,7 @@ describe("export --otlp: the log as OpenTelemetry log records", function () {
     await new Promise((r) => setTimeout(r, 600));
     expect(await first.stop()).to.deep.equal({ code: 0, stderr: "" });
     expect(receiver.records).to.have.length(4);
-    const cursors = readdirSync(join(sb.home, ".qoder-cn", "qhooks", "export-cursors"));
+    const cursors = readdirSync(join(sb.home, ".qhooks", "export-cursors"));
     expect(cursors).to.have.length(1);
 
     // Logged while no export ran, with times long before the last one sent (a laptop that ships late).

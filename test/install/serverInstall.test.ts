@@ -135,7 +135,7 @@ describe("install claude --server: http entries calling the running server", fun
     const unset = Object.fromEntries(Object.entries(pre.headers!).map(([k, v]) => [k, interpolate(v, pre.allowedEnvVars!, {})]));
     const refused = await post(Number(target.port), target.pathname, payload, unset);
     expect(refused.status).to.equal(401);
-    expect(refused.body).to.include(`export QHOOKS_SERVER_TOKEN="$(cat ${join(sb.home, ".qoder-cn", "qhooks", "server", "token")})"`);
+    expect(refused.body).to.include(`export QHOOKS_SERVER_TOKEN="$(cat ${join(sb.home, ".qhooks", "server", "token")})"`);
 
     // The server is gone; SessionStart's first command brings it back on the same port, saying nothing on stdout.
     expect((await run(["serve", "--stop"])).code).to.equal(0);

@@ -93,7 +93,7 @@ describe("qhooks serve: --idle-exit and --rotate-token", function () {
     const fresh = tokenOf(sb);
     expect(fresh).to.not.equal(old);
     expect(fresh).to.have.length.above(32);
-    expect(statSync(join(sb.home, ".qoder-cn", "qhooks", "server", "token")).mode & 0o777).to.equal(0o600);
+    expect(statSync(join(sb.home, ".qhooks", "server", "token")).mode & 0o777).to.equal(0o600);
     expect((await post(server.port, "/hook/claude", bash("ls"), bearer(old))).status).to.equal(401);
     expect((await post(server.port, "/hook/claude", bash("ls"), bearer(fresh))).status).to.equal(200);
     expect(server.stderr()).to.not.include(fresh);

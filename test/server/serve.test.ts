@@ -265,7 +265,7 @@ describe("qhooks serve", function () {
     );
     await new Promise<void>((resolve) => squatter.listen(0, "127.0.0.1", resolve));
     const port = (squatter.address() as AddressInfo).port;
-    sb.file(join(sb.home, ".qoder-cn", "qhooks", "server", "serve.json"), { port, pid: process.pid, version: "1.0.0", startedAt: null, uid: 0 });
+    sb.file(join(sb.home, ".qhooks", "server", "serve.json"), { port, pid: process.pid, version: "1.0.0", startedAt: null, uid: 0 });
     const status = await sb.run(["serve", "--status"]);
     expect(status.code, "not trusted").to.equal(1);
     const stop = await sb.run(["serve", "--stop"]);

@@ -50,7 +50,7 @@ describe("qhooks serve: serve.log rotation", function () {
   });
 
   it("a server started by --ensure writes serve.log itself and rotates it when full", async () => {
-    const dir = join(sb.home, ".qoder-cn", "qhooks", "server");
+    const dir = join(sb.home, ".qhooks", "server");
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const filler = `${"old line\n".repeat(Math.floor((SERVE_LOG_MAX_BYTES - 100) / 9))}`;
     writeFileSync(join(dir, "serve.log"), filler, { mode: 0o600 });

@@ -14,7 +14,7 @@ export interface ForegroundServer {
   readonly exited: Promise<number | null>;
 }
 
-export const tokenOf = (sb: Sandbox): string => readFileSync(join(sb.home, ".qoder-cn", "qhooks", "server", "token"), "utf8").trim();
+export const tokenOf = (sb: Sandbox): string => readFileSync(join(sb.home, ".qhooks", "server", "token"), "utf8").trim();
 
 export function startServer(sb: Sandbox, args: readonly string[] = ["--port", "0"], env: Record<string, string | undefined> = {}): Promise<ForegroundServer> {
   const child = spawn(process.execPath, [CLI, "serve", ...args], { cwd: sb.root, env: sb.env(env), stdio: ["ignore", "ignore", "pipe"] });

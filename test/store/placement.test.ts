@@ -77,16 +77,15 @@ describe("where the log lives and who may read it (contract 5, 7)", () => {
     }
   });
 
-  it("without --db or $QHOOKS_DB the log is $HOME/.qoder-cn/qhooks/events.db", async () => {
+  it("without --db or $QHOOKS_DB the log is $HOME/.qhooks/events.db", async () => {
     const unset = { QHOOKS_DB: undefined };
     const r = await underUmask(0o000, () => sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "home" }), [], unset));
     expect(r.code, r.stderr).to.equal(0);
-    const expected = join(sb.home, ".qoder-cn", "qhooks", "events.db");
+    const expected = join(sb.home, ".qhooks", "events.db");
     expect(existsSync(expected)).to.equal(true);
     expect(existsSync(sb.db)).to.equal(false);
     expect(octal(mode(expected))).to.equal("0600");
-    expect(octal(mode(join(sb.home, ".qoder-cn")))).to.equal("0700");
-    expect(octal(mode(join(sb.home, ".qoder-cn", "qhooks")))).to.equal("0700");
+    expect(octal(mode(join(sb.home, ".qhooks")))).to.equal("0700");
     const records = await logJson(sb, [], unset);
     expect(records.map((x) => [x.sessionId, x.seq])).to.deep.equal([["home", r.outcome!.seq]]);
   });
@@ -97,7 +96,7 @@ describe("where the log lives and who may read it (contract 5, 7)", () => {
     expect(r.code).to.equal(0);
     expect(existsSync(other)).to.equal(true);
     expect(existsSync(sb.db)).to.equal(false);
-    expect(existsSync(join(sb.home, ".qoder-cn", "qhooks"))).to.equal(false);
+    expect(existsSync(join(sb.home, ".qhooks"))).to.equal(false);
     expect((await logJson(sb, ["--db", other])).map((x) => x.sessionId)).to.deep.equal(["flag"]);
     // $QHOOKS_DB (the sandbox's) has nothing yet: `log` without --db says so.
     const viaEnv = await sb.run(["log"]);
@@ -106,7 +105,7 @@ describe("where the log lives and who may read it (contract 5, 7)", () => {
     const r2 = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "env" }));
     expect(r2.code).to.equal(0);
     expect((await logJson(sb)).map((x) => x.sessionId)).to.deep.equal(["env"]);
-    expect(existsSync(join(sb.home, ".qoder-cn", "qhooks"))).to.equal(false);
+    expect(existsSync(join(sb.home, ".qhooks"))).to.equal(false);
   });
 });
 

@@ -19,7 +19,7 @@ describe("trust: project, local and plugin hooks run only once trusted", functio
   beforeEach(() => (sb = new Sandbox()));
   afterEach(() => sb.cleanup());
 
-  const store = () => join(sb.home, ".qoder-cn", "qhooks", "trust.json");
+  const store = () => join(sb.home, ".qhooks", "trust.json");
   const marker = (tag: string) => join(sb.root, `ran-${tag}`);
   const ran = (tag: string) => existsSync(marker(tag));
   const forget = (tag: string) => rmSync(marker(tag), { force: true });
@@ -241,7 +241,7 @@ describe("trust: project, local and plugin hooks run only once trusted", functio
       expect(t.code).to.equal(1);
       expect(t.stderr.trim().split("\n")).to.have.length(1);
       expect(t.stderr)
-        .to.match(/^qhooks: the trust store ~\/\.qoder-cn\/qhooks\/trust\.json /)
+        .to.match(/^qhooks: the trust store ~\/\.qhooks\/trust\.json /)
         .and.match(why);
     };
 

@@ -20,7 +20,7 @@ export const exportLog: CommandSpec = {
         .option("--give-up-after <n>", "with --watch: stop (exit 1) after this many failed rounds in a row", String(DEFAULT_GIVE_UP_AFTER))
         .option(
           "--cursor <file>",
-          "where the export stands, to go on from there next time (default with --watch: one file per log and collector in ~/.qoder-cn/qhooks/export-cursors)",
+          "where the export stands, to go on from there next time (default with --watch: one file per log and collector in ~/.qhooks/export-cursors)",
         )
         .addHelpText(
           "after",

@@ -24,7 +24,10 @@ export const hooks: CommandSpec = {
       .option("--since <time>", `with --usage: ${SINCE_HELP}`)
       .option("--until <time>", "with --usage: before this time (same forms as --since)")
       .option("--utc", "with --usage: times in UTC")
-      .addHelpText("after", `\nWith --usage:\n${USAGE_COLUMNS}`),
+      .addHelpText(
+        "after",
+        `\nEvery dialect first reads ~/.qhooks/hooks.json, your hooks shared across hosts (user level, qhooks' event names).\n\nWith --usage:\n${USAGE_COLUMNS}`,
+      ),
   action: async ({ opts, command }) => {
     const { hooksCommand, HooksFlagsSchema } = await import("../commands/hooks.js");
     const flags = flagsOf(HooksFlagsSchema, opts);

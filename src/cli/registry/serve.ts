@@ -20,7 +20,7 @@ export const serve: CommandSpec = {
       .addHelpText(
         "after",
         `
-Routes (127.0.0.1 only; every request sends Authorization: Bearer <the secret in ~/.qoder-cn/qhooks/server/token>):
+Routes (127.0.0.1 only; every request sends Authorization: Bearer <the secret in ~/.qhooks/server/token>):
   POST /hook/<dialect>   the event as the body; the project is X-Qhooks-Project, else found from the payload's cwd
   GET  /health           who listens (pid, version)`,
       ),

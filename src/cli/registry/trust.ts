@@ -20,7 +20,7 @@ With "qhooks": {"requireTrust": true} in the user-level settings (or QHOOKS_REQU
 <project>/.qoder/settings.json, settings.local.json and plugins run only once trusted here. Trust is pinned to the
 content: the command, and the bytes of each project or plugin file it runs (./scripts/guard.sh, bash x.sh,
 python3 \${CLAUDE_PLUGIN_ROOT}/a.py). Editing either makes the hook untrusted again: it is skipped with a warning.
-The store is ~/.qoder-cn/qhooks/trust.json.
+The store is ~/.qhooks/trust.json.
 
 Examples:
   qhooks trust --dry-run          # what is untrusted here, and what each hook runs
