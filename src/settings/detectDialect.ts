@@ -23,7 +23,9 @@ export function chooseDialect(
   where: { readonly homeDir: string; readonly projectDir: string; readonly detect: boolean },
 ): DialectChoice {
   const pinned = asked ?? (env.QHOOKS_DIALECT?.trim() || undefined);
-  const present = DIALECTS.filter((id) => HOSTS[id].settingsLevels(where.homeDir, where.projectDir).some((level) => existsSync(level.folder?.path ?? level.path)));
+  const present = DIALECTS.filter((id) =>
+    HOSTS[id].settingsLevels(where.homeDir, where.projectDir).some((level) => existsSync(level.folder?.path ?? level.path)),
+  );
   if (pinned === undefined && where.detect && present.length === 1) return { dialect: present[0]!, how: "detected", note: null };
   const dialect = dialectOf(asked, env);
   const how = asked !== undefined ? "flag" : pinned !== undefined ? "environment" : "default";
