@@ -179,12 +179,15 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
     const [s, p] = await both(["explain", String(blocked!.seq), "--json"]);
     expect(normalized(JSON.parse(p))).to.deep.equal(normalized(JSON.parse(s)));
     const [us, up] = await both(["hooks", "--usage", "--json"]);
-    expect(normalized(JSON.parse(up))).to.deep.equal(normalized(JSON.parse(us)));
+    // Per-turn time is measured, so it differs by backend; the rest of the ledger is the same.
+    const untimed = (text: string) => JSON.parse(text, (key, value) => (key === "msPerTurn" ? undefined : value));
+    expect(normalized(untimed(up))).to.deep.equal(normalized(untimed(us)));
   });
 
   it("verify: the same", async () => {
     const [s, p] = await both(["verify"]);
-    expect(p).to.equal(s);
+    // Records written to PostgreSQL directly have no key: verify says their chain is checked by its links only.
+    expect(p).to.equal(s.replace("records\n", "records (1 chain with no signed head: links only)\n"));
     expect(s).to.match(/^ok: \d+ records\n$/);
   });
 
@@ -215,7 +218,7 @@ describe("cli: the same commands on SQLite and PostgreSQL", function () {
     const [ps, pp] = await both(["prune", "--before", "1d", "--json"]);
     expect(pick(pp)).to.deep.equal(pick(ps)).and.deep.equal({ records: 0, events: 0 });
     const [vs, vp] = await both(["verify"]);
-    expect(vp).to.equal(vs);
+    expect(vp).to.equal(vs.replace(" erased)", " erased; 1 chain with no signed head: links only)"));
     expect(vs).to.match(/^ok: \d+ records \(\d+ erased\)\n$/);
   });
 

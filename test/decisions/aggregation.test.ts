@@ -74,11 +74,11 @@ describe("decisions: aggregation of real hooks into one outcome", () => {
   });
 
   describe("updatedInput", () => {
-    it("the later level wins when two hooks rewrite the input differently, with a warning", async () => {
+    it("two levels rewrite differently: the local level's rewrite is refused beside the user's hook, with a warning naming both", async () => {
       sb.userSettings(settingsFor("PreToolUse", named("user-rewrite", jsonHook(sb, pre({ permissionDecision: "allow", updatedInput: { command: "ls -1" } })))));
       sb.localSettings(settingsFor("PreToolUse", named("local-rewrite", jsonHook(sb, pre({ updatedInput: { command: "ls -la" } })))));
       const outcome = await dispatch("PreToolUse");
-      expect(outcome.updatedInput).to.deep.equal({ command: "ls -la" });
+      expect(outcome.updatedInput).to.deep.equal({ command: "ls -1" });
       expect(outcome.decision).to.equal("allow");
       const warning = outcome.warnings.find((w) => w.includes("user-rewrite") && w.includes("local-rewrite"));
       expect(warning, outcome.warnings.join("\n")).to.be.a("string");

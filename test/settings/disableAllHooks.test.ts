@@ -48,7 +48,9 @@ describe("settings: disableAllHooks, which cannot switch off a higher level's gu
     claude("project", { disableAllHooks: true, hooks: guard("project-guard") });
     const listed = await sb.run(["hooks", "--dialect", "claude"]);
     expect(listed.stdout).to.include("Loaded 1 of 2 hooks configured on disk.");
-    expect(listed.stdout).to.include("skipped .claude/settings.json hooks.PreToolUse[0].hooks[0]: switched off: disableAllHooks in .claude/settings.json");
+    expect(listed.stdout).to.include(
+      "skipped .claude/settings.json hooks.PreToolUse[0].hooks[0] (switched-off): switched off: disableAllHooks in .claude/settings.json",
+    );
     claude("user", { disableAllHooks: true, hooks: guard("user-guard") });
     const doctor = await sb.run(["doctor", "--dialect", "claude", "--format", "json"]);
     const findings = JSON.parse(doctor.stdout).findings as { rule: string }[];

@@ -30,7 +30,9 @@ describe("settings: hooks switched off by name and per run", function () {
     expect(r.stderr).to.include('~/.qoder-cn/settings.json: qhooks.disabled: "noisy" is off (1)');
     const listed = await sb.run(["hooks"]);
     expect(listed.stdout).to.include("Loaded 1 of 3 hooks configured on disk.");
-    expect(listed.stdout).to.include("skipped .qoder/settings.json hooks.PreToolUse[0].hooks[0]: switched off: qhooks.disabled in ~/.qoder-cn/settings.json");
+    expect(listed.stdout).to.include(
+      "skipped .qoder/settings.json hooks.PreToolUse[0].hooks[0] (switched-off): switched off: qhooks.disabled in ~/.qoder-cn/settings.json",
+    );
   });
 
   it("a project's or its local settings' qhooks.disabled is ignored with one warning: the user's guard still runs", async () => {

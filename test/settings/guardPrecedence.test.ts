@@ -79,7 +79,7 @@ describe("settings: a lower-trust file cannot weaken the user's guard", function
     const listed = await sb.run(["hooks"]);
     expect(listed.stdout).to.include("Loaded 1 of 2 hooks configured on disk.");
     expect(listed.stdout).to.include(
-      "skipped .qoder/settings.json hooks.PreToolUse[0].hooks[0]: ignored: would weaken your guard in ~/.qoder-cn/settings.json (mode shadow",
+      "skipped .qoder/settings.json hooks.PreToolUse[0].hooks[0] (overruled): ignored: would weaken your guard in ~/.qoder-cn/settings.json (mode shadow",
     );
     const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"));
     expect(r.code, r.stderr).to.equal(2);

@@ -23,7 +23,7 @@ describe("settings levels and merge", () => {
     expect(markSet(sb)).to.deep.equal(["local", "project-1", "project-2", "user"]);
   });
 
-  it("lets the later level win a conflict: local's updatedInput beats user's", async () => {
+  it("a rewrite from the local level is refused where the user's own hook ran: the user's updatedInput stands", async () => {
     const rewrite = (name: string, command: string) =>
       sb.script(name, `cat >/dev/null\necho '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"${command}"}}}'`);
     sb.userSettings(settings({ PreToolUse: [group("Bash", rewrite("user.sh", "from-user"))] }));
@@ -32,7 +32,7 @@ describe("settings levels and merge", () => {
     const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"));
     expect(r.code, r.stderr).to.equal(0);
     expect(hookField(r.outcome, "level")).to.deep.equal(["user", "local"]);
-    expect(r.outcome!.updatedInput).to.deep.equal({ command: "from-local" });
+    expect(r.outcome!.updatedInput).to.deep.equal({ command: "from-user" });
   });
 
   it("is fine with missing levels and ignores the other top-level keys of a settings file", async () => {
