@@ -90,7 +90,7 @@ export async function serverCases(config: BenchConfig): Promise<CaseResult[]> {
     stops.push(server.stop);
     const echo = await listen(["-e", ECHO_SERVER], env, dir.project);
     stops.push(echo.stop);
-    const token = readFileSync(join(dir.home, ".qoder-cn", "qhooks", "server", "token"), "utf8").trim();
+    const token = readFileSync(join(dir.home, ".qhooks", "server", "token"), "utf8").trim();
     const event = (o: { tool?: string; sessionId?: string; n?: number } = {}) => {
       const payload = JSON.parse(preToolUsePayload(o)) as Record<string, unknown>;
       return JSON.stringify({ ...payload, cwd: dir.project });

@@ -143,7 +143,7 @@ export async function trustCases(config: BenchConfig): Promise<CaseResult[]> {
 
 /** More entries of other projects, as a store used for a while holds. */
 function padStore(home: string, extra: number): void {
-  const path = join(home, ".qoder-cn", "qhooks", "trust.json");
+  const path = join(home, ".qhooks", "trust.json");
   const store = JSON.parse(readFileSync(path, "utf8")) as { version: 1; trusted: unknown[] };
   for (let i = 0; i < extra; i++) {
     store.trusted.push({
