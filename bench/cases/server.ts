@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { join } from "node:path";
+import { serverPaths } from "../../src/server/paths.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
 import { BenchDir, benchEnv, CLI, preToolUsePayload, rawSpawn } from "../fixtures.js";
 import { caseResult, interleave, median, percentile, progress, timeMs, type CaseResult } from "../harness.js";
@@ -90,7 +91,8 @@ export async function serverCases(config: BenchConfig): Promise<CaseResult[]> {
     stops.push(server.stop);
     const echo = await listen(["-e", ECHO_SERVER], env, dir.project);
     stops.push(echo.stop);
-    const token = readFileSync(join(dir.home, ".qhooks", "server", "token"), "utf8").trim();
+    // Where the server keeps its secret, as the code names it (a copied path broke when the data folder moved).
+    const token = readFileSync(serverPaths(dir.home).token, "utf8").trim();
     const event = (o: { tool?: string; sessionId?: string; n?: number } = {}) => {
       const payload = JSON.parse(preToolUsePayload(o)) as Record<string, unknown>;
       return JSON.stringify({ ...payload, cwd: dir.project });

@@ -6,6 +6,7 @@ import type { Outcome } from "../../src/schema/outcome.js";
 import { loadSettings } from "../../src/settings/loadSettings.js";
 import { discoverSettings } from "../../src/settings/settingsSources.js";
 import { splitByTrust } from "../../src/trust/splitByTrust.js";
+import { trustStorePath } from "../../src/trust/trustStore.js";
 import { createTrustPolicy } from "../../src/trust/trustPolicy.js";
 import { caseResult, interleave, progress, rate, type CaseResult } from "../harness.js";
 import { BenchDir, benchEnv, CLI, preToolUsePayload, runChild } from "../fixtures.js";
@@ -143,7 +144,7 @@ export async function trustCases(config: BenchConfig): Promise<CaseResult[]> {
 
 /** More entries of other projects, as a store used for a while holds. */
 function padStore(home: string, extra: number): void {
-  const path = join(home, ".qhooks", "trust.json");
+  const path = trustStorePath(home);
   const store = JSON.parse(readFileSync(path, "utf8")) as { version: 1; trusted: unknown[] };
   for (let i = 0; i < extra; i++) {
     store.trusted.push({

@@ -1,4 +1,5 @@
 import { Option, type Command } from "commander";
+import { DIALECTS } from "../schema/dialect.js";
 
 /** Commander option parser for repeatable flags. */
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -22,7 +23,7 @@ export function hostFlag(command: Command): { host?: string } {
 
 /** What `--host` means on a read-side command, after its options in its help. */
 export const HOST_FILTER_HELP = `
---host <name> (or --dialect): only events judged by that host's settings (qoder, claude, gemini, codex, cursor);
+--host <name> (or --dialect): only events judged by that host's settings (${DIALECTS.join(", ")});
 recorded and rejected events were judged by none. On run, replay or explain the same flag says whose settings judge.`;
 
 /** The `qhooks log` filters, shared by `log` and `replay` so that both select events the same way. */

@@ -50,7 +50,7 @@ export function cliContext(
     throw new QhooksError("usage", `--dialect ${globals.dialect} and --host ${globals.host} name two hosts; give one`);
   const asked = globals.dialect ?? globals.host;
   const homeDir = homedir();
-  // qhooks' own folder: an old ~/.qhooks moves to ~/.qhooks before anything reads the log or trust.
+  // qhooks' own folder: an old ~/.qoder-cn/qhooks moves to ~/.qhooks before anything reads the log or trust.
   const settled = settleDataDir(homeDir);
   if ("warning" in settled) err(`qhooks: warning: ${settled.warning}`);
   const anyHostsProject = Object.values(HOSTS)

@@ -1,5 +1,6 @@
 import { Command, Help, Option } from "commander";
 import { QhooksError } from "../errors.js";
+import { DIALECTS } from "../schema/dialect.js";
 import { editDistance } from "../settings/editDistance.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { CommandSpec } from "./commandSpec.js";
@@ -104,18 +105,9 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
       new Option(
         "--dialect <name>",
         "whose settings to read: qoder (~/.qoder-cn, .qoder), claude (~/.claude, .claude, and Claude Code's enabled plugins), gemini (~/.gemini, .gemini, /etc/gemini-cli), codex (~/.codex/hooks.json, .codex/hooks.json), cursor (~/.cursor/hooks.json, .cursor/hooks.json) or copilot (~/.copilot/hooks/*.json, .github/hooks/*.json); default $QHOOKS_DIALECT, else qoder",
-      ).choices(["qoder", "claude", "gemini", "codex", "cursor", "copilot"]),
+      ).choices(DIALECTS),
     )
-    .addOption(
-      new Option("--host <name>", "the same as --dialect: the agent whose files and protocol qhooks speaks").choices([
-        "qoder",
-        "claude",
-        "gemini",
-        "codex",
-        "cursor",
-        "copilot",
-      ]),
-    )
+    .addOption(new Option("--host <name>", "the same as --dialect: the agent whose files and protocol qhooks speaks").choices(DIALECTS))
     .addOption(
       new Option("--color <when>", "colour decisions and failures in tables: auto (on a terminal, unless $NO_COLOR is set), always or never")
         .choices(["auto", "always", "never"])

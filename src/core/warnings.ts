@@ -1,5 +1,6 @@
 import type { LogWarning } from "../schema/logWarning.js";
 import { envFileProblemText, type EnvFileProblem } from "./envFileProblem.js";
+import { overrunText, type BudgetOverrun } from "./hookBudget.js";
 
 /**
  * What the pipeline has to say about one event besides its decision, as values with a kind: the steps that add,
@@ -31,7 +32,7 @@ export type PipelineWarning =
   /** The Stop-loop guard could not count this event's streak. */
   | { readonly kind: "stop-guard-off"; readonly why: "no-log" | "unreadable"; readonly detail: string | null }
   /** A hook's run in this event alone crossed a `qhooks.budget` limit per turn (time added, context injected). */
-  | { readonly kind: "over-budget"; readonly text: string };
+  | { readonly kind: "over-budget"; readonly overrun: BudgetOverrun };
 
 export const line = (text: string): PipelineWarning => ({ kind: "line", text });
 
@@ -54,7 +55,7 @@ export function warningText(w: PipelineWarning): string {
     case "setting-needs-trust":
       return `${w.file}: qhooks.${w.key}: not applied while trust is required (qhooks trust covers this file's hooks, not its settings); only your own settings set it`;
     case "over-budget":
-      return w.text;
+      return overrunText(w.overrun);
     case "stop-guard-off":
       return w.why === "no-log"
         ? "Stop-loop guard is off without an event log: a Stop hook that always blocks can keep the agent going forever"

@@ -8,6 +8,7 @@ import type { DeclaredHook } from "../core/hookDescriptor.js";
 import { disabledWhy } from "../settings/switchedOff.js";
 import { weakerCopyWhy } from "../settings/guardPrecedence.js";
 import { splitWarnings, type SplitWarning } from "./readerWarnings.js";
+import { isJsonObject } from "../json/jsonObject.js";
 
 /**
  * How many hook entries the files hold and how many qhooks runs, each one it does not with why: the reader's
@@ -87,14 +88,12 @@ interface EntryPath {
   readonly shaped: boolean;
 }
 
-const isObject = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v);
-
 /**
  * Each handler entry's path (`hooks.E[g].hooks[h]`); an event or group that is not the expected shape, as one entry
  * (a host that writes a hook per entry, Cursor, has `hooks.E[g]` as the entry).
  */
 function* entryPaths(section: unknown): Generator<EntryPath> {
-  if (!isObject(section)) return;
+  if (!isJsonObject(section)) return;
   for (const [event, groups] of Object.entries(section as object)) {
     if (!Array.isArray(groups)) {
       yield { path: formatPath(["hooks", event]), event, shaped: false };
@@ -103,10 +102,10 @@ function* entryPaths(section: unknown): Generator<EntryPath> {
     for (let g = 0; g < groups.length; g++) {
       const hooks = (groups[g] as { hooks?: unknown } | null)?.hooks;
       if (!Array.isArray(hooks) || hooks.length === 0) {
-        if (!Array.isArray(hooks)) yield { path: formatPath(["hooks", event, g]), event, shaped: isObject(groups[g]) };
+        if (!Array.isArray(hooks)) yield { path: formatPath(["hooks", event, g]), event, shaped: isJsonObject(groups[g]) };
         continue;
       }
-      for (let h = 0; h < hooks.length; h++) yield { path: formatPath(["hooks", event, g, "hooks", h]), event, shaped: isObject(hooks[h]) };
+      for (let h = 0; h < hooks.length; h++) yield { path: formatPath(["hooks", event, g, "hooks", h]), event, shaped: isJsonObject(hooks[h]) };
     }
   }
 }

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { join } from "node:path";
-import { defaultLogPath, localDataDir } from "../store/logPath.js";
+import { localDataDir } from "../core/dataDir.js";
+import { defaultLogPath } from "../store/logPath.js";
 import { withFallback } from "../store/fallbackLog.js";
 import { openSqliteLog } from "../store/sqlite/sqliteEventLog.js";
 import { shownUrl } from "../text/shownUrl.js";

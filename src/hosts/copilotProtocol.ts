@@ -2,27 +2,14 @@ import type { EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { HookProtocolReply } from "../output/hookProtocol.js";
 import { COPILOT_EVENT_NAMES } from "./copilotNames.js";
-
-type JsonObject = Record<string, unknown>;
-const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isJsonObject, objectOrJsonText, type JsonObject } from "../json/jsonObject.js";
+import { shellQuoted } from "../text/shellWord.js";
 
 /** The one `version` of a hooks file Copilot CLI documents. */
 export const COPILOT_HOOKS_VERSION = 1;
 
 /** The session a payload without `sessionId` is logged under (Copilot CLI's documented payloads name none). */
 export const COPILOT_UNKNOWN_SESSION = "copilot-session";
-
-/** `toolArgs` arrives as JSON text (an object in some versions): the tool's input as an object. */
-const objectOf = (v: unknown): JsonObject => {
-  if (isObject(v)) return v;
-  if (typeof v !== "string") return {};
-  try {
-    const parsed: unknown = JSON.parse(v);
-    return isObject(parsed) ? parsed : {};
-  } catch {
-    return {};
-  }
-};
 
 /**
  * A Copilot CLI payload (camelCase: `toolName`, `toolArgs` as JSON text, `toolResult`, `sessionId`) in the shape
@@ -33,7 +20,7 @@ export function copilotPayload(fields: Readonly<JsonObject>): JsonObject {
   if (fields.session_id === undefined)
     filled.session_id = typeof fields.sessionId === "string" && fields.sessionId !== "" ? fields.sessionId : COPILOT_UNKNOWN_SESSION;
   if (fields.tool_name === undefined && typeof fields.toolName === "string") filled.tool_name = fields.toolName;
-  if (fields.tool_input === undefined && fields.toolArgs !== undefined) filled.tool_input = objectOf(fields.toolArgs);
+  if (fields.tool_input === undefined && fields.toolArgs !== undefined) filled.tool_input = objectOrJsonText(fields.toolArgs);
   if (fields.tool_response === undefined && fields.toolResult !== undefined) filled.tool_response = fields.toolResult;
   return { ...fields, ...filled };
 }
@@ -61,7 +48,7 @@ export function copilotAnswer(outcome: Outcome): HookProtocolReply {
  * its reason become `hookSpecificOutput`'s. Anything else is left for qhooks' own checks to name.
  */
 export function copilotHookOutput(event: EventName, output: unknown): unknown {
-  if (!isObject(output) || event !== "PreToolUse") return output;
+  if (!isJsonObject(output) || event !== "PreToolUse") return output;
   const { permissionDecision, permissionDecisionReason, ...rest } = output;
   if (typeof permissionDecision !== "string") return output;
   const specific: JsonObject = { hookEventName: "PreToolUse", permissionDecision };
@@ -72,9 +59,6 @@ export function copilotHookOutput(event: EventName, output: unknown): unknown {
 /** Keys of a Copilot CLI hook entry qhooks reads or knows. */
 const ENTRY_KEYS = new Set(["type", "bash", "powershell", "cwd", "env", "timeoutSec", "comment"]);
 
-/** A value as one single-quoted word for sh. */
-const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-
 /**
  * One entry of a Copilot CLI hooks file (a hook, not a group) as a matcher group of one command hook matching every
  * tool: `bash` is the command (`powershell` is Windows' and is not read), `timeoutSec` the timeout, `cwd` (relative
@@ -82,17 +66,17 @@ const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
  * already (qhooks' shape) is kept as it is.
  */
 export function copilotHookEntry(_hostEvent: string, entry: unknown, warn: (key: string, message: string) => void): unknown {
-  if (!isObject(entry) || Array.isArray(entry.hooks)) return entry;
+  if (!isJsonObject(entry) || Array.isArray(entry.hooks)) return entry;
   const unknown = Object.keys(entry).filter((key) => !ENTRY_KEYS.has(key));
   if (unknown.length > 0) warn(unknown[0]!, `unknown key${unknown.length > 1 ? `s ${unknown.join(", ")}` : ""}, ignored`);
   const handler: JsonObject = { type: entry.type ?? "command" };
   if (typeof entry.bash === "string") {
     let command = entry.bash;
-    if (isObject(entry.env)) {
+    if (isJsonObject(entry.env)) {
       const pairs = Object.entries(entry.env).filter(([k, v]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && typeof v === "string");
-      if (pairs.length > 0) command = `export ${pairs.map(([k, v]) => `${k}=${shellQuote(v as string)}`).join(" ")}; ${command}`;
+      if (pairs.length > 0) command = `export ${pairs.map(([k, v]) => `${k}=${shellQuoted(v as string)}`).join(" ")}; ${command}`;
     }
-    if (typeof entry.cwd === "string" && entry.cwd !== "" && entry.cwd !== ".") command = `cd ${shellQuote(entry.cwd)} && ${command}`;
+    if (typeof entry.cwd === "string" && entry.cwd !== "" && entry.cwd !== ".") command = `cd ${shellQuoted(entry.cwd)} && ${command}`;
     handler.command = command;
   } else if (entry.bash !== undefined) handler.command = entry.bash;
   if (entry.timeoutSec !== undefined) handler.timeout = entry.timeoutSec;

@@ -1,19 +1,5 @@
 import { CURSOR_EVENT_NAMES, CURSOR_MCP_PREFIX } from "./cursorNames.js";
-
-type JsonObject = Record<string, unknown>;
-const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** Cursor sends an MCP tool's arguments as an object or as JSON text. */
-const objectOf = (v: unknown): JsonObject => {
-  if (isObject(v)) return v;
-  if (typeof v !== "string") return {};
-  try {
-    const parsed: unknown = JSON.parse(v);
-    return isObject(parsed) ? parsed : {};
-  } catch {
-    return {};
-  }
-};
+import { objectOrJsonText, type JsonObject } from "../json/jsonObject.js";
 
 /** The tool call a narrowed event stands for, from its own fields (Cursor's `command`, `file_path`...). */
 function toolCall(hostEvent: string, p: Readonly<JsonObject>): JsonObject {
@@ -29,8 +15,11 @@ function toolCall(hostEvent: string, p: Readonly<JsonObject>): JsonObject {
     case "beforeMCPExecution":
     case "afterMCPExecution": {
       const name = typeof p.tool_name === "string" ? p.tool_name : "unknown";
-      const call: JsonObject = { tool_name: name.startsWith(CURSOR_MCP_PREFIX) ? name : `${CURSOR_MCP_PREFIX}${name}`, tool_input: objectOf(p.tool_input) };
-      if (hostEvent === "afterMCPExecution") call.tool_response = objectOf(p.result_json);
+      const call: JsonObject = {
+        tool_name: name.startsWith(CURSOR_MCP_PREFIX) ? name : `${CURSOR_MCP_PREFIX}${name}`,
+        tool_input: objectOrJsonText(p.tool_input),
+      };
+      if (hostEvent === "afterMCPExecution") call.tool_response = objectOrJsonText(p.result_json);
       return call;
     }
     default:

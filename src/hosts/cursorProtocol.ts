@@ -2,9 +2,7 @@ import type { EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { HookProtocolReply } from "../output/hookProtocol.js";
 import { CURSOR_EVENT_NAMES } from "./cursorNames.js";
-
-type JsonObject = Record<string, unknown>;
-const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isJsonObject, type JsonObject } from "../json/jsonObject.js";
 
 /** The one `version` of hooks.json Cursor documents. */
 export const CURSOR_HOOKS_VERSION = 1;
@@ -40,7 +38,7 @@ export function cursorAnswer(outcome: Outcome): HookProtocolReply {
  * checks to name.
  */
 export function cursorHookOutput(event: EventName, output: unknown): unknown {
-  if (!isObject(output)) return output;
+  if (!isJsonObject(output)) return output;
   const { permission, userMessage, agentMessage, followup_message, ...rest } = output;
   const said = typeof agentMessage === "string" ? agentMessage : typeof userMessage === "string" ? userMessage : undefined;
   if (event === "PreToolUse" && typeof permission === "string") {
@@ -65,7 +63,7 @@ const ENTRY_KEYS = new Set(["command", "timeout", "matcher", "type", "failClosed
  * An entry that is a group already (qhooks' shape) is kept as it is.
  */
 export function cursorHookEntry(hostEvent: string, entry: unknown, warn: (key: string, message: string) => void): unknown {
-  if (!isObject(entry) || Array.isArray(entry.hooks)) return entry;
+  if (!isJsonObject(entry) || Array.isArray(entry.hooks)) return entry;
   const { matcher, failClosed, ...hook } = entry;
   const narrowed = CURSOR_EVENT_NAMES.narrowed.get(hostEvent);
   if (narrowed !== undefined && matcher !== undefined)

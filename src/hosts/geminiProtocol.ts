@@ -2,9 +2,7 @@ import { EVENT_TRAITS, type EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { HookProtocolReply } from "../output/hookProtocol.js";
 import { GEMINI_EVENT_NAMES } from "./geminiNames.js";
-
-type JsonObject = Record<string, unknown>;
-const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isJsonObject, type JsonObject } from "../json/jsonObject.js";
 
 /** The events whose `decision: "deny"` (or exit 2) Gemini CLI acts on: the tool, the prompt and the response. */
 const BLOCKS: ReadonlySet<EventName> = new Set(["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"]);
@@ -52,10 +50,10 @@ const PERMISSION: Readonly<Record<string, string>> = { deny: "deny", block: "den
  * Gemini CLI's words. What qhooks does not read is left for its own checks to name.
  */
 export function geminiHookOutput(event: EventName, output: unknown, payload: Readonly<Record<string, unknown>>): unknown {
-  if (!isObject(output)) return output;
+  if (!isJsonObject(output)) return output;
   const { decision, hookSpecificOutput, ...rest } = output;
   const out: JsonObject = { ...rest };
-  const specific: JsonObject | null = isObject(hookSpecificOutput) ? { ...hookSpecificOutput } : null;
+  const specific: JsonObject | null = isJsonObject(hookSpecificOutput) ? { ...hookSpecificOutput } : null;
   if (hookSpecificOutput !== undefined && specific === null) out.hookSpecificOutput = hookSpecificOutput;
   if (specific !== null && typeof specific.hookEventName === "string")
     specific.hookEventName = GEMINI_EVENT_NAMES.toQhooks.get(specific.hookEventName) ?? specific.hookEventName;
@@ -66,8 +64,8 @@ export function geminiHookOutput(event: EventName, output: unknown, payload: Rea
       tool.permissionDecision = permission;
       if (typeof rest.reason === "string") tool.permissionDecisionReason = rest.reason;
     } else if (decision !== undefined) out.decision = decision;
-    if (isObject(tool.tool_input)) {
-      const before = isObject(payload.tool_input) ? payload.tool_input : {};
+    if (isJsonObject(tool.tool_input)) {
+      const before = isJsonObject(payload.tool_input) ? payload.tool_input : {};
       tool.updatedInput = { ...before, ...tool.tool_input };
       delete tool.tool_input;
     }

@@ -7,9 +7,7 @@ import type { EventName } from "../schema/events.js";
 import type { InstalledEntry } from "./installRecord.js";
 import type { HostDialect } from "../hosts/hostDialect.js";
 import { hostEventOf } from "../hosts/hostEventNames.js";
-
-type JsonObject = Record<string, unknown>;
-const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isJsonObject, type JsonObject } from "../json/jsonObject.js";
 
 /** A settings document as JSON, or one clear line saying why install leaves it alone. */
 export function parseDocument(text: string, shown: string): JsonObject {
@@ -20,8 +18,8 @@ export function parseDocument(text: string, shown: string): JsonObject {
   } catch (e) {
     throw new QhooksError("usage", `${shown} is not valid JSON (${describeJsonError(text, e)}); fix it first, nothing was changed`);
   }
-  if (!isObject(document)) throw new QhooksError("usage", `${shown}: expected a JSON object; nothing was changed`);
-  if (document.hooks !== undefined && !isObject(document.hooks)) throw new QhooksError("usage", `${shown}: hooks: expected an object; nothing was changed`);
+  if (!isJsonObject(document)) throw new QhooksError("usage", `${shown}: expected a JSON object; nothing was changed`);
+  if (document.hooks !== undefined && !isJsonObject(document.hooks)) throw new QhooksError("usage", `${shown}: hooks: expected an object; nothing was changed`);
   return document;
 }
 
@@ -151,7 +149,7 @@ export function removeEntries(
     if (Array.isArray(list) && list.length === 0) edited = remove(edited, ["hooks", keyOf(event)]);
   }
   const document = parseDocument(edited, shown);
-  if (record.createdHooksKey && isObject(document.hooks) && Object.keys(document.hooks).length === 0) edited = remove(edited, ["hooks"]);
+  if (record.createdHooksKey && isJsonObject(document.hooks) && Object.keys(document.hooks).length === 0) edited = remove(edited, ["hooks"]);
   for (const [key, value] of Object.entries(record.settings)) if (isDeepStrictEqual(parseDocument(edited, shown)[key], value)) edited = remove(edited, [key]);
   return { text: edited, notFound: notFound.reverse() };
 }

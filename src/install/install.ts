@@ -13,6 +13,7 @@ import { missingDirs, readTarget, removeEmptyDirs, replaceFile, requireWritable,
 import { unifiedDiff } from "./textDiff.js";
 import { unsharedPaths } from "./sharedPaths.js";
 import { COMMAND_ONLY_EVENTS, failsClosed, httpHandler, MIN_CLAUDE_VERSION, TOKEN_VARIABLE, type ServerTarget } from "./serverEntries.js";
+import { shellWord } from "../text/shellWord.js";
 
 export interface InstallOptions {
   readonly host: HostDialect;
@@ -33,8 +34,6 @@ export interface InstallOptions {
 const MARGIN_SECONDS = 30;
 /** A recorder runs no hooks: it reads the payload and appends it to the log. */
 const RECORD_TIMEOUT_SECONDS = 60;
-
-const quote = (word: string): string => (/^[\w/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /** Where the scope writes, and how messages name it. */
 export function targetOf(host: HostDialect, scope: InstallScope, homeDir: string, projectDir: string, managed: ManagedSettings | null) {
@@ -145,13 +144,13 @@ function handlersOf(o: InstallOptions, event: EventName, timeout: number): Recor
   // restarts it, not only the next SessionStart.
   const reviving = { ...command, command: `${command.command} --ensure-server` };
   if (event !== "SessionStart") return [reviving];
-  return [{ type: "command", command: `${quote(o.node)} ${quote(o.cli)} serve --ensure >&2`, timeout: ENSURE_TIMEOUT_SECONDS }, command];
+  return [{ type: "command", command: `${shellWord(o.node)} ${shellWord(o.cli)} serve --ensure >&2`, timeout: ENSURE_TIMEOUT_SECONDS }, command];
 }
 
 /** The command line of one entry: absolute node and script, the dialect pinned, so no PATH or config can change it. */
 function entryCommand(o: InstallOptions, event: EventName | "<event>"): string {
   const named = event === "<event>" ? event : hostKeys(o.host)(event);
-  const start = `${quote(o.node)} ${quote(o.cli)}`;
+  const start = `${shellWord(o.node)} ${shellWord(o.cli)}`;
   return o.scope === "managed" ? `${start} run ${named} --format hook --dialect ${o.host.id}` : `${start} record ${named} --dialect ${o.host.id}`;
 }
 
@@ -187,7 +186,7 @@ function requireStarts(o: InstallOptions): void {
   if (run.status !== 0)
     throw new QhooksError(
       "io",
-      `the entry would not start (${quote(o.node)} ${quote(o.cli)} --version: ${run.error?.message ?? `exit ${run.status}`}); nothing was changed`,
+      `the entry would not start (${shellWord(o.node)} ${shellWord(o.cli)} --version: ${run.error?.message ?? `exit ${run.status}`}); nothing was changed`,
     );
 }
 

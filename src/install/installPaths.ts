@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { QhooksError } from "../errors.js";
 import type { Dialect, ManagedSettings } from "../hosts/hostDialect.js";
-import { localDataDir } from "../store/logPath.js";
+import { localDataDir } from "../core/dataDir.js";
 import { oneLineText } from "../text/oneLine.js";
 
 /** Where an install puts qhooks' entries: the host's managed settings (every user), or the user's own settings file. */

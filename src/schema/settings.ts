@@ -140,7 +140,7 @@ export const SettingsFileSchema = lazy(() =>
 
 export const QhooksSectionSchema = lazy(() => z.record(z.string(), z.unknown(), { error: "expected an object (qhooks' own settings)" }));
 
-/** Each key of the `qhooks` section, validated on its own: a bad value is one warning, the others still apply. */
+/** One set of `qhooks.budget` limits: the global ones, or one hook's. */
 const budgetLimits = () =>
   z.strictObject({
     /** Milliseconds a hook may add per turn (its runs' durations summed over the turn). */
@@ -164,6 +164,7 @@ export const BudgetSettingsSchema = lazy(() =>
 );
 export type BudgetSettings = z.infer<typeof BudgetSettingsSchema>;
 
+/** Each key of the `qhooks` section, validated on its own: a bad value is one warning, the others still apply. */
 export const QhooksSettingsSchema = lazy(() =>
   z.object({
     /** Plugin folders (Claude Code's layout: hooks/hooks.json) whose hooks run as well; `~` and relative paths allowed. */

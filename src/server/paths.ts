@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { localDataDir } from "../store/logPath.js";
+import { localDataDir } from "../core/dataDir.js";
 
 /** The files of the one `qhooks serve` of a user: all in one folder, found from qhooks' one data folder. */
 export interface ServerPaths {

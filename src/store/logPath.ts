@@ -1,8 +1,6 @@
 import { dirname, join, resolve } from "node:path";
 import { localDataDir } from "../core/dataDir.js";
 
-export { localDataDir };
-
 const isUrl = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location);
 
 /** Where the log lives when no path is given: $QHOOKS_DB, else ~/.qhooks/events.db. */

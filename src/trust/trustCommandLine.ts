@@ -1,5 +1,6 @@
 import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
 import { oneLineText } from "../text/oneLine.js";
+import { shellWord } from "../text/shellWord.js";
 
 /** What a run was configured with, to name the `qhooks trust` call that sees the same hooks. */
 export interface TrustCommandParts {
@@ -17,9 +18,5 @@ export function trustCommandLine(parts: TrustCommandParts): string {
   if (parts.dialect !== undefined && parts.dialect !== DEFAULT_DIALECT) args.push("--dialect", parts.dialect);
   for (const file of parts.settingsFiles ?? []) args.push("--settings", file);
   for (const folder of parts.plugins ?? []) args.push("--plugin", folder);
-  return oneLineText(args.map(shellQuote).join(" "), 1000);
-}
-
-function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_/.,:@%+=-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+  return oneLineText(args.map(shellWord).join(" "), 1000);
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { MAX_PINNED_FILE_BYTES } from "./fileDigest.js";
 import type { PinnedSite } from "./pinHook.js";
+import { shellWord } from "../text/shellWord.js";
 
 /** A trusted command made to run the bytes that were checked, or why it must not run. */
 export type VerifiedRun =
@@ -48,7 +49,7 @@ export function verifiedRun(command: string, sites: readonly PinnedSite[], defau
       const fd = privateCopy(bytes);
       fds.push(fd);
       const word = command.slice(site.start, site.end);
-      edits.push({ start: site.start, end: site.end, text: [...runner.map(quote), "-c", quote(`. /dev/fd/${2 + fds.length}`), word].join(" ") });
+      edits.push({ start: site.start, end: site.end, text: [...runner.map(shellWord), "-c", shellWord(`. /dev/fd/${2 + fds.length}`), word].join(" ") });
     }
   } catch (e) {
     release();
@@ -124,8 +125,4 @@ function privateCopy(bytes: Buffer): number {
     }
     rmdirSync(dir);
   }
-}
-
-function quote(word: string): string {
-  return /^[A-Za-z0-9_/.,:@%+=-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -3,26 +3,11 @@ import { contextCharsOf, foldBudget, limitsFor, overBudget, overrunText, type Bu
 import type { HookResult } from "../../src/schema/outcome.js";
 import type { EventName } from "../../src/schema/events.js";
 import { BudgetSettingsSchema } from "../../src/schema/settings.js";
+import { hookResultOf } from "../support/outcomes.js";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";
 
-const result = (name: string, durationMs: number, stdout = "", extra: Partial<HookResult> = {}): HookResult => ({
-  name,
-  command: "x",
-  level: "user",
-  matcher: null,
-  outcome: "success",
-  decision: "none",
-  reason: null,
-  error: null,
-  exitCode: 0,
-  signal: null,
-  timedOut: false,
-  durationMs,
-  stdout,
-  stderr: "",
-  truncated: false,
-  ...extra,
-});
+const result = (name: string, durationMs: number, stdout = "", extra: Partial<HookResult> = {}): HookResult =>
+  hookResultOf({ name, durationMs, stdout, ...extra });
 const ev = (event: EventName, sessionId: string, ...hooks: HookResult[]): BudgetEvent => ({ event, sessionId, hooks });
 const json = (context: string) => JSON.stringify({ hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: context } });
 

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import type { LogRecord } from "../../src/schema/logRecord.js";
+import { serverPaths } from "../../src/server/paths.js";
 import { isAlive, pidFromFile, waitFor } from "../exec/processes.js";
 import { bearer, post, startServer, type ForegroundServer } from "../server/serveSupport.js";
 import { Sandbox, group } from "../support/sandbox.js";
@@ -18,7 +19,8 @@ describe("reliability: qhooks serve under load and death", function () {
   this.timeout(120_000);
   let sb: Sandbox;
   let server: ForegroundServer | null;
-  const serverDir = () => join(sb.home, ".qoder-cn", "qhooks", "server");
+  // The server's own files, where the code puts them (one folder under qhooks' data folder).
+  const files = () => serverPaths(sb.home);
   const event = (session: string, command = "ls") => ({
     session_id: session,
     transcript_path: "/tmp/t.jsonl",
@@ -107,7 +109,7 @@ describe("reliability: qhooks serve under load and death", function () {
     expect(first.code, first.stderr).to.equal(0);
     const { pid, url } = JSON.parse(first.stdout) as { pid: number; url: string };
     const port = Number(new URL(url).port);
-    const token = readFileSync(join(serverDir(), "token"), "utf8").trim();
+    const token = readFileSync(files().token, "utf8").trim();
 
     const answer = postAlone(port, token, event("killed"));
     const hook = await waitFor("the hook to start", () => pidFromFile(pidFile), 10_000);
@@ -122,7 +124,7 @@ describe("reliability: qhooks serve under load and death", function () {
     expect((await logRecords()).map((r) => [r.sessionId, r.decision])).to.deep.equal([["killed", "unfinished"]]);
 
     // A lock left by a process that died while starting (the same pid, dead) is taken over, as the state file is.
-    writeFileSync(join(serverDir(), "serve.lock"), String(pid));
+    writeFileSync(files().lock, String(pid));
     const status = await sb.run(["serve", "--status"]);
     expect(status.code).to.equal(1);
     expect(status.stdout).to.include("not running");
@@ -131,7 +133,7 @@ describe("reliability: qhooks serve under load and death", function () {
     const restarted = JSON.parse(again.stdout) as { pid: number; url: string; started: boolean };
     expect(restarted).to.include({ url, started: true });
     expect(restarted.pid).to.not.equal(pid);
-    expect(existsSync(join(serverDir(), "serve.lock")), "the lock is released").to.equal(false);
+    expect(existsSync(files().lock), "the lock is released").to.equal(false);
 
     sb.file(join(sb.project, ".claude", "settings.json"), { hooks: {} });
     const next = await post(port, "/hook/claude", event("next"), bearer(token));

@@ -4,6 +4,7 @@ import { foldVerdicts, refusedRewriteText } from "../../src/core/foldOutcome.js"
 import type { JudgedHook } from "../../src/core/hookRun.js";
 import type { HookResult } from "../../src/schema/outcome.js";
 import { EMPTY_VERDICT } from "../../src/schema/hookOutput.js";
+import { hookResultOf } from "../support/outcomes.js";
 
 /**
  * A lower level's `updatedInput` rewrite is refused while one of the user's own hooks judged the event: that hook saw
@@ -60,23 +61,7 @@ describe("settings: a lower level's updatedInput rewrite is refused past the use
 });
 
 describe("core: foldVerdicts with the user's tier", () => {
-  const result = (name: string, level: string): HookResult => ({
-    name,
-    command: "x",
-    level,
-    matcher: null,
-    outcome: "success",
-    decision: "allow",
-    reason: null,
-    error: null,
-    exitCode: 0,
-    signal: null,
-    timedOut: false,
-    durationMs: 1,
-    stdout: "",
-    stderr: "",
-    truncated: false,
-  });
+  const result = (name: string, level: string): HookResult => hookResultOf({ name, level, decision: "allow" });
   const hook = (name: string, level: string, updatedInput: Record<string, unknown> | null = null): JudgedHook => ({
     result: result(name, level),
     verdict: { ...EMPTY_VERDICT, decision: "allow", updatedInput },

@@ -1,5 +1,5 @@
 import type { EventName } from "../../src/schema/events.js";
-import { OutcomeSchema, type Outcome } from "../../src/schema/outcome.js";
+import { HookResultSchema, OutcomeSchema, type HookResult, type Outcome } from "../../src/schema/outcome.js";
 
 /** An outcome as the engine makes it (checked against its schema), with what a test says about it. */
 export function outcomeOf(event: EventName, said: Partial<Outcome> = {}): Outcome {
@@ -22,6 +22,27 @@ export function outcomeOf(event: EventName, said: Partial<Outcome> = {}): Outcom
     skipped: [],
     env: {},
     warnings: [],
+    ...said,
+  });
+}
+
+/** One hook's result as the engine makes it (checked against its schema): a successful run, with what a test says. */
+export function hookResultOf(said: Partial<HookResult> & Pick<HookResult, "name">): HookResult {
+  return HookResultSchema.parse({
+    command: "x",
+    level: "user",
+    matcher: null,
+    outcome: "success",
+    decision: "none",
+    reason: null,
+    error: null,
+    exitCode: 0,
+    signal: null,
+    timedOut: false,
+    durationMs: 1,
+    stdout: "",
+    stderr: "",
+    truncated: false,
     ...said,
   });
 }

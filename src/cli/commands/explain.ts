@@ -73,33 +73,28 @@ async function logged(target: string, flags: ExplainFlags, context: CliContext):
 }
 
 async function unlogged(target: string, payload: string, flags: ExplainFlags, context: CliContext): Promise<Explanation> {
+  const made = explainPayload({ ...(await unloggedEvent(target, payload, flags, context)), dialect: context.dialect });
+  if (!made.ok) throw new QhooksError("invalid-payload", made.problem.message);
+  return made.explanation;
+}
+
+/** What `explain EVENT --payload F` judges, whichever host's rules it is judged under. */
+async function unloggedEvent(target: string, payload: string, flags: ExplainFlags, context: CliContext) {
   // The host's own name for the event is read too (`explain BeforeTool --host gemini`).
   const event = eventArgument(target, hostDialect(context.dialect).eventNames);
   const projectDir = requireProjectDir(context);
   // A mistyped file would otherwise explain a configuration with no hooks at all.
   requireSettingsFiles(flags.settings);
   const input = payload === "-" ? await readStdin(MAX_PAYLOAD_BYTES, "qhooks explain --payload -") : readPayloadFile(payload);
-  const made = explainPayload({ ...payloadOptions(flags, context, projectDir), event, input, dialect: context.dialect });
-  if (!made.ok) throw new QhooksError("invalid-payload", made.problem.message);
-  return made.explanation;
+  return { event, input, projectDir, homeDir: context.homeDir, settingsFiles: flags.settings, plugins: flags.plugin, env: context.env };
 }
-
-const payloadOptions = (flags: ExplainFlags, context: CliContext, projectDir: string) => ({
-  projectDir,
-  homeDir: context.homeDir,
-  settingsFiles: flags.settings,
-  plugins: flags.plugin,
-  env: context.env,
-});
 
 /** `explain EVENT --payload F --each-host`: the event under every host's settings and answer protocol, side by side. */
 async function eachHost(target: string, payload: string, flags: ExplainFlags, context: CliContext): Promise<number> {
-  const event = eventArgument(target, hostDialect(context.dialect).eventNames);
-  const projectDir = requireProjectDir(context);
-  requireSettingsFiles(flags.settings);
-  const input = payload === "-" ? await readStdin(MAX_PAYLOAD_BYTES, "qhooks explain --payload -") : readPayloadFile(payload);
+  const judged = await unloggedEvent(target, payload, flags, context);
+  const { event } = judged;
   const hosts = judgeOnEveryHost(event).map((judgement) => {
-    const made = explainPayload({ ...payloadOptions(flags, context, projectDir), event, input, dialect: judgement.host });
+    const made = explainPayload({ ...judged, dialect: judgement.host });
     if (!made.ok) return { ...judgement, wouldRun: null, problem: made.problem.message };
     const wouldRun = made.explanation.hooks.filter((h) => h.verdict.kind === "would-run").map((h) => h.name ?? h.command ?? "?");
     return { ...judgement, wouldRun, problem: null };

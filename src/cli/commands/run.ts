@@ -21,6 +21,7 @@ import type { Outcome } from "../../schema/outcome.js";
 import type { SettingsSnapshot } from "../../settings/loadSettings.js";
 import { runSwitchOf } from "../../settings/runSwitch.js";
 import { attestLoad, noneLoaded } from "../../engine/loadAttestation.js";
+import { shellQuoted } from "../../text/shellWord.js";
 
 export const RunFlagsSchema = z.object({
   settings: z.array(z.string()).default([]),
@@ -182,7 +183,7 @@ function notices(outcome: Outcome, snapshot: SettingsSnapshot, shown: boolean, d
 function passEnvOn(outcome: { readonly event: string; readonly env: Readonly<Record<string, string>> }, file: string | undefined): void {
   const names = Object.keys(outcome.env);
   if (outcome.event !== "SessionStart" || names.length === 0 || !file) return;
-  const lines = names.map((name) => `export ${name}='${outcome.env[name]!.replaceAll("'", `'\\''`)}'\n`).join("");
+  const lines = names.map((name) => `export ${name}=${shellQuoted(outcome.env[name]!)}\n`).join("");
   try {
     appendFileSync(file, lines);
   } catch (e) {

@@ -7,7 +7,7 @@ import type { SettingsSnapshot } from "../../settings/loadSettings.js";
 import { isUserTier } from "../../settings/settingsSources.js";
 import type { BudgetSettings } from "../../schema/settings.js";
 import type { JudgedHook } from "../../core/hookRun.js";
-import { foldBudget, overBudget as overrunsOf, overrunText } from "../../core/hookBudget.js";
+import { foldBudget, overBudget as overrunsOf } from "../../core/hookBudget.js";
 
 /** Folds the hooks' results of one event into its one outcome; made once for a stream. */
 export function aggregateStep(now: () => number = () => performance.now()): (ran: Ran) => Judged {
@@ -82,5 +82,5 @@ function userTierOf(snapshot: SettingsSnapshot): (result: HookResult) => boolean
 function budgetWarnings(event: Ran["valid"]["event"], judged: readonly JudgedHook[], budget: BudgetSettings): PipelineWarning[] {
   if (judged.length === 0) return [];
   const usage = foldBudget([{ event, sessionId: "", hooks: judged.map((j) => j.result) }]);
-  return overrunsOf(usage, budget).map((o) => ({ kind: "over-budget", text: overrunText(o) }));
+  return overrunsOf(usage, budget).map((overrun) => ({ kind: "over-budget", overrun }));
 }

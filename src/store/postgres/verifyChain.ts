@@ -43,7 +43,9 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
   );
   for (const h of headRows) {
     const head = { log: h.writer_id, seq: Number(h.seq), hash: h.hash, time: h.signed_at, publicKey: h.public_key, signature: h.signature };
-    signedHeads.set(h.writer_id, [...(signedHeads.get(h.writer_id) ?? []), head]);
+    const ofWriter = signedHeads.get(h.writer_id);
+    if (ofWriter) ofWriter.push(head);
+    else signedHeads.set(h.writer_id, [head]);
   }
   let signedChecked = 0;
   let unsigned = 0;

@@ -433,7 +433,10 @@ export function eventLogSuite(backend: StoreBackend): void {
       });
 
       it("sessions: one row per live session, most recently active first", async () => {
-        const sessions = (await log.sessions({})).map((s) => SessionRowSchema.parse(s)).map(({ origin: _origin, ...row }) => row);
+        const rows = (await log.sessions({})).map((s) => SessionRowSchema.parse(s));
+        // Each session's origin is its first event's: the host that judged it (none for C's rejected event).
+        expect(rows.map((s) => s.origin.host)).to.deep.equal([null, "qoder", "qoder"]);
+        const sessions = rows.map(({ origin: _origin, ...row }) => row);
         expect(sessions).to.deep.equal([
           { sessionId: "C", projectDir: "/suite/project", firstTs: at(20).toISOString(), lastTs: at(20).toISOString(), events: 1, blocked: 0 },
           { sessionId: "B", projectDir: "/suite/project", firstTs: at(10).toISOString(), lastTs: at(13).toISOString(), events: 4, blocked: 1 },
