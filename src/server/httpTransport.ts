@@ -23,7 +23,15 @@ export interface RequestLimits {
   readonly requestTimeoutMs: number;
 }
 
-export const DEFAULT_LIMITS: RequestLimits = { maxBodyBytes: MAX_PAYLOAD_BYTES, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
+/**
+ * Node starts both clocks when it accepts the connection, not when the bytes arrive: with hundreds of connections
+ * accepted at once on a loaded machine, the last ones are read only after the others' requests have been handled,
+ * and at 10 s some were cut off with their request unread (so the kernel answered with a reset, issue 24). 30 s
+ * still cuts off a slow or half-open client.
+ */
+export const DEFAULT_LIMITS: RequestLimits = { maxBodyBytes: MAX_PAYLOAD_BYTES, headersTimeoutMs: 30_000, requestTimeoutMs: 60_000 };
+/** Connections the kernel queues before they are accepted (Node's default, 511, is just above the 500 tested at once). */
+const LISTEN_BACKLOG = 2048;
 
 export interface HttpTransportOptions {
   readonly service: HookService;
@@ -166,7 +174,7 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
         ),
       ),
     );
-    server.listen(options.port, LOOPBACK, () => {
+    server.listen({ port: options.port, host: LOOPBACK, backlog: LISTEN_BACKLOG }, () => {
       port = (server.address() as AddressInfo).port;
       server.on("error", (e) => options.log(`qhooks serve: ${messageOf(e)}`));
       resolve({

@@ -74,74 +74,99 @@ export interface CatchUpStep {
  * Applies at most `maxRecords` journal records to the projections, in one IMMEDIATE transaction (so that concurrent
  * catch-ups, from any process, apply each record once). Also runs in the projector thread from its source text
  * (projectorThread.ts), so it refers to nothing outside itself.
+ *
+ * Its statements are prepared once per connection and kept on the connection, under a registered symbol (so that
+ * the thread's copy of this function finds them too): better-sqlite3 frees a statement only when it is collected,
+ * and V8 does not count the native memory behind one, so preparing ten per step let the thread's memory grow with
+ * the events it applied (issue 24).
  */
 export function catchUpStep(db: Database, maxRecords: number): CatchUpStep {
-  const run = db.transaction(() => {
-    const through = (db.prepare("SELECT through FROM proj_state WHERE id = 1").get() as { through: number }).through;
-    const head = (db.prepare("SELECT coalesce(max(seq), 0) AS head FROM journal").get() as { head: number }).head;
-    const to = Math.min(head, through + maxRecords);
-    if (to <= through) return { applied: 0, behind: 0 };
-    // Events: one-step ones (format 4) carry their outcome's decision; an arrival waits for its outcome record.
-    db.prepare(
+  const key = Symbol.for("qhooks.catchUpStep");
+  const conn = db as Database & { [key]?: (max: number) => CatchUpStep };
+  conn[key] ??= prepareCatchUp();
+  return conn[key](maxRecords);
+
+  function prepareCatchUp(): (max: number) => CatchUpStep {
+    const through = db.prepare("SELECT through FROM proj_state WHERE id = 1");
+    const head = db.prepare("SELECT coalesce(max(seq), 0) AS head FROM journal");
+    const events = db.prepare(
       `INSERT OR IGNORE INTO proj_events (seq, ts, event, session_id, match_value, run_id, decision, blocked, outcome_seq)
-       SELECT seq, ts, event, session_id, match_value, run_id, decision, coalesce(blocked, 0), CASE WHEN outcome IS NOT NULL THEN seq END
-       FROM journal WHERE seq > @from AND seq <= @to AND kind = 'event'`,
-    ).run({ from: through, to });
-    db.prepare(
+           SELECT seq, ts, event, session_id, match_value, run_id, decision, coalesce(blocked, 0), CASE WHEN outcome IS NOT NULL THEN seq END
+           FROM journal WHERE seq > @from AND seq <= @to AND kind = 'event'`,
+    );
+    const counts = db.prepare(
       `INSERT INTO proj_counts (event, decision, n)
-       SELECT coalesce(event, '?'), coalesce(decision, 'unfinished'), count(*) FROM journal
-       WHERE seq > @from AND seq <= @to AND kind = 'event' AND run_id IS NULL GROUP BY 1, 2
-       ON CONFLICT (event, decision) DO UPDATE SET n = n + excluded.n`,
-    ).run({ from: through, to });
-    db.prepare(
+           SELECT coalesce(event, '?'), coalesce(decision, 'unfinished'), count(*) FROM journal
+           WHERE seq > @from AND seq <= @to AND kind = 'event' AND run_id IS NULL GROUP BY 1, 2
+           ON CONFLICT (event, decision) DO UPDATE SET n = n + excluded.n`,
+    );
+    const sessions = db.prepare(
       `INSERT INTO proj_sessions (session_id, first_seq, last_seq, events, blocked)
-       SELECT session_id, min(seq), max(seq), count(*), sum(coalesce(blocked, 0)) FROM journal
-       WHERE seq > @from AND seq <= @to AND kind = 'event' AND run_id IS NULL AND session_id IS NOT NULL GROUP BY session_id
-       ON CONFLICT (session_id) DO UPDATE SET first_seq = min(first_seq, excluded.first_seq), last_seq = max(last_seq, excluded.last_seq),
-         events = events + excluded.events, blocked = blocked + excluded.blocked`,
-    ).run({ from: through, to });
-    // Outcomes recorded apart from their event (hooks ran): the event is counted as judged instead of unfinished,
-    // and as blocked in its session when it was, then takes its outcome. The first one wins.
-    db.prepare(
+           SELECT session_id, min(seq), max(seq), count(*), sum(coalesce(blocked, 0)) FROM journal
+           WHERE seq > @from AND seq <= @to AND kind = 'event' AND run_id IS NULL AND session_id IS NOT NULL GROUP BY session_id
+           ON CONFLICT (session_id) DO UPDATE SET first_seq = min(first_seq, excluded.first_seq), last_seq = max(last_seq, excluded.last_seq),
+             events = events + excluded.events, blocked = blocked + excluded.blocked`,
+    );
+    const outcomeBlocked = db.prepare(
       `UPDATE proj_sessions SET blocked = blocked + b.n
-       FROM (SELECT v.session_id, count(*) AS n FROM journal o JOIN proj_events v ON v.seq = o.ref
-             WHERE o.seq > @from AND o.seq <= @to AND o.kind = 'outcome' AND o.blocked = 1 AND v.outcome_seq IS NULL
-               AND v.run_id IS NULL AND v.session_id IS NOT NULL GROUP BY v.session_id) b
-       WHERE proj_sessions.session_id = b.session_id`,
-    ).run({ from: through, to });
-    for (const [decision, sign] of [
-      ["o.decision", ""],
-      ["'unfinished'", "-"],
-    ] as const) {
-      db.prepare(
-        `INSERT INTO proj_counts (event, decision, n)
-         SELECT coalesce(v.event, '?'), coalesce(${decision}, 'unfinished'), ${sign}count(*) FROM journal o JOIN proj_events v ON v.seq = o.ref
-         WHERE o.seq > @from AND o.seq <= @to AND o.kind = 'outcome' AND v.outcome_seq IS NULL AND v.run_id IS NULL GROUP BY 1, 2
-         ON CONFLICT (event, decision) DO UPDATE SET n = n + excluded.n`,
-      ).run({ from: through, to });
-    }
-    db.prepare(
+           FROM (SELECT v.session_id, count(*) AS n FROM journal o JOIN proj_events v ON v.seq = o.ref
+                 WHERE o.seq > @from AND o.seq <= @to AND o.kind = 'outcome' AND o.blocked = 1 AND v.outcome_seq IS NULL
+                   AND v.run_id IS NULL AND v.session_id IS NOT NULL GROUP BY v.session_id) b
+           WHERE proj_sessions.session_id = b.session_id`,
+    );
+    const outcomeCounts = db.prepare(
+      `INSERT INTO proj_counts (event, decision, n)
+             SELECT coalesce(v.event, '?'), coalesce(o.decision, 'unfinished'), count(*) FROM journal o JOIN proj_events v ON v.seq = o.ref
+             WHERE o.seq > @from AND o.seq <= @to AND o.kind = 'outcome' AND v.outcome_seq IS NULL AND v.run_id IS NULL GROUP BY 1, 2
+             ON CONFLICT (event, decision) DO UPDATE SET n = n + excluded.n`,
+    );
+    const unfinishedCounts = db.prepare(
+      `INSERT INTO proj_counts (event, decision, n)
+             SELECT coalesce(v.event, '?'), coalesce('unfinished', 'unfinished'), -count(*) FROM journal o JOIN proj_events v ON v.seq = o.ref
+             WHERE o.seq > @from AND o.seq <= @to AND o.kind = 'outcome' AND v.outcome_seq IS NULL AND v.run_id IS NULL GROUP BY 1, 2
+             ON CONFLICT (event, decision) DO UPDATE SET n = n + excluded.n`,
+    );
+    const outcomes = db.prepare(
       `UPDATE proj_events SET decision = o.decision, blocked = coalesce(o.blocked, 0), outcome_seq = o.seq
-       FROM journal o
-       WHERE o.seq > @from AND o.seq <= @to AND o.kind = 'outcome' AND proj_events.seq = o.ref AND proj_events.outcome_seq IS NULL`,
-    ).run({ from: through, to });
-    // Hook runs, from the outcome JSON of either kind of record (format 3's hook records say the same, in less
-    // detail). A damaged JSON body is skipped here; reading that record says what is wrong with it.
-    db.prepare(
+           FROM journal o
+           WHERE o.seq > @from AND o.seq <= @to AND o.kind = 'outcome' AND proj_events.seq = o.ref AND proj_events.outcome_seq IS NULL`,
+    );
+    const hooks = db.prepare(
       `INSERT OR IGNORE INTO proj_hooks (event_seq, idx, live, name, command, status, duration_ms)
-       SELECT r.event_seq, h.key, r.live, coalesce(h.value ->> 'name', '?'), h.value ->> 'command',
-              coalesce(h.value ->> 'outcome', '?'), coalesce(h.value ->> 'durationMs', 0)
-       FROM (SELECT j.event_seq, v.run_id IS NULL AS live, j.json
-             FROM (SELECT CASE WHEN kind = 'outcome' THEN ref ELSE seq END AS event_seq,
-                          CASE WHEN kind = 'outcome' THEN body ELSE outcome END AS json
-                   FROM journal WHERE seq > @from AND seq <= @to AND (kind = 'outcome' OR outcome IS NOT NULL)) j
-             JOIN proj_events v ON v.seq = j.event_seq) r,
-            json_each(CASE WHEN json_valid(r.json) THEN r.json ELSE '{}' END, '$.hooks') h`,
-    ).run({ from: through, to });
-    db.prepare("UPDATE proj_state SET through = ? WHERE id = 1").run(to);
-    return { applied: to - through, behind: head - to };
-  });
-  return run.immediate();
+           SELECT r.event_seq, h.key, r.live, coalesce(h.value ->> 'name', '?'), h.value ->> 'command',
+                  coalesce(h.value ->> 'outcome', '?'), coalesce(h.value ->> 'durationMs', 0)
+           FROM (SELECT j.event_seq, v.run_id IS NULL AS live, j.json
+                 FROM (SELECT CASE WHEN kind = 'outcome' THEN ref ELSE seq END AS event_seq,
+                              CASE WHEN kind = 'outcome' THEN body ELSE outcome END AS json
+                       FROM journal WHERE seq > @from AND seq <= @to AND (kind = 'outcome' OR outcome IS NOT NULL)) j
+                 JOIN proj_events v ON v.seq = j.event_seq) r,
+                json_each(CASE WHEN json_valid(r.json) THEN r.json ELSE '{}' END, '$.hooks') h`,
+    );
+    const done = db.prepare("UPDATE proj_state SET through = ? WHERE id = 1");
+    const run = db.transaction((max: number): CatchUpStep => {
+      const from = (through.get() as { through: number }).through;
+      const top = (head.get() as { head: number }).head;
+      const to = Math.min(top, from + max);
+      if (to <= from) return { applied: 0, behind: 0 };
+      const range = { from, to };
+      // Events: one-step ones (format 4) carry their outcome's decision; an arrival waits for its outcome record.
+      events.run(range);
+      counts.run(range);
+      sessions.run(range);
+      // Outcomes recorded apart from their event (hooks ran): the event is counted as judged instead of unfinished,
+      // and as blocked in its session when it was, then takes its outcome. The first one wins.
+      outcomeBlocked.run(range);
+      outcomeCounts.run(range);
+      unfinishedCounts.run(range);
+      outcomes.run(range);
+      // Hook runs, from the outcome JSON of either kind of record (format 3's hook records say the same, in less
+      // detail). A damaged JSON body is skipped here; reading that record says what is wrong with it.
+      hooks.run(range);
+      done.run(to);
+      return { applied: to - from, behind: top - to };
+    });
+    return (max) => run.immediate(max);
+  }
 }
 
 /** How many journal records the projections have not applied yet (a read: no lock taken). */
