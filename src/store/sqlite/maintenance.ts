@@ -189,3 +189,13 @@ export function chainAnchor(db: Database): { seq: number; hash: string } {
   const hash = rows.find((r) => r.key === "anchor_hash")?.value;
   return seq !== undefined && hash !== undefined ? { seq: Number(seq), hash } : { seq: 0, hash: "" };
 }
+
+/** Appends one record of the log's own (a key record), chained after the head; its seq. */
+export function appendOwnRecord(db: Database, row: PendingRow): number {
+  return db.transaction(() => place(db, logIdOf(db), [row])[0]!).immediate();
+}
+
+/** The key records of the chain, in order. */
+export function keyRecords(db: Database): { seq: number; body: string }[] {
+  return db.prepare("SELECT seq, body FROM journal WHERE kind = 'key' ORDER BY seq").all() as { seq: number; body: string }[];
+}
