@@ -134,4 +134,27 @@ describe("key rotation: a key record signed by the old key hands the log to a ne
     expect(v.stderr.trim().split("\n")).to.have.length(1);
     expect(v.stderr).to.include(`chain ${id} (`).and.include("is not signed by the key it retires");
   });
+
+  it("evidence spanning a rotation: verifies against the old key through the key record; a key record altered in the file fails", async () => {
+    const oldPub = sb.file("old.pub", readFileSync(`${sb.db}.pub`, "utf8"));
+    expect((await local(["key", "rotate"])).code).to.equal(0);
+    await seedLog(sb.db, events(3, 200));
+    const file = sb.file("evidence.json", "");
+    const e = await local(["export", "--evidence", file, "--session", "one"]);
+    expect(e.code, e.stderr).to.equal(0);
+    const v = await sb.run(["verify", "--evidence", file, "--key", oldPub]);
+    expect(v.code, v.stderr).to.equal(0);
+    expect(v.stdout).to.include("which the file's key records hand the log to from the key given with --key");
+    const evidence = JSON.parse(readFileSync(file, "utf8"));
+    const keyEntry = evidence.chain.find((c: { record?: { kind: string } }) => c.record?.kind === "key");
+    expect(keyEntry, "the key record is shown whole").to.not.equal(undefined);
+    const body = JSON.parse(keyEntry.record.body);
+    body.to = body.from;
+    keyEntry.record.body = JSON.stringify(body);
+    const altered = sb.file("altered.json", JSON.stringify(evidence));
+    const bad = await sb.run(["verify", "--evidence", altered, "--key", oldPub]);
+    expect(bad.code).to.not.equal(0);
+    expect(bad.stderr.trim().split("\n")).to.have.length(1);
+    expect(bad.stderr).to.include("(key) does not match its hash");
+  });
 });
