@@ -97,6 +97,22 @@ describe("key rotation: a key record signed by the old key hands the log to a ne
     expect(json.keyBreaks[0].seq).to.equal(Number(at));
   });
 
+  it("a key made by a ship after the file was removed: verify fails until reset --lost records it, then shows the break", async () => {
+    rmSync(`${sb.db}.key`);
+    rmSync(`${sb.db}.pub`);
+    await shipMore();
+    expect((await central()).code).to.equal(3);
+    const made = readFileSync(`${sb.db}.pub`, "utf8");
+    const r = await local(["key", "reset", "--lost"]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(readFileSync(`${sb.db}.pub`, "utf8"), "the key the ship made is the one recorded").to.equal(made);
+    await shipMore();
+    for (const v of [await local(["verify"]), await central()]) {
+      expect(v.code, v.stderr).to.equal(0);
+      expect(v.stdout).to.match(/\nkey break: .*from record \d+ on/);
+    }
+  });
+
   it("reset without --lost, or while the key is there: refused in one line", async () => {
     const a = await local(["key", "reset"]);
     expect(a.code).to.equal(1);
