@@ -83,6 +83,7 @@ export function keyPeriods(
   const periods: { key: string; until: number }[] = [];
   const breaks: KeyBreak[] = [];
   let current = first;
+  const seen = new Set<string>();
   for (const change of [...changes].sort((a, b) => a.seq - b.seq)) {
     let body: KeyChangeBody;
     try {
@@ -90,6 +91,10 @@ export function keyPeriods(
     } catch {
       return { seq: change.seq, problem: `key record ${change.seq} is not a key record qhooks can read: edited` };
     }
+    // A copy a prune carried forward, beside its original (which a copy of the chain elsewhere still holds): once.
+    const said = `${body.change}\n${body.from}\n${body.to}`;
+    if (seen.has(said)) continue;
+    seen.add(said);
     if (body.change === "rotate") {
       const from = body.from;
       if (from === null || (current !== null && from !== current))

@@ -113,10 +113,27 @@ describe("key rotation: a key record signed by the old key hands the log to a ne
     }
   });
 
+  it("a prune past the rotation record copies it forward: verify still follows the keys", async () => {
+    expect((await local(["key", "rotate"])).code).to.equal(0);
+    await shipMore();
+    const p = await local(["prune", "--before", "2026-03-01"]);
+    expect(p.code, p.stderr).to.equal(0);
+    await shipMore();
+    const v = await local(["verify"]);
+    expect(v.code, v.stderr).to.equal(0);
+    expect(v.stdout).to.match(/^ok: \d+ records \(from record \d+: older records were pruned; \d+ signed heads? still match/);
+    // The central copy holds the original key record and the copy the prune shipped: followed once.
+    const c = await central();
+    expect(c.code, c.stderr).to.equal(0);
+  });
+
   it("reset without --lost, or while the key is there: refused in one line", async () => {
     const a = await local(["key", "reset"]);
     expect(a.code).to.equal(1);
     expect(a.stderr.trim().split("\n")).to.have.length(1);
+    const c = await local(["key", "bogus"]);
+    expect(c.code).to.equal(1);
+    expect(c.stderr).to.equal("qhooks: key bogus: expected key rotate, or key reset --lost\n");
     const b = await local(["key", "reset", "--lost"]);
     expect(b.code).to.not.equal(0);
     expect(b.stderr).to.include("is not lost");

@@ -1,3 +1,4 @@
+import { QhooksError } from "../../errors.js";
 import { flagsOf, type CommandSpec } from "../commandSpec.js";
 import { cliContext } from "../globals.js";
 
@@ -16,6 +17,7 @@ Examples:
   qhooks key reset --lost      # the key file is gone: a key record says so, and verify reports the break`,
       ),
   action: async ({ args, opts, command }) => {
+    if (args[0] !== "rotate" && args[0] !== "reset") throw new QhooksError("usage", `key ${args[0]}: expected key rotate, or key reset --lost`);
     const { keyCommand, KeyFlagsSchema } = await import("../commands/key.js");
     return keyCommand(flagsOf(KeyFlagsSchema, { ...opts, what: args[0] }), cliContext(command));
   },
