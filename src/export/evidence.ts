@@ -24,7 +24,8 @@ export async function buildEvidence(
   if (slice === null) return null;
   const chain: EvidenceEntry[] = slice.rows.map((row) => {
     const erased = slice.erasures.get(row.seq);
-    if (slice.selected.has(row.seq)) return erased ? { record: { ...row }, erased: { ...erased } } : { record: { ...row } };
+    // Key records are shown whole: whoever checks the file can follow the key from the one they trust to the head's.
+    if (slice.selected.has(row.seq) || row.kind === "key") return erased ? { record: { ...row }, erased: { ...erased } } : { record: { ...row } };
     if (!linksByDigest(row.format)) {
       throw new QhooksError(
         "usage",

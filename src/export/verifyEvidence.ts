@@ -3,6 +3,7 @@ import { EvidenceSchema, type Evidence, type EvidenceEntry } from "../schema/evi
 import { linkHash, linksByDigest, recordHash } from "../store/journal/hashFormat.js";
 import { erasedParts, type ErasureBody } from "../store/journal/erasure.js";
 import { keyFingerprint, publicKeyText, signedHeadText } from "../store/logKey.js";
+import { keyPeriods, type KeyChangeAt } from "../store/keyChange.js";
 
 /**
  * Checks a `qhooks.evidence/1` file with nothing but the file (and, when given, the public key it must be signed
@@ -26,6 +27,10 @@ export type EvidenceVerdict =
       /** The key was the one given (--key), not only the one the file names. */
       readonly keyPinned: boolean;
       readonly sessions: readonly string[];
+      /** Key records in the chain (shown whole): rotations checked, the given key followed through them to the head's. */
+      readonly keyChanges: number;
+      /** Key records saying a key was lost: from each seq on, the key named vouches without its predecessor's signature. */
+      readonly keyBreaks: readonly { readonly seq: number; readonly key: string }[];
     }
   | { readonly ok: false; readonly problem: string };
 
@@ -62,7 +67,16 @@ export function checkEvidence(evidence: Evidence, pinnedKey: string | null): Evi
   const fingerprint = keyFingerprint(publicKeyText(key));
   const signed = verify(null, Buffer.from(signedHeadText({ log: evidence.log, ...head }), "utf8"), key, Buffer.from(head.signature, "base64"));
   if (!signed) return fail(`the head's signature is not that of key ${fingerprint} over this head: the head, its time or its key was changed`);
-  if (pinnedKey !== null && pinnedKey !== publicKeyText(key)) {
+  // The key records in the file: each rotation signed by the key it retires, followed from the given key (or the
+  // first record's) to the key that signed the head.
+  const keys = keyPeriods(evidence.log, pinnedKey, chain.keyRecords);
+  if ("problem" in keys) return fail(keys.problem);
+  const lastKey = keys.periods.at(-1)?.key ?? null;
+  if (chain.keyRecords.length > 0 && lastKey !== publicKeyText(key))
+    return fail(
+      `the head is signed by key ${fingerprint}, not by ${lastKey === null ? "the key" : keyFingerprint(lastKey)} the file's last key record hands the log to`,
+    );
+  if (pinnedKey !== null && pinnedKey !== publicKeyText(key) && chain.keyRecords.length === 0) {
     return fail(`the head is signed by key ${fingerprint}, not by the key given (${keyFingerprint(pinnedKey)}): re-signed by someone else`);
   }
   const lastRecord = chain.records[chain.records.length - 1]!;
@@ -75,20 +89,25 @@ export function checkEvidence(evidence: Evidence, pinnedKey: string | null): Evi
     }
     if (point.seq >= lastRecord && point.seq < since.seq) since = { seq: point.seq, time: point.time };
   }
-  const { hashes: _hashes, ...shown } = chain;
+  const { hashes: _hashes, keyRecords, ...shown } = chain;
   return {
     ...shown,
     head: { seq: head.seq, hash: head.hash, time: head.time, key: fingerprint },
     since,
     keyPinned: pinnedKey !== null,
     sessions: evidence.selection.sessions,
+    keyChanges: keyRecords.length,
+    keyBreaks: keys.breaks.map((b) => ({ seq: b.seq, key: keyFingerprint(b.key) })),
   };
 }
 
 const seqOf = (entry: EvidenceEntry): number => ("record" in entry ? entry.record.seq : entry.seq);
 
 type ChainVerdict =
-  | (Omit<Extract<EvidenceVerdict, { ok: true }>, "head" | "keyPinned" | "sessions" | "since"> & { readonly hashes: ReadonlyMap<number, string> })
+  | (Omit<Extract<EvidenceVerdict, { ok: true }>, "head" | "keyPinned" | "sessions" | "since" | "keyChanges" | "keyBreaks"> & {
+      readonly hashes: ReadonlyMap<number, string>;
+      readonly keyRecords: readonly KeyChangeAt[];
+    })
   | Extract<EvidenceVerdict, { ok: false }>;
 
 /** The chain from `from` to the head, recomputed; an erased record must have its erasure record in the file. */
@@ -101,6 +120,7 @@ function checkChain(evidence: Evidence): ChainVerdict {
   let links = 0;
   const wanted = new Set((evidence.checkpoints ?? []).map((c) => c.seq));
   const hashes = new Map<number, string>();
+  const keyRecords: KeyChangeAt[] = [];
   for (const [index, entry] of evidence.chain.entries()) {
     const seq = seqOf(entry);
     if (seq !== expected) {
@@ -127,7 +147,9 @@ function checkChain(evidence: Evidence): ChainVerdict {
         const body = parseErasure(content.body);
         if (body) erasuresShown.set(body.seq, digestsText(body.parts));
       }
-      records.push(seq);
+      // A key record is shown whole so that the key change can be checked; it is not one of the selected records.
+      if (content.kind === "key") keyRecords.push({ seq, body: content.body });
+      else records.push(seq);
       previous = hash;
     } else {
       if (!linksByDigest(entry.format)) return fail(`record ${seq} is a link in hash format ${entry.format}, which evidence cannot link through`);
@@ -147,7 +169,7 @@ function checkChain(evidence: Evidence): ChainVerdict {
     }
   }
   if (records.length === 0) return fail("the file holds no record, only links");
-  return { ok: true, log: evidence.log, records, erased, links, from: evidence.from.seq + 1, hashes };
+  return { ok: true, log: evidence.log, records, erased, links, from: evidence.from.seq + 1, hashes, keyRecords };
 }
 
 const digestsText = (parts: { readonly reason: string; readonly body: string; readonly outcome: string }): string =>

@@ -23,7 +23,7 @@ export const PartDigestsSchema = z.strictObject({
 export const EvidenceRowSchema = z.strictObject({
   seq: Seq,
   ts: z.string(),
-  kind: z.enum(["event", "outcome", "hook", "snapshot", "replay_run", "erasure", "prune"]),
+  kind: z.enum(["event", "outcome", "hook", "snapshot", "replay_run", "erasure", "prune", "key"]),
   event: z.string().nullable(),
   session_id: z.string().nullable(),
   match_value: z.string().nullable(),

@@ -119,6 +119,11 @@ export const VerifyResultSchema = z.discriminatedUnion("ok", [
     signedHeads: z.number().int().optional(),
     /** PostgreSQL: chains with no signed head (written directly, or shipped before heads were signed): only their links are checked. */
     unsignedChains: z.number().int().optional(),
+    /**
+     * Key records saying a key was lost (`qhooks key reset --lost`): from each seq on, the chain is vouched for by a
+     * key (its fingerprint) that no earlier key signed for. A visible break, reported beside ok, never hidden in it.
+     */
+    keyBreaks: z.array(z.object({ seq: z.number().int(), key: z.string(), chain: z.string().optional() })).optional(),
   }),
   z.object({
     ok: z.literal(false),

@@ -119,11 +119,14 @@ export function verdictLines(v: Extract<EvidenceVerdict, { ok: true }>): string[
   const n = v.records.length;
   const sessions = v.sessions.length ? ` (session ${v.sessions.join(", ")})` : "";
   const key = v.keyPinned
-    ? `key ${v.head.key}, the key given with --key`
+    ? `key ${v.head.key}, ${v.keyChanges ? `which the file's key records hand the log to from the key given with --key` : "the key given with --key"}`
     : `key ${v.head.key}, as the file itself names it (pass --key <log>.pub to check whose it is)`;
   return [
     `ok: ${n} record${n === 1 ? "" : "s"} of log ${v.log}${sessions}, records ${v.records[0]} to ${v.records[n - 1]}, in this order, unaltered since the head (record ${v.since.seq}) was signed at ${v.since.time} by ${key}${v.since.seq !== v.head.seq ? ` (and the head at record ${v.head.seq} at ${v.head.time})` : ""}`,
     `proves: these records, with these numbers and in this order, are in the log's hash chain as shown, and the signed head covers them${v.erased.length ? `; ${v.erased.length} of them erased (records ${v.erased.join(", ")}: their text is gone, the digests it had are kept)` : ""}`,
+    ...v.keyBreaks.map(
+      (b) => `key break: from record ${b.seq} on, the chain is vouched for by key ${b.key}, introduced without the old key's signature (key reported lost)`,
+    ),
     `does not prove: that the selection is complete (the ${v.links} other record${v.links === 1 ? "" : "s"} from ${v.from} to ${v.head.seq} ${v.links === 1 ? "is a link" : "are links"}, content not shown), what the log held before record ${v.from} or after record ${v.head.seq}, that ${v.since.time} is the true time (the signer's clock), who holds the key, or what an erased record's text was`,
   ];
 }

@@ -162,6 +162,11 @@ export async function verifyCommand(flags: z.infer<typeof VerifyFlagsSchema>, co
         result.unsignedChains ? `${result.unsignedChains} chain${result.unsignedChains === 1 ? "" : "s"} with no signed head: links only` : null,
       ].filter((n) => n !== null);
       out(`ok: ${result.records} records${notes.length ? ` (${notes.join("; ")})` : ""}`);
+      // A lost key is not a plain ok: each break is its own line, on stdout with the result.
+      for (const b of result.keyBreaks ?? [])
+        out(
+          `key break: ${b.chain ? `chain ${b.chain}: ` : ""}from record ${b.seq} on, the chain is vouched for by key ${b.key}, introduced without the old key's signature (key reported lost)`,
+        );
     }
     return EXIT.ok;
   } finally {
@@ -180,17 +185,42 @@ async function checkSignedHeads(log: Store, location: string, chain: Extract<Ver
   const { heads, problem } = readSignedHeads(location);
   const broken = (firstBad: number, why: string): VerifyResult => ({ ok: false, records: chain.records, firstBad, problem: why });
   if (problem !== null) return broken(chain.records + 1, problem);
-  if (heads.length === 0) return chain;
+  const { keyMaySign, keyPeriods } = await import("../../store/keyChange.js");
+  const { keyFingerprint } = await import("../../store/logKey.js");
   const { logId, hashes } = await log.recordHashes(heads.map((h) => h.seq));
+  const changes = await localKeyRecords(location);
+  const ours = heads.filter((h) => h.log === logId);
+  // The first key: the one that signed the first head kept, or (no head yet) the one the first key record retires.
+  const keys = keyPeriods(logId, ours[0]?.publicKey ?? null, changes);
+  if ("problem" in keys) return broken(keys.seq, keys.problem);
+  const breaks = keys.breaks.length > 0 ? { keyBreaks: keys.breaks.map((b) => ({ seq: b.seq, key: keyFingerprint(b.key) })) } : {};
+  if (heads.length === 0) return { ...chain, ...breaks };
   let checked = 0;
   for (const head of heads) {
     if (head.log !== logId || head.seq < (chain.from ?? 1)) continue;
+    if (!keyMaySign(keys, head.publicKey, head.seq))
+      return broken(
+        head.seq,
+        `the head signed at ${head.time} is signed by key ${keyFingerprint(head.publicKey)}, which no key record vouches for at record ${head.seq}: the log's key changed without a rotation record (qhooks key rotate, or key reset --lost if the old key is gone)`,
+      );
     const hash = hashes.get(head.seq);
     if (hash === undefined) return broken(head.seq, `the head signed at ${head.time} is gone: records cut off the end of the log after it was signed`);
     if (hash !== head.hash) return broken(head.seq, `it is not the record whose head was signed at ${head.time}: the log was rewritten after it was signed`);
     checked++;
   }
-  return { ...chain, signedHeads: checked };
+  return { ...chain, signedHeads: checked, ...breaks };
+}
+
+/** The key records of a SQLite log, read on their own connection (the store does not list them). */
+async function localKeyRecords(location: string): Promise<{ seq: number; body: string }[]> {
+  const { openDatabase } = await import("../../store/sqlite/connection.js");
+  const { keyRecords } = await import("../../store/sqlite/maintenance.js");
+  const db = openDatabase(location, true);
+  try {
+    return keyRecords(db);
+  } finally {
+    db.close();
+  }
 }
 
 /** `stats --hooks`: the per-hook table with the slowest run and when each hook last ran. */

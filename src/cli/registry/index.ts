@@ -7,6 +7,7 @@ import { exportLog } from "./export.js";
 import { hooks } from "./hooks.js";
 import { hooksAdd } from "./hooksAdd.js";
 import { install } from "./install.js";
+import { key } from "./key.js";
 import { log } from "./log.js";
 import { prune } from "./prune.js";
 import { record } from "./record.js";
@@ -48,6 +49,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   verify,
   erase,
   prune,
+  key,
   ship,
   exportLog,
   schema,

@@ -42,7 +42,7 @@ export interface JournalRow {
  * content of an earlier record (`ref`) was erased, with the digests of the parts it had (see erasure.ts); prune: the
  * records before `ref` + 1 were deleted, the hash of record `ref` kept as the anchor the chain now starts from.
  */
-export type JournalKind = "event" | "outcome" | "hook" | "snapshot" | "replay_run" | "erasure" | "prune";
+export type JournalKind = "event" | "outcome" | "hook" | "snapshot" | "replay_run" | "erasure" | "prune" | "key";
 
 /** Every column, in table order (and in the order of `journalValues`, for a positional INSERT). */
 export const JOURNAL_COLUMNS = [

@@ -5,6 +5,7 @@ import type { ChainErasureBody, ChainPruneBody } from "./maintenance.js";
 import { journalRowOf } from "./placeRows.js";
 import { headSignatureHolds, type SignedHeadLine } from "../signedHeads.js";
 import { keyFingerprint } from "../logKey.js";
+import { keyMaySign, keyPeriods } from "../keyChange.js";
 
 const PAGE = 5_000;
 
@@ -47,6 +48,13 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
     if (ofWriter) ofWriter.push(head);
     else signedHeads.set(h.writer_id, [head]);
   }
+  // Key records of each chain: which keys may sign its heads, and where a lost key broke what vouches for it.
+  const keyChanges = new Map<string, { seq: number; body: string }[]>();
+  const { rows: keyRows } = await client.query<{ writer_id: string; seq: string; body: Buffer }>(
+    "SELECT writer_id, seq, body FROM qhooks_journal WHERE kind = 'key' ORDER BY writer_id, seq",
+  );
+  for (const k of keyRows) keyChanges.set(k.writer_id, [...(keyChanges.get(k.writer_id) ?? []), { seq: Number(k.seq), body: k.body.toString("utf8") }]);
+  const keyBreaks: { seq: number; key: string; chain: string }[] = [];
   let signedChecked = 0;
   let unsigned = 0;
   // A record may have more than one: erased here, and on the laptop it was shipped from (whose erasure record
@@ -138,6 +146,9 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
     if (expected - 1 < writer.head_seq)
       return broken(expected, `records ${expected} to ${writer.head_seq} are missing (the chain's head is ${writer.head_seq})`);
     // The chain links; the heads its writer's key signed say whether it is the chain the writer wrote.
+    const keys = keyPeriods(writer.writer_id, writer.public_key, keyChanges.get(writer.writer_id) ?? []);
+    if ("problem" in keys) return broken(keys.seq, keys.problem);
+    for (const b of keys.breaks) keyBreaks.push({ seq: b.seq, key: keyFingerprint(b.key), chain });
     if (heads.length === 0) {
       if (writer.public_key !== null) return broken(expected, `its writer's key ${keyFingerprint(writer.public_key)} signed heads that are gone: removed here`);
       unsigned++;
@@ -145,10 +156,10 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
     }
     for (const head of heads) {
       if (!headSignatureHolds(head)) return broken(head.seq, `the head signed at ${head.time} fails its signature: edited here`);
-      if (writer.public_key !== null && head.publicKey !== writer.public_key)
+      if (writer.public_key !== null && !keyMaySign(keys, head.publicKey, head.seq))
         return broken(
           head.seq,
-          `the head signed at ${head.time} is signed by key ${keyFingerprint(head.publicKey)}, not the writer's key ${keyFingerprint(writer.public_key)}: a key changed without a rotation record`,
+          `the head signed at ${head.time} is signed by key ${keyFingerprint(head.publicKey)}, not the writer's key ${keyFingerprint(writer.public_key)} nor one a key record vouches for: a key changed without a rotation record`,
         );
       if (head.seq <= anchorSeq) continue;
       const hash = hashesAtHeads.get(head.seq);
@@ -169,5 +180,6 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
     from: from ?? 1,
     ...(signedChecked > 0 ? { signedHeads: signedChecked } : {}),
     ...(unsigned > 0 ? { unsignedChains: unsigned } : {}),
+    ...(keyBreaks.length > 0 ? { keyBreaks } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { erasedParts, erasureRow, pruneRow } from "../journal/erasure.js";
 import { contentDigest, linkHash, wellFormed } from "../journal/hashFormat.js";
 import { JOURNAL_COLUMNS, journalValues, type JournalRow } from "../journal/record.js";
 import { storedSnapshotRow, type PendingRow } from "../journal/rows.js";
+import { keyChangeRow, type KeyChangeBody } from "../keyChange.js";
 
 /**
  * Erasure and retention on a SQLite log: each step one IMMEDIATE transaction, so that appends of other processes
@@ -145,7 +146,13 @@ export function pruneStep(db: Database, end: number, before: Date): { records: n
            GROUP BY s.config_hash`,
         )
         .all({ end }) as { config_hash: string; body: string }[];
-      const copies = snapshots.map((s) => storedSnapshotRow(ts, s.config_hash, s.body));
+      // Key records too: verify follows the log's keys from the first one, so the hand-overs must outlive the records
+      // they followed (a rotation's signature names no seq, so its copy checks as the original did).
+      const keys = db.prepare("SELECT body FROM journal WHERE seq < ? AND kind = 'key' ORDER BY seq").all(end) as { body: string }[];
+      const copies = [
+        ...snapshots.map((s) => storedSnapshotRow(ts, s.config_hash, s.body)),
+        ...keys.map((k) => ({ ...keyChangeRow(ts, JSON.parse(k.body) as KeyChangeBody), body: k.body })),
+      ];
       // The projections of the events deleted: counts and sessions recomputed from what stays.
       db.prepare(
         `INSERT INTO proj_counts (event, decision, n)
@@ -188,4 +195,14 @@ export function chainAnchor(db: Database): { seq: number; hash: string } {
   const seq = rows.find((r) => r.key === "anchor_seq")?.value;
   const hash = rows.find((r) => r.key === "anchor_hash")?.value;
   return seq !== undefined && hash !== undefined ? { seq: Number(seq), hash } : { seq: 0, hash: "" };
+}
+
+/** Appends one record of the log's own (a key record), chained after the head; its seq. */
+export function appendOwnRecord(db: Database, row: PendingRow): number {
+  return db.transaction(() => place(db, logIdOf(db), [row])[0]!).immediate();
+}
+
+/** The key records of the chain, in order. */
+export function keyRecords(db: Database): { seq: number; body: string }[] {
+  return db.prepare("SELECT seq, body FROM journal WHERE kind = 'key' ORDER BY seq").all() as { seq: number; body: string }[];
 }
