@@ -15,7 +15,7 @@ import { DetachedHooks } from "../../handlers/detachedHooks.js";
 import { limitsFromEnv } from "../../engine/limits.js";
 import { fileOnce } from "../../handlers/once.js";
 import { hostDialect } from "../../hosts/hosts.js";
-import { failureNotices, memoryCounter, noticesToSay } from "../../output/failureNotices.js";
+import { budgetNotices, failureNotices, memoryCounter, noticesToSay } from "../../output/failureNotices.js";
 import { fileNoticeCounter } from "../../handlers/noticeMemory.js";
 import type { Outcome } from "../../schema/outcome.js";
 import type { SettingsSnapshot } from "../../settings/loadSettings.js";
@@ -166,7 +166,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
  */
 function notices(outcome: Outcome, snapshot: SettingsSnapshot, shown: boolean, db: string | null, homeDir: string): string[] {
   if (!snapshot.notify || !shown) return [];
-  const found = failureNotices(outcome, snapshot.missingPlugins);
+  const found = [...failureNotices(outcome, snapshot.missingPlugins), ...budgetNotices(outcome, snapshot.budget)];
   // At the start of a session, hooks configured and none loaded: the person learns it before relying on them.
   const none = outcome.event === "SessionStart" ? noneLoaded(attestLoad(snapshot, null)) : null;
   if (none !== null) found.push({ key: "none-loaded", text: `qhooks: ${none}; no hook runs (qhooks hooks says why)` });
