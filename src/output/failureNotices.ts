@@ -1,6 +1,4 @@
-import { foldBudget, overBudget, overrunText } from "../core/hookBudget.js";
 import type { HookResult, Outcome, SkipReason, SkippedHook } from "../schema/outcome.js";
-import type { BudgetSettings } from "../schema/settings.js";
 import { oneLineText } from "../text/oneLine.js";
 
 /**
@@ -54,18 +52,6 @@ export function failureNotices(outcome: Outcome, missingPlugins: readonly Unload
     notices.push({ key: `plugin\0${p.plugin}`, text: `qhooks: plugin ${quoted(p.plugin)} not loaded (${firstLine(p.why)}); its hooks do not run` });
   }
   return notices;
-}
-
-/**
- * A hook whose runs in this one event already cross a `qhooks.budget` limit per turn (the run-time check of
- * engine/steps/aggregateOutcome.ts, the same fold): the person waits on it, so they hear it like a failure, once per
- * session then counted. The decision is untouched. A shadow hook is left out, as for failures.
- */
-export function budgetNotices(outcome: Outcome, budget: BudgetSettings | null | undefined): FailureNotice[] {
-  if (!budget || outcome.hooks.length === 0) return [];
-  const hooks = outcome.hooks.filter((h) => !h.shadow);
-  const usage = foldBudget([{ event: outcome.event, sessionId: outcome.sessionId, hooks }]);
-  return overBudget(usage, budget).map((o) => ({ key: `over-budget\0${o.kind}\0${o.hook}`, text: `qhooks: ${overrunText(o)}` }));
 }
 
 /**
