@@ -183,6 +183,28 @@ describe("--format hook: failures reach the person", function () {
     expect(r.stderr).to.contain("qhooks.notify: expected true or false; ignored");
   });
 
+  it("a hook over qhooks.budget.msPerTurn: one systemMessage line once per session, the decision unchanged; notify: false silences it", async () => {
+    const allow = JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: "ok" } });
+    userFile({ qhooks: { budget: { msPerTurn: 50 } }, ...hooksOn("PreToolUse", { name: "slow", command: `sleep 0.3; echo '${allow}'` }) });
+    const first = await run("PreToolUse");
+    expect(first.code, first.stderr).to.equal(0);
+    expect(first.reply!.systemMessage).to.match(/^qhooks: hook slow added \d+(\.\d+)? ms to a turn, over its budget of 50 ms \(qhooks\.budget\.msPerTurn\)$/);
+    expect(first.reply!.hookSpecificOutput).to.deep.equal({ hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: "ok" });
+    const second = await run("PreToolUse");
+    expect(second.reply).to.not.have.property("systemMessage");
+    expect(second.reply!.hookSpecificOutput).to.deep.include({ permissionDecision: "allow" });
+    userFile({ qhooks: { notify: false, budget: { msPerTurn: 50 } }, ...hooksOn("PreToolUse", { name: "slow", command: "sleep 0.3" }) });
+    const quiet = await run("PreToolUse", payloadFor("PreToolUse", { session_id: "s9" }));
+    expect(quiet.stdout).to.equal("");
+  });
+
+  it("a hook within its budget says nothing", async () => {
+    userFile({ qhooks: { budget: { msPerTurn: 60_000 } }, ...hooksOn("PreToolUse", { name: "quick", command: "true" }) });
+    const r = await run("PreToolUse");
+    expect(r.code).to.equal(0);
+    expect(r.stdout).to.equal("");
+  });
+
   describe("the qoder dialect (Qoder CN CLI shows the person only the stderr of a block)", () => {
     it("a block: exit 2, the reason, then the notice on stderr", async () => {
       const file = sb.file("guards.json", hooksOn("PreToolUse", hookCommand(sb, { stderr: "no rm", exit: 2 }), { name: "audit", command: "exit 1" }));

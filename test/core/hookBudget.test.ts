@@ -97,6 +97,31 @@ describe("explain: the budget per hook (time per turn, context injected)", () =>
       expect((under.outcome as { warnings: string[] }).warnings).to.deep.equal([]);
     });
 
+    it("end to end: hooks that sleep, two turns through the CLI into the SQLite log; hooks --usage gives their ms per turn, and a low limit warns", async () => {
+      const slow = { command: "cat >/dev/null; sleep 0.2", name: "slow" };
+      sb.userSettings({ hooks: { UserPromptSubmit: [group(undefined, slow)], Stop: [group(undefined, slow)] }, qhooks: { budget: { msPerTurn: 100 } } });
+      const warnings: string[] = [];
+      for (let turn = 0; turn < 2; turn++)
+        for (const event of ["UserPromptSubmit", "Stop"]) {
+          const r = await sb.runEvent(event, payloadFor(event, { session_id: "e2e" }));
+          expect(r.code, r.stderr).to.equal(0);
+          warnings.push(...(r.outcome as { warnings: string[] }).warnings);
+        }
+      expect(warnings).to.have.length(4);
+      for (const w of warnings) expect(w).to.match(/^hook slow added \d+(\.\d+)? ms to a turn, over its budget of 100 ms/);
+      const usage = await sb.run(["hooks", "--usage", "--format", "json"]);
+      expect(usage.code, usage.stderr).to.equal(0);
+      const budget = (JSON.parse(usage.stdout) as { budget: { name: string; turns: number; msPerTurn: { mean: number; max: number } }[] }).budget;
+      const entry = budget.find((b) => b.name === "slow");
+      expect(entry, usage.stdout).to.not.equal(undefined);
+      expect(entry!.turns).to.equal(2);
+      // Two runs of 200 ms each per turn: at least 400, and coarse above (a loaded machine is slow, never fast).
+      expect(entry!.msPerTurn.mean).to.be.within(400, 20_000);
+      expect(entry!.msPerTurn.max).to.be.within(400, 20_000);
+      const table = await sb.run(["hooks", "--usage"]);
+      expect(table.stdout).to.match(/MS\/TURN/);
+    });
+
     it("a project's qhooks.budget is ignored with one warning (it could hide what its hooks cost)", async () => {
       sb.userSettings({ hooks });
       sb.projectSettings({ qhooks: { budget: { contextChars: 1 } } });

@@ -15,7 +15,9 @@ import { DetachedHooks } from "../../handlers/detachedHooks.js";
 import { limitsFromEnv } from "../../engine/limits.js";
 import { fileOnce } from "../../handlers/once.js";
 import { hostDialect } from "../../hosts/hosts.js";
-import { failureNotices, memoryCounter, noticesToSay } from "../../output/failureNotices.js";
+import { type FailureNotice, failureNotices, memoryCounter, noticesToSay } from "../../output/failureNotices.js";
+import { foldBudget, overBudget, overrunText } from "../../core/hookBudget.js";
+import type { BudgetSettings } from "../../schema/settings.js";
 import { fileNoticeCounter } from "../../handlers/noticeMemory.js";
 import type { Outcome } from "../../schema/outcome.js";
 import type { SettingsSnapshot } from "../../settings/loadSettings.js";
@@ -166,7 +168,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
  */
 function notices(outcome: Outcome, snapshot: SettingsSnapshot, shown: boolean, db: string | null, homeDir: string): string[] {
   if (!snapshot.notify || !shown) return [];
-  const found = failureNotices(outcome, snapshot.missingPlugins);
+  const found = [...failureNotices(outcome, snapshot.missingPlugins), ...budgetNotices(outcome, snapshot.budget)];
   // At the start of a session, hooks configured and none loaded: the person learns it before relying on them.
   const none = outcome.event === "SessionStart" ? noneLoaded(attestLoad(snapshot, null)) : null;
   if (none !== null) found.push({ key: "none-loaded", text: `qhooks: ${none}; no hook runs (qhooks hooks says why)` });
@@ -189,4 +191,16 @@ function passEnvOn(outcome: { readonly event: string; readonly env: Readonly<Rec
   } catch (e) {
     warn(`$CLAUDE_ENV_FILE ${file}: the variables of this SessionStart not passed on: ${messageOf(e)}`);
   }
+}
+
+/**
+ * A hook whose runs in this one event already cross a `qhooks.budget` limit per turn (the run-time check of
+ * engine/steps/aggregateOutcome.ts, the same fold): the person waits on it, so they hear it like a failure, once per
+ * session then counted. The decision is untouched. A shadow hook is left out, as for failures.
+ */
+function budgetNotices(outcome: Outcome, budget: BudgetSettings | null | undefined): FailureNotice[] {
+  if (!budget || outcome.hooks.length === 0) return [];
+  const hooks = outcome.hooks.filter((h) => !h.shadow);
+  const usage = foldBudget([{ event: outcome.event, sessionId: outcome.sessionId, hooks }]);
+  return overBudget(usage, budget).map((o) => ({ key: `over-budget\0${o.kind}\0${o.hook}`, text: `qhooks: ${overrunText(o)}` }));
 }
