@@ -131,4 +131,14 @@ export interface HostDialect {
    * without them.
    */
   answer(outcome: Outcome, notices?: readonly string[]): HookProtocolReply;
+  /**
+   * Modes of the host in which it drops an `ask` its answer carries (the call goes on unasked), for a qhooks event and
+   * the host event it is seen on; `reported` when only a user report says so, not the host's documentation.
+   */
+  readonly modesDroppingAsk?: ReadonlyArray<{
+    readonly mode: string;
+    readonly event: EventName;
+    readonly hostEvent: string;
+    readonly evidence: "documented" | "reported";
+  }>;
 }
