@@ -52,4 +52,11 @@ describe("cli: qhooks stats --by host", () => {
     expect(both.code).to.not.equal(0);
     expect(both.stderr).to.match(/does not combine with --hooks/);
   });
+
+  it("the report's summary counts events by host, most first", async () => {
+    await logTwoHosts();
+    const r = await sb.run(["report", "-o", "-"]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.include('id="host-totals">By host: <span data-host="claude">claude 2</span>, <span data-host="cursor">cursor 1</span></div>');
+  });
 });
