@@ -9,7 +9,7 @@ export type HostTreatment = "honoured" | "dropped" | "no-event";
 
 /** A decision a hook may rely on that the host does not act on, with its kind (never told apart by text). */
 export interface ConformanceWarning {
-  readonly kind: "ask-dropped" | "deny-dropped" | "allow-dropped" | "no-such-event";
+  readonly kind: "ask-dropped" | "ask-dropped-in-mode" | "deny-dropped" | "allow-dropped" | "no-such-event";
   readonly message: string;
 }
 
@@ -79,6 +79,14 @@ export function judgeOnHost(host: HostDialect, event: EventName): HostJudgement 
   const warnings: ConformanceWarning[] = [];
   if (judged.ask === "dropped")
     warnings.push({ kind: "ask-dropped", message: `${host.name} drops "ask" on ${hostEvent}: a hook that asks the person lets the call go on unasked` });
+  // An ask the answer carries can still be dropped by one of the host's modes: said per mode, with how it is known.
+  if (judged.ask === "honoured")
+    for (const m of host.modesDroppingAsk ?? [])
+      if (m.event === event)
+        warnings.push({
+          kind: "ask-dropped-in-mode",
+          message: `${host.name} drops "ask" on ${m.hostEvent} in ${m.mode} mode (${m.evidence === "reported" ? "reported by users, not in its docs" : "documented"}): the call goes on unasked there; answer deny to be sure`,
+        });
   if (judged.deny === "dropped")
     warnings.push({ kind: "deny-dropped", message: `${host.name} drops "${refusal(event)}" on ${hostEvent}: a hook cannot stop anything here` });
   return { host: host.id, name: host.name, hostEvent, ...judged, warnings };

@@ -55,5 +55,5 @@ export const copilotHost: HostDialect = {
   readHookEntry: copilotHookEntry,
   documentWarnings: copilotDocumentWarnings,
   newFileKeys: { version: COPILOT_HOOKS_VERSION },
-  writeHookEntry: ({ command, timeoutSeconds }) => ({ type: "command", bash: command, timeoutSec: timeoutSeconds }),
+  writeHookEntry: ({ command, timeoutSeconds }) => ({ type: "command", bash: command, ...(timeoutSeconds !== undefined && { timeoutSec: timeoutSeconds }) }),
 };

@@ -97,7 +97,7 @@ export interface HostDialect {
    * The entry `qhooks install` writes for its one command hook on an event, in the host's shape (Copilot CLI's
    * `bash` and `timeoutSec`): absent where the host's entries are matcher groups (install writes `{ hooks: [...] }`).
    */
-  readonly writeHookEntry?: (hook: { readonly command: string; readonly timeoutSeconds: number }) => Record<string, unknown>;
+  readonly writeHookEntry?: (hook: { readonly command: string; readonly timeoutSeconds?: number }) => Record<string, unknown>;
   /** Top-level keys a settings file `qhooks install` creates starts with (Copilot CLI's `version: 1`). */
   readonly newFileKeys?: Readonly<Record<string, unknown>>;
   /** Problems with the file as a whole that leave its hooks loading (a `version` the host's format does not know). */
@@ -131,4 +131,14 @@ export interface HostDialect {
    * without them.
    */
   answer(outcome: Outcome, notices?: readonly string[]): HookProtocolReply;
+  /**
+   * Modes of the host in which it drops an `ask` its answer carries (the call goes on unasked), for a qhooks event and
+   * the host event it is seen on; `reported` when only a user report says so, not the host's documentation.
+   */
+  readonly modesDroppingAsk?: ReadonlyArray<{
+    readonly mode: string;
+    readonly event: EventName;
+    readonly hostEvent: string;
+    readonly evidence: "documented" | "reported";
+  }>;
 }

@@ -99,6 +99,17 @@ export const StatsSchema = z.object({
 });
 export type Stats = z.infer<typeof StatsSchema>;
 
+/**
+ * `qhooks stats --by host --json`: the counts by event and decision for each agent host whose settings judged events
+ * in the window (hosts with none are left out); `unattributed` counts the events no host's settings judged.
+ */
+export const StatsByHostSchema = z.object({
+  events: z.number().int(),
+  byHost: z.array(z.object({ host: z.string(), events: z.number().int(), byEvent: StatsSchema.shape.byEvent })),
+  unattributed: z.number().int(),
+});
+export type StatsByHost = z.infer<typeof StatsByHostSchema>;
+
 /** How many live events of each event had each match value (the tool name...): what tells a hook that never fires. */
 export const MatchCountSchema = z.object({ event: z.string(), matchValue: z.string().nullable(), count: z.number().int() });
 export type MatchCount = z.infer<typeof MatchCountSchema>;

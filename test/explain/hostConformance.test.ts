@@ -27,6 +27,15 @@ describe("host conformance: one event judged by every host's rules", () => {
     expect(stop.warnings.map((w) => w.kind)).to.include("ask-dropped");
   });
 
+  it("warns that Cursor drops ask on shell commands in Auto-review mode, saying it is reported, not documented", () => {
+    const cursor = judgeOnHost(HOSTS.cursor, "PreToolUse");
+    expect(cursor.ask).to.equal("honoured");
+    const inMode = cursor.warnings.filter((w) => w.kind === "ask-dropped-in-mode");
+    expect(inMode).to.have.length(1);
+    expect(inMode[0]!.message).to.match(/beforeShellExecution in Auto-review mode \(reported by users, not in its docs\)/);
+    expect(judgeOnHost(HOSTS.claude, "PreToolUse").warnings).to.deep.equal([]);
+  });
+
   it("says when a host has no such event", () => {
     const missing = judgeOnEveryHost("Notification").find((j) => j.hostEvent === null);
     expect(missing, "every host has Notification: pick another event for this test").to.not.equal(undefined);

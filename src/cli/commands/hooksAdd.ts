@@ -13,6 +13,8 @@ import { isQhooksSelfCall } from "../../core/selfCall.js";
 import { requireProjectDir, type CliContext } from "../globals.js";
 import { addProperty, appendToArray, styleOf } from "../../json/jsonInsert.js";
 import { out } from "../io.js";
+import { hostDialect } from "../../hosts/hosts.js";
+import { flatHookEntry } from "./hooksAddFlat.js";
 
 export const HooksAddFlagsSchema = z.object({
   command: z.string(),
@@ -50,10 +52,12 @@ export function hooksAddCommand(event: EventName, flags: HooksAddFlags, context:
   };
   const matcher = flags.matcher;
   const shownPath = oneLineText(source.display);
+  // A host whose files hold one hook per entry under its own event names (Cursor, Copilot CLI) gets its own shape.
+  const flat = flags.file === undefined ? flatHookEntry(hostDialect(context.dialect), event, flags) : null;
 
   const realPath = existingRealPath(source.path);
   const before = realPath === null ? "" : readSettingsText(realPath, source.path);
-  const plan = planEdit(before, event, matcher, handler, source);
+  const plan = flat === null ? planEdit(before, event, matcher, handler, source) : planFlatEdit(before, flat, source);
   if (plan.kind === "present") {
     out(`Already in ${shownPath}: ${plan.path} runs the same command for ${event}${matcher ? ` ${oneLineText(matcher)}` : ""}; nothing changed.`);
     return EXIT.ok;
@@ -75,7 +79,9 @@ function target(flags: HooksAddFlags, context: CliContext): SettingsSource {
     return { level: path, path, display: path, explicit: true };
   }
   const projectDir = flags.level === "user" ? context.projectDir : requireProjectDir(context);
-  return discoverSettings(context.homeDir, projectDir, context.dialect).find((s) => s.level === flags.level)!;
+  const found = discoverSettings(context.homeDir, projectDir, context.dialect).find((s) => s.level === flags.level);
+  if (found === undefined) throw new QhooksError("usage", `${hostDialect(context.dialect).name} has no ${flags.level} level; use --level user or project`);
+  return found;
 }
 
 type Plan = { readonly kind: "edit"; readonly text: string; readonly path: string } | { readonly kind: "present"; readonly path: string };
@@ -139,6 +145,60 @@ function planEdit(text: string, event: EventName, matcher: string | undefined, h
     return refuse("cannot be edited safely (is a key given twice?)");
   }
   // A file the text edit cannot follow (a key given twice: JSON.parse keeps the last, an editor shows the first).
+  let reread: unknown;
+  try {
+    reread = JSON.parse(plan.text);
+  } catch {
+    reread = undefined;
+  }
+  if (!isDeepStrictEqual(reread, expected)) return refuse("cannot be edited safely (is a key given twice?)");
+  return plan;
+}
+
+/** The file's new text in a one-hook-per-entry host's shape: the entry appended under the host's event name. */
+function planFlatEdit(
+  text: string,
+  flat: { hostEvent: string; entry: Record<string, unknown>; newFileKeys: Record<string, unknown>; same: (e: unknown) => boolean },
+  source: SettingsSource,
+): Plan {
+  const { hostEvent, entry } = flat;
+  const at = (i: number) => `hooks.${hostEvent}[${i}]`;
+  if (text.trim() === "") return { kind: "edit", text: `${JSON.stringify({ ...flat.newFileKeys, hooks: { [hostEvent]: [entry] } }, null, 2)}\n`, path: at(0) };
+  const refuse = (what: string): never => {
+    throw new QhooksError("usage", `${oneLineText(source.display)}: ${what}; fix it first (nothing was changed)`);
+  };
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (e) {
+    throw new QhooksError(
+      "usage",
+      `${oneLineText(source.display)} is not valid JSON (${describeJsonError(text, e)}), so qhooks skips it; fix it first (nothing was changed)`,
+    );
+  }
+  if (!isObject(document)) return refuse("expected a JSON object");
+  const hooks = document.hooks;
+  if (hooks !== undefined && !isObject(hooks)) return refuse("hooks: expected an object");
+  const entries = isObject(hooks) ? hooks[hostEvent] : undefined;
+  if (entries !== undefined && !Array.isArray(entries)) return refuse(`hooks.${hostEvent}: expected an array of hooks`);
+  const present = entries?.findIndex(flat.same) ?? -1;
+  if (present !== -1) return { kind: "present", path: at(present) };
+  const expected = structuredClone(document) as { hooks?: Record<string, unknown[]> };
+  const style = styleOf(text);
+  let plan: Plan;
+  try {
+    if (entries === undefined) {
+      (expected.hooks ??= {})[hostEvent] = [entry];
+      const edited =
+        hooks === undefined ? addProperty(text, [], "hooks", { [hostEvent]: [entry] }, style) : addProperty(text, ["hooks"], hostEvent, [entry], style);
+      plan = { kind: "edit", text: edited, path: at(0) };
+    } else {
+      expected.hooks![hostEvent]!.push(entry);
+      plan = { kind: "edit", text: appendToArray(text, ["hooks", hostEvent], entry, style), path: at(entries.length) };
+    }
+  } catch {
+    return refuse("cannot be edited safely (is a key given twice?)");
+  }
   let reread: unknown;
   try {
     reread = JSON.parse(plan.text);

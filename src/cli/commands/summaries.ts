@@ -13,6 +13,7 @@ import { sessionShortener } from "../output/sessionPrefix.js";
 import { showTime, timeCells } from "../output/times.js";
 import { out } from "../io.js";
 import type { CliContext } from "../globals.js";
+import { renderStatsByHost, statsByHost } from "./statsByHost.js";
 
 export const WindowFlagsSchema = z
   .object({
@@ -25,6 +26,7 @@ export const WindowFlagsSchema = z
     user: z.string().optional(),
     writer: z.string().optional(),
     host: z.string().optional(),
+    by: z.enum(["host"], { error: 'expected "host"' }).optional(),
   })
   .transform((raw) => ({
     format: raw.format,
@@ -37,6 +39,7 @@ export const WindowFlagsSchema = z
       ...(raw.host !== undefined ? { host: raw.host } : {}),
     },
     hooksOnly: raw.hooks,
+    byHost: raw.by === "host",
   }));
 export type WindowFlags = z.infer<typeof WindowFlagsSchema>;
 
@@ -95,9 +98,14 @@ function sessionColumns(utc: boolean, rows?: readonly SessionRow[]): Column<Sess
 export async function statsCommand(flags: WindowFlags, context: CliContext): Promise<number> {
   const log = openStore(context.dbPath, { mustExist: true });
   try {
-    const stats = await log.stats(flags.window);
     const terminal = commandTerminal(context);
     const format = resolveFormat(flags.format, terminal);
+    if (flags.byHost) {
+      if (flags.hooksOnly) throw new QhooksError("usage", "--by host counts events; it does not combine with --hooks");
+      out(renderStatsByHost(await statsByHost(log, flags.window), format, terminal));
+      return EXIT.ok;
+    }
+    const stats = await log.stats(flags.window);
     // One object: --format jsonl is not offered, and would print the same.
     if (format === "json" || format === "jsonl") {
       out(JSON.stringify(flags.hooksOnly ? stats.hooks : stats, null, 2));

@@ -7,6 +7,7 @@ export const stats: CommandSpec = {
   description: "counts by event and decision; per hook: runs, blocks, errors, timeouts, p50/p95/p99 time",
   define: (c) =>
     addWindowOptions(c, "table (on a terminal), tsv (when piped) or json", ["table", "tsv", "json"])
+      .option("--by <key>", "host: the counts by event and decision for each agent host (events no host judged are counted apart)")
       .option("--hooks", "only the per-hook table: runs, blocks, errors, bad output, timeouts, p50/p95/p99 and max time, last run")
       .addHelpText(
         "after",

@@ -61,6 +61,7 @@ export function renderReport(page: ReportPage): string {
 <div><b>${count(data.sessions.size)}</b>sessions</div>
 <div><b>${count([...data.hooks.values()].reduce((n, h) => n + h.runs, 0))}</b>hook runs</div>
 </div>
+${hostTotals(data)}
 ${notes(page)}
 </header>
 <main>
@@ -247,6 +248,16 @@ ${rows.map(({ h, p50, p95, max }) => html`<tr data-hook-row="${visible(h.name)}"
 }
 
 const ms = (v: number | null) => (v === null ? "" : String(Math.round(v * 10) / 10));
+
+/** The summary's line of events by agent host (blocked ones in brackets), most first; none for one host only. */
+function hostTotals(data: ReportData): Html | string {
+  if (data.byHost.size < 2) return "";
+  const hosts = [...data.byHost].sort((a, b) => b[1].events - a[1].events || a[0].localeCompare(b[0]));
+  return html`<div class="muted" id="host-totals">By host: ${hosts.map(
+    ([host, t], i) =>
+      html`${i > 0 ? ", " : ""}<span data-host="${visible(host)}">${host === "" ? "no host" : visible(host)} ${count(t.events)}${t.blocked ? ` (${count(t.blocked)} blocked)` : ""}</span>`,
+  )}</div>`;
+}
 
 function eventStats(data: ReportData): Html {
   const rows = [...data.byEvent]

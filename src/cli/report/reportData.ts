@@ -54,6 +54,8 @@ export interface ReportData {
   readonly byEvent: Map<string, Map<LogDecision, number>>;
   /** By hook name. */
   readonly hooks: Map<string, HookTally>;
+  /** Events and blocked events by the agent host whose settings judged them ("" when none did). */
+  readonly byHost: Map<string, { events: number; blocked: number }>;
   /** Each event's time (ms since the epoch) and whether it was blocked, in the order read. */
   readonly times: number[];
   readonly blockedTimes: number[];
@@ -67,6 +69,7 @@ export const emptyReport = (): ReportData => ({
   sessions: new Map(),
   byEvent: new Map(),
   hooks: new Map(),
+  byHost: new Map(),
   times: [],
   blockedTimes: [],
 });
@@ -107,6 +110,10 @@ export function reportStep(data: ReportData, record: LogRecord, limits: ReportLi
     if (record.ts < session.firstTs) session.firstTs = record.ts;
     if (record.ts > session.lastTs) session.lastTs = record.ts;
   }
+  const host = data.byHost.get(record.origin.host ?? "") ?? { events: 0, blocked: 0 };
+  host.events++;
+  if (record.blocked) host.blocked++;
+  data.byHost.set(record.origin.host ?? "", host);
   const eventName = record.event ?? "(unknown)";
   let decisions = data.byEvent.get(eventName);
   if (decisions === undefined) data.byEvent.set(eventName, (decisions = new Map()));
