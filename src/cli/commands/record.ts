@@ -45,6 +45,7 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
       redactor,
       hostEvents: host.eventNames,
       readPayload: host.readPayload,
+      host: context.dialect,
     });
     for (const w of result.logWarnings) warn(`event log: ${w.message}`);
     if (!result.ok) {
