@@ -10,6 +10,7 @@ import { CLASSIC_EVENT_NAMES } from "../../schema/eventNames.js";
 import { err, out, readStdin, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { hostDialect } from "../../hosts/hosts.js";
+import { callerHostOf } from "../../hosts/callerHost.js";
 import { hostEventOf } from "../../hosts/hostEventNames.js";
 
 export const RecordFlagsSchema = z.object({ printSettings: z.boolean().default(false) });
@@ -36,7 +37,9 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
   try {
     // The user's redaction patterns (qhooks.redact) apply here too; the settings' other warnings are for qhooks hooks.
     const { redactor } = loadSettings(discoverSettings(context.homeDir, context.projectDir, context.dialect));
-    const host = hostDialect(context.dialect);
+    // Cursor runs the recorder `install claude` wrote into Claude Code's files too: its events are logged as Cursor's.
+    const sender = callerHostOf(input, context.dialect) ?? context.dialect;
+    const host = hostDialect(sender);
     const result = await recordEvent({
       input,
       event,
@@ -45,7 +48,7 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
       redactor,
       hostEvents: host.eventNames,
       readPayload: host.readPayload,
-      host: context.dialect,
+      host: sender,
     });
     for (const w of result.logWarnings) warn(`event log: ${w.message}`);
     if (!result.ok) {
