@@ -38,7 +38,16 @@ export async function recordEvent(options: RecordEventOptions): Promise<RecordEv
     readPayload: options.readPayload,
   });
   const redactor = options.redactor ?? builtInRedactor;
-  const common = { kind: "event", ts: new Date(), source: "record", projectDir: options.projectDir, snapshot: null, replay: null, outcome: null, ...(options.host === undefined ? {} : { host: options.host }) } as const;
+  const common = {
+    kind: "event",
+    ts: new Date(),
+    source: "record",
+    projectDir: options.projectDir,
+    snapshot: null,
+    replay: null,
+    outcome: null,
+    ...(options.host === undefined ? {} : { host: options.host }),
+  } as const;
   if (!parsed.ok) {
     const { event, sessionId, raw, error } = parsed.value;
     const appended = await options.log.append([redactEntry({ ...common, event, sessionId, matchValue: null, payload: raw, rejection: error }, redactor)]);

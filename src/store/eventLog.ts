@@ -114,7 +114,8 @@ export interface EventEntry {
   /** For replays: the run it belongs to and the live event it re-judges. */
   readonly replay: { readonly runId: string; readonly of: number } | null;
   /** Set when the event is judged in one step (no hook matched): arrival and outcome in one transaction. */
-  readonly outcome: Outcome | null;  /** The host that sent an event no settings judged (`qhooks record`); a judged event's host is its snapshot's. */
+  readonly outcome: Outcome | null;
+  /** The host that sent an event no settings judged (`qhooks record`); a judged event's host is its snapshot's. */
   readonly host?: Dialect;
 }
 
