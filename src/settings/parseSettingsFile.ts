@@ -12,7 +12,7 @@ import {
 import { describeIssue, formatPath } from "../schema/zodIssues.js";
 import { compileMatcher } from "../core/compileMatcher.js";
 import type { DeclaredHook, HookPlugin } from "../core/hookDescriptor.js";
-import { isQhooksRecorder, isQhooksSelfCall } from "../core/selfCall.js";
+import { isQhooksSelfCall } from "../core/selfCall.js";
 import type { SettingsSource } from "./settingsSources.js";
 import { DEFAULT_DIALECT } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
@@ -143,10 +143,8 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           return;
         }
         // qhooks' own entry (`qhooks install --scope managed`, the old hand-made recipe) in a level it reads: running it would run qhooks
-        // inside itself; a recorder (`qhooks install` at user scope) would log the event a second time. Files named on
-        // purpose (--settings) are read as given.
-        const own = (command: string) => isQhooksSelfCall(command) || isQhooksRecorder(command);
-        if (handler.data.type === "command" && source.explicit !== true && own(handler.data.command)) return;
+        // inside itself. Files named on purpose (--settings) are read as given.
+        if (handler.data.type === "command" && source.explicit !== true && isQhooksSelfCall(handler.data.command)) return;
         warnUnknownKeys(rawHandler, withKeys(KNOWN_HANDLER_KEYS_BY_TYPE[handler.data.type], host.hookSettingKeys.handler), handlerPath, warn);
         const blockable = EVENT_TRAITS[event].blockDecision !== null;
         if (handler.data.onFailure === "block" && !blockable)

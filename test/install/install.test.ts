@@ -160,10 +160,10 @@ describe("install: qhooks in front of Claude Code, and out again", function () {
     const payload = JSON.stringify({ ...payloadFor("PreToolUse"), hook_event_name: "PreToolUse" });
     const judged = await sh(entry, payload, sb.project, sb.env({ PATH: "/usr/bin:/bin", CLAUDE_PROJECT_DIR: sb.project }));
     expect(judged.code, judged.stderr).to.equal(0);
-    // The user level's recorder entry is qhooks' own: `run` logs the event itself and does not run the recorder.
-    let rows = JSON.parse((await run(["log", "--json"])).stdout) as { decision: string; hooks: unknown[]; origin: { host: string | null } }[];
+    // The user level's recorder entry runs as one of `run`'s hooks, and records nothing: `run` logs the event itself.
+    let rows = JSON.parse((await run(["log", "--json"])).stdout) as { decision: string; origin: { host: string | null } }[];
     expect(rows.map((r) => r.decision)).to.deep.equal(["none"]);
-    expect(rows[0]!.hooks).to.have.length(3);
+    expect(readdirSync(marks).sort()).to.deep.equal(["plugin", "project", "user"]);
     expect(rows[0]!.origin.host).to.equal("claude");
 
     // The recorder alone (Claude Code running it without the managed entry): the row names the host too.

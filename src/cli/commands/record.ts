@@ -11,6 +11,7 @@ import { err, out, readStdin, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { hostDialect } from "../../hosts/hosts.js";
 import { callerHostOf } from "../../hosts/callerHost.js";
+import { CALL_CHAIN_VAR } from "../../exec/hookEnvironment.js";
 import { hostEventOf } from "../../hosts/hostEventNames.js";
 
 export const RecordFlagsSchema = z.object({ printSettings: z.boolean().default(false) });
@@ -32,6 +33,9 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
   // add it to live history, which a replay never changes; the replay keeps its own record of it.
   // Started as a hook of `qhooks test`: a test's payload is no live event either.
   if (context.env.QHOOKS_REPLAY === "1" || context.env.QHOOKS_TEST === "1") return EXIT.ok;
+  // Started as a hook of a live `qhooks run` judging this very session's event (a recorder entry in a level `run`
+  // reads): that run logs the event itself, so recording it here would log it twice.
+  if (startedByJudgingQhooks(input, context.env)) return EXIT.ok;
   const { log, warnings } = openEventLogWithWarnings({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
   for (const w of warnings) warn(w);
   try {
@@ -71,4 +75,21 @@ export function recorderSettings(events: readonly string[] = CLASSIC_EVENT_NAMES
   return {
     hooks: Object.fromEntries(events.map((event) => [event, [{ hooks: [{ type: "command", command: `qhooks record ${event}`, timeout }] }]])),
   };
+}
+
+/**
+ * Whether qhooks started this recorder as a hook of the event it is judging: the hook environment names the calling
+ * chain and the session (exec/hookEnvironment.ts), and the payload is of that session. An agent a hook starts has
+ * sessions of its own, which are still recorded.
+ */
+function startedByJudgingQhooks(input: string, env: Readonly<Record<string, string | undefined>>): boolean {
+  const session = env.QHOOKS_SESSION_ID;
+  if (!env[CALL_CHAIN_VAR] || session === undefined) return false;
+  try {
+    // Each host's name for the session (Claude Code's, Cursor's, Copilot CLI's).
+    const fields = JSON.parse(input) as { session_id?: unknown; conversation_id?: unknown; sessionId?: unknown } | null;
+    return fields !== null && [fields.session_id, fields.conversation_id, fields.sessionId].includes(session);
+  } catch {
+    return false;
+  }
 }
