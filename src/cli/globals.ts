@@ -1,4 +1,4 @@
-import { settleDataDir } from "../store/dataDirMigration.js";
+import { settleDataDirOnce } from "../store/dataDirMigration.js";
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
@@ -51,8 +51,8 @@ export function cliContext(
   const asked = globals.dialect ?? globals.host;
   const homeDir = homedir();
   // qhooks' own folder: an old ~/.qoder-cn/qhooks moves to ~/.qhooks before anything reads the log or trust.
-  const settled = settleDataDir(homeDir);
-  if ("warning" in settled) err(`qhooks: warning: ${settled.warning}`);
+  const dataDirWarning = settleDataDirOnce(homeDir);
+  if (dataDirWarning !== null) err(`qhooks: warning: ${dataDirWarning}`);
   const anyHostsProject = Object.values(HOSTS)
     .flatMap((host) => host.projectDirVariables.map((name) => process.env[name]))
     .find((value) => value !== undefined);

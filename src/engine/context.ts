@@ -18,6 +18,8 @@ export interface EngineSetup {
   readonly projectDir: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly dialect?: Dialect | undefined;
+  /** The host that really sent the payload when not `dialect` (Cursor calling an entry pinned to Claude Code). */
+  readonly payloadDialect?: Dialect | undefined;
   /** `--settings` files (or the bus's `settingsFiles`): exactly these instead of the discovered levels. */
   readonly settingsFiles?: readonly string[] | undefined;
   /** `--plugin` folders. */
@@ -102,6 +104,7 @@ export function engineContext(setup: EngineSetup): EngineContext {
       source: parts.source,
       snapshot: parts.snapshot,
       dialect: setup.dialect,
+      ...(setup.payloadDialect !== undefined ? { payloadDialect: setup.payloadDialect } : {}),
       ...(parts.services ? { services: parts.services } : {}),
       ...(parts.background ? { background: parts.background } : {}),
       ...(parts.inProcess ? { inProcess: parts.inProcess } : {}),

@@ -1,4 +1,4 @@
-import { settleDataDir } from "../store/dataDirMigration.js";
+import { settleDataDirOnce } from "../store/dataDirMigration.js";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { BehaviorSubject, Subject, from, merge, switchMap, type Observable, type Subscription } from "rxjs";
@@ -88,7 +88,7 @@ export function createHookBus(options: HookBusOptions): HookBus {
   const homeDir = resolve(opts.homeDir ?? homedir());
   const dialect = dialectOf(opts.dialect, env);
   // qhooks' own folder first (an old ~/.qoder-cn/qhooks moves to ~/.qhooks), so trust and the log are read there.
-  const settled = settleDataDir(homeDir);
+  const dataDirWarning = settleDataDirOnce(homeDir);
   const engine = engineContext({ homeDir, projectDir, env, dialect, settingsFiles: opts.settingsFiles, plugins: opts.plugins, baseDir: projectDir });
   const { sources, plugins, limits } = engine;
   const { log, warnings: logWarnings }: { log: EventLog; warnings: string[] } = openEventLogWithWarnings({ db: opts.db, env, homeDir });
@@ -186,7 +186,7 @@ export function createHookBus(options: HookBusOptions): HookBus {
     warnings$: merge(
       from(limits.warnings),
       from(logWarnings),
-      from("warning" in settled ? [settled.warning] : []),
+      from(dataDirWarning === null ? [] : [dataDirWarning]),
       snapshots.pipe(switchMap((s) => from(s.warnings))),
       runtimeWarnings,
     ),

@@ -24,6 +24,8 @@ export interface JudgeOnceOptions {
   readonly plugins?: readonly string[] | undefined;
   /** Whose levels are discovered (and whether Claude Code's enabled plugins load); qoder by default. */
   readonly dialect?: Dialect | undefined;
+  /** The host that really sent the payload when not `dialect`: its event names and payload shape are read. */
+  readonly payloadDialect?: Dialect | undefined;
   readonly log: EventLog;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The hooks this process was started from (QHOOKS_CALL_CHAIN), for the recursion guard. */

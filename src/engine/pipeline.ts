@@ -32,8 +32,11 @@ import { memoryOnce, type OnceMemory } from "../handlers/once.js";
 import { oneResult } from "./oneResult.js";
 import { turnBudget } from "./turnBudget.js";
 import type { InProcessHandler } from "../core/hookDescriptor.js";
+import type { Dialect } from "../hosts/hostDialect.js";
 
 export interface PipelineOptions extends RunHooksOptions, Omit<RecordOptions, "log"> {
+  /** The host that really sent the payloads when not `dialect` (validateEvent.ts). */
+  readonly payloadDialect?: Dialect | undefined;
   readonly log: EventLog;
   /** The configuration in force; called once per event, when it arrives. */
   readonly snapshot: () => SettingsSnapshot;

@@ -1,5 +1,6 @@
 import { parsePayload } from "../payload/parsePayload.js";
 import type { HostEventNames } from "../hosts/hostEventNames.js";
+import type { Dialect } from "../schema/dialect.js";
 import type { EventName } from "../schema/events.js";
 import type { EventLog, LogWarning } from "../store/eventLog.js";
 import { redactEntry } from "../redact/redactEntry.js";
@@ -16,6 +17,8 @@ export interface RecordEventOptions {
   readonly hostEvents?: HostEventNames | undefined;
   /** The host's payload in the shape qhooks checks (Cursor's); the log keeps the text as sent. */
   readonly readPayload?: ((fields: Readonly<Record<string, unknown>>) => Record<string, unknown>) | undefined;
+  /** The host that sent it, kept in the log as `run` keeps a judged event's (the log's host column). */
+  readonly host?: Dialect | undefined;
 }
 
 /** `logWarnings`: what the log said about itself while appending (the event went to a fallback file...). */
@@ -35,7 +38,16 @@ export async function recordEvent(options: RecordEventOptions): Promise<RecordEv
     readPayload: options.readPayload,
   });
   const redactor = options.redactor ?? builtInRedactor;
-  const common = { kind: "event", ts: new Date(), source: "record", projectDir: options.projectDir, snapshot: null, replay: null, outcome: null } as const;
+  const common = {
+    kind: "event",
+    ts: new Date(),
+    source: "record",
+    projectDir: options.projectDir,
+    snapshot: null,
+    replay: null,
+    outcome: null,
+    ...(options.host === undefined ? {} : { host: options.host }),
+  } as const;
   if (!parsed.ok) {
     const { event, sessionId, raw, error } = parsed.value;
     const appended = await options.log.append([redactEntry({ ...common, event, sessionId, matchValue: null, payload: raw, rejection: error }, redactor)]);

@@ -13,6 +13,7 @@ import { sha256Hex } from "../json/canonicalHash.js";
 import type { EventName } from "../schema/events.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
+import { DialectSchema } from "../schema/dialect.js";
 import type { AuditLog, EventLog, LogFilter, StoredEvent } from "../store/eventLog.js";
 import type { TrustPolicy } from "../trust/trustPolicy.js";
 import { engineContext, type EngineContext } from "./context.js";
@@ -132,9 +133,14 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
       if (!snapshot) snapshots.set(key, (snapshot = load(projectDir, dialect)));
       return snapshot;
     };
-    // The host an event is judged under: the one asked for, else the one its logged configuration names.
-    const dialectOf = async (record: StoredEvent): Promise<Dialect> =>
-      options.dialect ?? (await options.log.event(record.seq))?.snapshot?.dialect ?? DEFAULT_DIALECT;
+    // The host an event is judged under: the one asked for, else the one its logged configuration names, else (a
+    // recorded event, judged by none) the host that sent it.
+    const dialectOf = async (record: StoredEvent): Promise<Dialect> => {
+      if (options.dialect !== undefined) return options.dialect;
+      const detail = await options.log.event(record.seq);
+      const sent = DialectSchema.safeParse(detail?.origin.host);
+      return detail?.snapshot?.dialect ?? (sent.success ? sent.data : DEFAULT_DIALECT);
+    };
 
     // One stream per project a replayed event belongs to (its settings and trust are the project's), made when its
     // first event comes and used for every later one: the steps are made once, not once per event.

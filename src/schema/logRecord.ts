@@ -16,8 +16,9 @@ export const EventSourceSchema = z.enum(["dispatch", "record", "replay"]);
 /**
  * Who and where an event came from: the machine (host name) and OS user of the process that logged it, the log it
  * was written to (its writer: the log id; `host:<name>` for a machine writing to PostgreSQL directly), its number in
- * that log, and the agent host (dialect) whose settings judged it. Null where the record is older than hash format 5
- * (machine, user), or the event was never judged by settings (host).
+ * that log, and the agent host (dialect) whose settings judged it, or for a recorded event the host that sent it
+ * (`qhooks record --dialect X`). Null where the record is older than hash format 5 (machine, user), or the event was
+ * neither judged nor recorded with a host (a rejected payload of `run`, a record older than this).
  */
 export const OriginSchema = z.object({
   machine: z.string().nullable(),

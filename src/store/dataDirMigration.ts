@@ -44,3 +44,17 @@ export function settleDataDir(homeDir: string): DataDirSettled {
     };
   }
 }
+
+/** Warnings said in this process: `qhooks run` settles the folder twice (the CLI, then createHookBus). */
+const said = new Set<string>();
+
+/**
+ * Settles the data folder (settleDataDir) and returns its warning the first time this process meets it, else null:
+ * one `qhooks run` says "both folders" once, though the CLI and the hook bus each settle the folder.
+ */
+export function settleDataDirOnce(homeDir: string): string | null {
+  const settled = settleDataDir(homeDir);
+  if (!("warning" in settled) || said.has(settled.warning)) return null;
+  said.add(settled.warning);
+  return settled.warning;
+}

@@ -115,6 +115,8 @@ export interface EventEntry {
   readonly replay: { readonly runId: string; readonly of: number } | null;
   /** Set when the event is judged in one step (no hook matched): arrival and outcome in one transaction. */
   readonly outcome: Outcome | null;
+  /** The host that sent an event no settings judged (`qhooks record`); a judged event's host is its snapshot's. */
+  readonly host?: Dialect;
 }
 
 /** The outcome of an event appended earlier, with every hook result. */

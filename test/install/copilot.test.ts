@@ -92,12 +92,11 @@ describe("install: the qhooks recorder in front of Copilot CLI, and out again", 
     const judged = await run(["run", "preToolUse", "--format", "hook", "--host", "copilot"], fixture("preToolUse"));
     expect([judged.code, judged.stderr]).to.deep.equal([0, ""]);
     expect(JSON.parse(judged.stdout)).to.deep.equal({ permissionDecision: "deny", permissionDecisionReason: "no force pushes" });
-    // The recorder Copilot CLI called, and the run (which ran the user's entries, the recorder among them): the judged
-    // event is under copilot; a recorded one is judged by no settings, so names no host (as for every host).
+    // The recorder Copilot CLI called, and the run (which ran the user's entries, the recorder among them, which
+    // records nothing then: the run logs the event itself): both under copilot, the recorded one as its sender.
     const log = JSON.parse((await run(["log", "--json"])).stdout) as { event: string; decision: string; sessionId: string; origin: { host: string | null } }[];
     expect(log.map((r) => [r.event, r.decision, r.origin.host, r.sessionId])).to.have.deep.members([
-      ["PreToolUse", "recorded", null, "cp-51e2"],
-      ["PreToolUse", "recorded", null, "cp-51e2"],
+      ["PreToolUse", "recorded", "copilot", "cp-51e2"],
       ["PreToolUse", "deny", "copilot", "cp-51e2"],
     ]);
 

@@ -150,6 +150,32 @@ describe("install: qhooks in front of Claude Code, and out again", function () {
     expect((await run(["install", "--status"])).stdout).to.include("Claude Code, user: not installed");
   });
 
+  it("a recorder and the managed entry both installed: one event is one log row, judged under claude; a recorded event keeps its host", async () => {
+    claudeSetup();
+    expect((await run(["install", "claude", "--scope", "user"])).code).to.equal(0);
+    const installed = await run(["install", "claude"]);
+    expect(installed.code, installed.stderr).to.equal(0);
+    const document = JSON.parse(readFileSync(dropIn(), "utf8")) as { hooks: Record<string, { hooks: Json[] }[]> };
+    const entry = String(document.hooks.PreToolUse![0]!.hooks[0]!.command);
+    const payload = JSON.stringify({ ...payloadFor("PreToolUse"), hook_event_name: "PreToolUse" });
+    const judged = await sh(entry, payload, sb.project, sb.env({ PATH: "/usr/bin:/bin", CLAUDE_PROJECT_DIR: sb.project }));
+    expect(judged.code, judged.stderr).to.equal(0);
+    // The user level's recorder entry runs as one of `run`'s hooks, and records nothing: `run` logs the event itself.
+    let rows = JSON.parse((await run(["log", "--json"])).stdout) as { decision: string; origin: { host: string | null } }[];
+    expect(rows.map((r) => r.decision)).to.deep.equal(["none"]);
+    expect(readdirSync(marks).sort()).to.deep.equal(["plugin", "project", "user"]);
+    expect(rows[0]!.origin.host).to.equal("claude");
+
+    // The recorder alone (Claude Code running it without the managed entry): the row names the host too.
+    const users = JSON.parse(readFileSync(userFile(), "utf8")) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+    const recorder = users.hooks.Stop![0]!.hooks[0]!.command;
+    const recorded = await sh(recorder, JSON.stringify(payloadFor("Stop")), sb.project, sb.env({ PATH: "/usr/bin:/bin" }));
+    expect(recorded.code, recorded.stderr).to.equal(0);
+    rows = JSON.parse((await run(["log", "--json"])).stdout) as typeof rows;
+    const stop = rows.find((r) => r.decision === "recorded");
+    expect(stop?.origin.host).to.equal("claude");
+  });
+
   it("uninstall after Claude Code rewrote the file keeps its edit and removes only qhooks' entries", async () => {
     claudeSetup();
     expect((await run(["install", "claude", "--scope", "user"])).code).to.equal(0);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFile
 import { join } from "node:path";
 import { expect } from "chai";
 import { legacyDataDir, localDataDir } from "../../src/core/dataDir.js";
-import { settleDataDir } from "../../src/store/dataDirMigration.js";
+import { settleDataDir, settleDataDirOnce } from "../../src/store/dataDirMigration.js";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";
 import { logJson } from "./storeHelpers.js";
 
@@ -56,6 +56,27 @@ describe("qhooks' own data folder (~/.qhooks) and the move from ~/.qoder-cn/qhoo
     expect(lines, r.stderr).to.have.length(1);
     expect(lines[0]).to.match(/^qhooks: warning: .*\.qoder-cn\/qhooks still holds events\.db .*uses .*\.qhooks only/);
     expect(readFileSync(join(old, "events.db"), "utf8")).to.equal("an old log");
+  });
+
+  it("both folders: one `qhooks run` says so once, though the CLI and the hook bus each settle the folder", async () => {
+    const old = legacyDataDir(sb.home);
+    mkdirSync(old, { recursive: true });
+    writeFileSync(join(old, "trust.json"), "{}");
+    mkdirSync(localDataDir(sb.home), { recursive: true });
+    const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"), [], unset);
+    const lines = r.stderr.split("\n").filter((l) => l.includes("still holds"));
+    expect(lines, r.stderr).to.have.length(1);
+  });
+
+  it("both folders: settleDataDirOnce returns the warning the first time in a process, then null", () => {
+    const old = legacyDataDir(sb.home);
+    mkdirSync(old, { recursive: true });
+    writeFileSync(join(old, "events.db"), "an old log");
+    mkdirSync(localDataDir(sb.home), { recursive: true });
+    expect(settleDataDirOnce(sb.home)).to.match(/still holds events\.db/);
+    expect(settleDataDirOnce(sb.home)).to.equal(null);
+    // The folder is still settled each time: the result itself does not change.
+    expect(settleDataDir(sb.home).kind).to.equal("both");
   });
 
   it("both folders, the old one without a log or trust store: nothing to say", () => {

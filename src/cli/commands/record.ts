@@ -10,6 +10,8 @@ import { CLASSIC_EVENT_NAMES } from "../../schema/eventNames.js";
 import { err, out, readStdin, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { hostDialect } from "../../hosts/hosts.js";
+import { callerHostOf } from "../../hosts/callerHost.js";
+import { CALL_CHAIN_VAR } from "../../exec/hookEnvironment.js";
 import { hostEventOf } from "../../hosts/hostEventNames.js";
 
 export const RecordFlagsSchema = z.object({ printSettings: z.boolean().default(false) });
@@ -31,12 +33,17 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
   // add it to live history, which a replay never changes; the replay keeps its own record of it.
   // Started as a hook of `qhooks test`: a test's payload is no live event either.
   if (context.env.QHOOKS_REPLAY === "1" || context.env.QHOOKS_TEST === "1") return EXIT.ok;
+  // Started as a hook of a live `qhooks run` judging this very session's event (a recorder entry in a level `run`
+  // reads): that run logs the event itself, so recording it here would log it twice.
+  if (startedByJudgingQhooks(input, context.env)) return EXIT.ok;
   const { log, warnings } = openEventLogWithWarnings({ db: context.dbPath, env: context.env, homeDir: context.homeDir });
   for (const w of warnings) warn(w);
   try {
     // The user's redaction patterns (qhooks.redact) apply here too; the settings' other warnings are for qhooks hooks.
     const { redactor } = loadSettings(discoverSettings(context.homeDir, context.projectDir, context.dialect));
-    const host = hostDialect(context.dialect);
+    // Cursor runs the recorder `install claude` wrote into Claude Code's files too: its events are logged as Cursor's.
+    const sender = callerHostOf(input, context.dialect) ?? context.dialect;
+    const host = hostDialect(sender);
     const result = await recordEvent({
       input,
       event,
@@ -45,6 +52,7 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
       redactor,
       hostEvents: host.eventNames,
       readPayload: host.readPayload,
+      host: sender,
     });
     for (const w of result.logWarnings) warn(`event log: ${w.message}`);
     if (!result.ok) {
@@ -67,4 +75,21 @@ export function recorderSettings(events: readonly string[] = CLASSIC_EVENT_NAMES
   return {
     hooks: Object.fromEntries(events.map((event) => [event, [{ hooks: [{ type: "command", command: `qhooks record ${event}`, timeout }] }]])),
   };
+}
+
+/**
+ * Whether qhooks started this recorder as a hook of the event it is judging: the hook environment names the calling
+ * chain and the session (exec/hookEnvironment.ts), and the payload is of that session. An agent a hook starts has
+ * sessions of its own, which are still recorded.
+ */
+function startedByJudgingQhooks(input: string, env: Readonly<Record<string, string | undefined>>): boolean {
+  const session = env.QHOOKS_SESSION_ID;
+  if (!env[CALL_CHAIN_VAR] || session === undefined) return false;
+  try {
+    // Each host's name for the session (Claude Code's, Cursor's, Copilot CLI's).
+    const fields = JSON.parse(input) as { session_id?: unknown; conversation_id?: unknown; sessionId?: unknown } | null;
+    return fields !== null && [fields.session_id, fields.conversation_id, fields.sessionId].includes(session);
+  } catch {
+    return false;
+  }
 }

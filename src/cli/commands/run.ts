@@ -18,6 +18,8 @@ import { hostDialect } from "../../hosts/hosts.js";
 import { type FailureNotice, failureNotices, memoryCounter, noticesToSay } from "../../output/failureNotices.js";
 import { foldBudget, overBudget, overrunText } from "../../core/hookBudget.js";
 import type { BudgetSettings } from "../../schema/settings.js";
+import { callerHostOf } from "../../hosts/callerHost.js";
+import type { Dialect } from "../../schema/dialect.js";
 import { fileNoticeCounter } from "../../handlers/noticeMemory.js";
 import type { Outcome } from "../../schema/outcome.js";
 import type { SettingsSnapshot } from "../../settings/loadSettings.js";
@@ -94,6 +96,7 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     warn,
     (seq) => log.placeOf?.(seq) ?? null,
   );
+  const caller = callerHostOf(input, context.dialect);
   try {
     const { judgement, configWarnings, snapshot } = await judgeOnce({
       input,
@@ -109,7 +112,9 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
       replay: replaying,
       background,
       hooksOff: runSwitchOf(!flags.hooks, context.env),
-      runWarnings: context.envWarnings,
+      // Another host calling this entry (Cursor runs Claude Code's hooks): its payload is read in its own words.
+      ...(caller !== null ? { payloadDialect: caller } : {}),
+      runWarnings: [...context.envWarnings, ...callerWarnings(caller, context.dialect)],
       // Once-hooks are remembered next to the log, across the many processes of a session; without a log, not at all.
       ...(logged ? { once: fileOnce(join(besideLog(context.dbPath, context.homeDir), "once")) } : {}),
     });
@@ -203,4 +208,16 @@ function budgetNotices(outcome: Outcome, budget: BudgetSettings | null | undefin
   const hooks = outcome.hooks.filter((h) => !h.shadow);
   const usage = foldBudget([{ event: outcome.event, sessionId: outcome.sessionId, hooks }]);
   return overBudget(usage, budget).map((o) => ({ key: `over-budget\0${o.kind}\0${o.hook}`, text: `qhooks: ${overrunText(o)}` }));
+}
+
+/**
+ * An entry pinned to one host called by another (Cursor runs Claude Code's hooks, qhooks' entry among them): it is
+ * judged as the entry says, by the pinned host's hooks and in its answer format, so that every block of those hooks
+ * stays a block (the caller runs them and reads their answers without qhooks too); one warning names the caller, on
+ * stderr and in the log (docs/decisions.md).
+ */
+function callerWarnings(caller: Dialect | null, pinned: Dialect): string[] {
+  if (caller === null) return [];
+  const p = hostDialect(pinned).name;
+  return [`${hostDialect(caller).name} called this entry for ${p} (--dialect ${pinned}); judged by ${p}'s hooks, answered in ${p}'s format`];
 }

@@ -11,6 +11,8 @@ export interface ValidateOptions {
   readonly snapshot: () => SettingsSnapshot;
   /** The host whose payloads arrive: its event names are read as its qhooks events (qhooks' own names when absent). */
   readonly dialect?: Dialect | undefined;
+  /** The host that really sent the payloads when not `dialect` (Cursor calling an entry pinned to Claude Code). */
+  readonly payloadDialect?: Dialect | undefined;
 }
 
 /**
@@ -20,7 +22,8 @@ export interface ValidateOptions {
  */
 export function validateStep(options: ValidateOptions): (arrival: Arrival) => Validated | Rejected {
   const { projectDir } = options;
-  const host = options.dialect === undefined ? undefined : hostDialect(options.dialect);
+  const sender = options.payloadDialect ?? options.dialect;
+  const host = sender === undefined ? undefined : hostDialect(sender);
   const hostEvents = host?.eventNames;
   const readPayload = host?.readPayload;
   return (arrival) => {

@@ -87,7 +87,8 @@ export function eventRow(entry: EventEntry): PendingRow {
     machine: localOrigin().machine,
     os_user: localOrigin().user,
     // The host whose settings judged it (a snapshot names its host unless it is the default one).
-    judged_by: entry.snapshot ? (entry.snapshot.dialect ?? "qoder") : null,
+    // A recorded event was judged by none: the column names the host that sent it (`record` pins its dialect too).
+    judged_by: entry.snapshot ? (entry.snapshot.dialect ?? "qoder") : (entry.host ?? null),
   };
 }
 

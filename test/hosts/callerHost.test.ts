@@ -1,0 +1,89 @@
+import { expect } from "chai";
+import { join } from "node:path";
+import { callerHostOf } from "../../src/hosts/callerHost.js";
+import { Sandbox } from "../support/sandbox.js";
+
+/**
+ * Cursor runs the hooks of Claude Code's files itself, qhooks' installed entry among them, with Cursor's payload
+ * (fields as in Cursor-run Claude Code hooks reported publicly: `cursor_version`, `conversation_id`, `generation_id`,
+ * `workspace_roots`, Cursor's camelCase event name). Through the real CLI: the entry still judges by Claude Code's
+ * hooks, so a block stays a block, and says who called; the recorder logs the event as Cursor's.
+ */
+describe("an entry pinned to Claude Code, called by Cursor", function () {
+  this.timeout(20_000);
+  let sb: Sandbox;
+  beforeEach(() => (sb = new Sandbox()));
+  afterEach(() => sb.cleanup());
+
+  const cursorPreToolUse = (command: string) =>
+    JSON.stringify({
+      conversation_id: "c-51d0",
+      generation_id: "g-77aa",
+      model: "claude-sonnet",
+      is_background_agent: false,
+      session_id: "c-51d0",
+      hook_event_name: "preToolUse",
+      cursor_version: "2.1.7",
+      workspace_roots: [sb.project],
+      transcript_path: null,
+      tool_name: "Shell",
+      tool_input: { command },
+    });
+  const claudeGuard = () =>
+    sb.file(join(sb.home, ".claude", "settings.json"), {
+      hooks: { PreToolUse: [{ hooks: [{ type: "command", command: `grep -q 'rm -rf' && { echo 'no rm -rf' >&2; exit 2; }; exit 0` }] }] },
+    });
+  const run = (input: string) =>
+    sb.run(["run", "PreToolUse", "--format", "hook", "--dialect", "claude"], { input, cwd: sb.project, env: { CLAUDE_PROJECT_DIR: sb.project } });
+  const logged = async () => JSON.parse((await sb.run(["log", "--json"])).stdout) as { seq: number; decision: string; origin: { host: string | null } }[];
+
+  it("tells a Cursor payload from a Claude Code one", () => {
+    expect(callerHostOf(cursorPreToolUse("ls"), "claude")).to.equal("cursor");
+    expect(callerHostOf(JSON.stringify({ conversation_id: "c", workspace_roots: ["/p"], hook_event_name: "stop" }), "claude")).to.equal("cursor");
+    expect(callerHostOf(JSON.stringify({ session_id: "s", cwd: "/p", hook_event_name: "PreToolUse", tool_name: "Bash" }), "claude")).to.equal(null);
+    expect(callerHostOf(cursorPreToolUse("ls"), "cursor")).to.equal(null);
+    expect(callerHostOf("not json", "claude")).to.equal(null);
+  });
+
+  it("a guard's block stays a block, and the log names the caller", async () => {
+    claudeGuard();
+    const r = await run(cursorPreToolUse("rm -rf /"));
+    expect(r.code, r.stderr).to.equal(2);
+    expect(r.stderr).to.include("no rm -rf");
+    const [row] = await logged();
+    expect(row!.decision).to.equal("deny");
+    // The caller is named with the event's settings warnings (stderr carries the block's reason alone).
+    const shown = await sb.run(["show", String(row!.seq)]);
+    expect(shown.stdout).to.include("Cursor called this entry for Claude Code (--dialect claude)");
+  });
+
+  it("an allowed call: one stderr line names the caller, the answer is Claude Code's", async () => {
+    claudeGuard();
+    const r = await run(cursorPreToolUse("ls"));
+    expect(r.code, r.stderr).to.equal(0);
+    const lines = r.stderr.split("\n").filter((l) => l.includes("Cursor called this entry"));
+    expect(lines, r.stderr).to.have.length(1);
+  });
+
+  it("a Claude Code payload says nothing about a caller", async () => {
+    claudeGuard();
+    const input = JSON.stringify({ session_id: "s1", cwd: sb.project, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } });
+    const r = await run(input);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.not.include("called this entry");
+  });
+
+  it("the recorder `install claude` wrote logs Cursor's event as Cursor's", async () => {
+    const r = await sb.run(["record", "PreToolUse", "--dialect", "claude"], { input: cursorPreToolUse("ls"), cwd: sb.project });
+    expect(r.code, r.stderr).to.equal(0);
+    const [row] = await logged();
+    expect(row!.decision).to.equal("recorded");
+    expect(row!.origin.host).to.equal("cursor");
+    const claude = await sb.run(["record", "PreToolUse", "--dialect", "claude"], {
+      input: JSON.stringify({ session_id: "s1", cwd: sb.project, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } }),
+      cwd: sb.project,
+    });
+    expect(claude.code, claude.stderr).to.equal(0);
+    expect((await logged()).map((e) => e.origin.host).sort()).to.deep.equal(["claude", "cursor"]);
+  });
+});
