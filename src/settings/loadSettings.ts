@@ -265,6 +265,12 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     offByName.delete(name);
     if (!offByName.has(current(name))) offByName.set(current(name), by);
   }
+  // A host's own list of switched-off hooks names them by command (or their `name`).
+  for (const [name, by] of [...offByHostName]) {
+    if (current(name) === name) continue;
+    offByHostName.delete(name);
+    if (!offByHostName.has(current(name))) offByHostName.set(current(name), by);
+  }
   for (const name of [...replaySkip]) {
     if (current(name) === name) continue;
     replaySkip.delete(name);

@@ -13,6 +13,7 @@ import { sessionShortener } from "../output/sessionPrefix.js";
 import { showTime, timeCells } from "../output/times.js";
 import { out } from "../io.js";
 import type { CliContext } from "../globals.js";
+import { settingsOfFlags } from "../settingsFlags.js";
 
 export const WindowFlagsSchema = z
   .object({
@@ -95,7 +96,9 @@ function sessionColumns(utc: boolean, rows?: readonly SessionRow[]): Column<Sess
 export async function statsCommand(flags: WindowFlags, context: CliContext): Promise<number> {
   const log = openStore(context.dbPath, { mustExist: true });
   try {
-    const stats = await log.stats(flags.window);
+    // History kept under hooks' old default names (their whole commands) counts under the names this project's
+    // configuration gives them now.
+    const stats = await log.stats(flags.window, settingsOfFlags({ settings: [], plugin: [] }, context).hookAliases);
     const terminal = commandTerminal(context);
     const format = resolveFormat(flags.format, terminal);
     // One object: --format jsonl is not offered, and would print the same.
