@@ -27,16 +27,19 @@ export function longHookName(written: string, plugin: string | null): string {
 }
 
 /**
- * The file name of the script a command runs (the first word with a script's extension: `bash x.sh`, `node x.js`,
- * `uv run x.py`), else of the program it runs by path (`~/bin/guard --strict`); null for a command that names neither
- * (`echo ok`, `jq -r .x`): its text is short already, and the program alone would not tell two such hooks apart.
+ * The file name of the script a command's first simple command runs (the first word with a script's extension:
+ * `bash x.sh`, `node x.js`, `uv run x.py`), else of its program when run by path (`~/bin/guard --strict`); null for a
+ * command that names neither (`echo ok`, `cat /tmp/x; exit 0`): its text says more than the program alone would,
+ * and the program alone would not tell two such hooks apart.
  */
 export function scriptName(command: string): string | null {
-  const words = command
+  const first = command.split(/[;|&\n]/)[0] ?? "";
+  const words = first
     .split(/\s+/)
-    .map((w) => w.replace(/["']/g, ""))
+    .map((w) => w.replace(/["'()]/g, ""))
     .filter((w) => w !== "" && !ASSIGNMENT.test(w));
-  const word = words.find((w) => SCRIPT.test(w)) ?? words.find((w) => w.includes("/"));
+  const program = words[0];
+  const word = words.find((w) => SCRIPT.test(w)) ?? (program?.includes("/") ? program : undefined);
   if (word === undefined) return null;
   const base = baseName(word);
   return base === "" ? null : base;

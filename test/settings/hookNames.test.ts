@@ -25,6 +25,9 @@ describe("settings: short default hook names", function () {
 
     it("keeps an inline command (no script, no path) as written", () => {
       expect(scriptName("echo ok")).to.equal(null);
+      // A path read by the program is not what runs: the command stays whole.
+      expect(scriptName("cat '/tmp/out/h40.stdout'; exit 0 # h40")).to.equal(null);
+      expect(scriptName("~/hooks/check.sh && echo done")).to.equal("check.sh");
       expect(shortHookName("jq -r .tool_name", null)).to.equal("jq -r .tool_name");
     });
 
