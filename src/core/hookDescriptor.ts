@@ -54,6 +54,11 @@ export interface DeclaredHook extends HookBase {
    * For the other handler types, one line that says what the handler does (`POST <url>`, `prompt: <text>`...).
    */
   readonly command: string;
+  /**
+   * The name under the old default (the command as written, after a plugin's name), or the hook's own `name`: a name
+   * a user wrote before short default names still selects the hook.
+   */
+  readonly longName: string;
   /** The command as the file writes it (the same line for the other handler types). */
   readonly written: string;
   /** The settings file, as shown to the user. */

@@ -135,7 +135,7 @@ export function explainEvent(input: ExplainInput): Explanation {
       }
       const skip =
         spec &&
-        skippedList.find((s) => !usedSkips.has(s) && s.name === spec.name && s.level === spec.level && (s.command === spec.command || s.command === null));
+        skippedList.find((s) => !usedSkips.has(s) && namedAs(s.name, spec) && s.level === spec.level && (s.command === spec.command || s.command === null));
       if (skip) {
         usedSkips.add(skip);
         hooks.push({ ...base, verdict: { kind: "skipped", reason: skip.reason, message: skip.message } });
@@ -195,7 +195,7 @@ export function explainEvent(input: ExplainInput): Explanation {
 
 /** The run of a selected hook in the outcome: same level and name, and the same command when both say one. */
 function findResult(results: readonly HookResult[], used: ReadonlySet<HookResult>, spec: SelectedHook): HookResult | undefined {
-  const free = results.filter((r) => !used.has(r) && r.level === spec.level && r.name === spec.name);
+  const free = results.filter((r) => !used.has(r) && r.level === spec.level && namedAs(r.name, spec));
   return free.find((r) => r.command === spec.command) ?? free[0];
 }
 
@@ -269,3 +269,6 @@ function formation(event: EventName, outcome: Outcome, decidedBy: ReadonlySet<Ho
   }
   return { decidedBy: names, rule, notes };
 }
+
+/** Whether a logged name is the hook's: its name, or its old default name (runs logged before short names). */
+const namedAs = (name: string, spec: SelectedHook): boolean => name === spec.name || ("longName" in spec && name === spec.longName);

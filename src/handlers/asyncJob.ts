@@ -21,6 +21,8 @@ export const AsyncJobSchema = z.object({
     command: z.string(),
     written: z.string(),
     name: z.string(),
+    // Absent from job files written before short default names.
+    longName: z.string().optional(),
     level: z.string(),
     file: z.string(),
     path: z.string(),
@@ -64,6 +66,7 @@ export function jobSpecOf(hook: SelectedDeclaredHook): AsyncJob["spec"] {
     command: hook.command,
     written: hook.written,
     name: hook.name,
+    longName: hook.longName,
     level: hook.level,
     file: hook.file,
     path: hook.path,
@@ -81,5 +84,5 @@ export function jobSpecOf(hook: SelectedDeclaredHook): AsyncJob["spec"] {
 /** The hook of a job, whole again: it was selected and trusted already, so its matcher is only compiled to be complete. */
 export function hookOfJob(job: AsyncJob): SelectedDeclaredHook {
   const { matcher } = compileMatcher(job.spec.matcherSource ?? undefined, EVENT_TRAITS[job.valid.event]);
-  return { ...job.spec, kind: job.spec.handler.type, event: job.valid.event, matcher, declared: [] };
+  return { ...job.spec, longName: job.spec.longName ?? job.spec.name, kind: job.spec.handler.type, event: job.valid.event, matcher, declared: [] };
 }

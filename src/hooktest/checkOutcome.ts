@@ -37,8 +37,8 @@ export function checkOutcome(expect: HookTestExpect, outcome: Outcome): Problem[
   }
   const ran = outcome.hooks.map((h) => h.name);
   for (const name of expect.ran ?? []) {
-    if (ran.includes(name)) continue;
-    const skipped = outcome.skipped.find((s) => s.name === name);
+    if (outcome.hooks.some((h) => names(h, name))) continue;
+    const skipped = outcome.skipped.find((s) => names(s, name));
     const why = skipped
       ? `skipped: ${oneLineText(skipped.message, 120)}`
       : ran.length
@@ -47,7 +47,7 @@ export function checkOutcome(expect: HookTestExpect, outcome: Outcome): Problem[
     problems.push({ kind: "ran", message: `hook "${oneLineText(name, 60)}" did not run (${why})` });
   }
   for (const name of expect.notRan ?? []) {
-    const result = outcome.hooks.find((h) => h.name === name);
+    const result = outcome.hooks.find((h) => names(h, name));
     if (result) problems.push({ kind: "not-ran", message: `hook "${oneLineText(name, 60)}" ran (${result.outcome})` });
   }
   return problems;
@@ -65,3 +65,9 @@ function hookTroubles(outcome: Outcome): string[] {
   for (const s of outcome.skipped) troubles.push(`${name(s.name)} skipped (${s.reason})`);
   return troubles;
 }
+
+/**
+ * Whether a case's hook name names this hook: its name, or its whole command, the default name before short names
+ * (so cases written then still pass).
+ */
+const names = (hook: { readonly name: string; readonly command: string | null }, name: string): boolean => hook.name === name || hook.command === name;

@@ -15,6 +15,7 @@ import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } fr
 import { capOf, keptStopBlockCaps, type StopBlockCapSetting } from "./stopBlockCap.js";
 import type { DeclaredHook } from "../core/hookDescriptor.js";
 import type { BudgetSettings, ReplayStub } from "../schema/settings.js";
+import { currentHookName, uniqueHookNames } from "./hookNames.js";
 
 export { MAX_SETTINGS_BYTES, readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 export type { DisabledHook } from "./switchedOff.js";
@@ -77,6 +78,8 @@ export interface SettingsSnapshot {
    * cannot set it (one warning): a project raising a limit would hide what its hooks cost.
    */
   readonly budget?: BudgetSettings | null;
+  /** Each hook's name under the old default (its whole command) to the name it has now, where they differ. */
+  readonly hookAliases?: ReadonlyMap<string, string>;
   /** Plugins asked for that load no hooks (folder gone, enabled but not installed): their guards are off. */
   readonly missingPlugins: readonly MissingPlugin[];
   /** Every file whose change can change this configuration (plugin manifests and folders included), for watchers. */
@@ -252,6 +255,34 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     }
   }
 
+  // Short default names, unique in this configuration; names written under the old rule (whole commands) are read
+  // as the names now in use.
+  const renamed = uniqueHookNames(hooks);
+  hooks.splice(0, hooks.length, ...renamed.hooks);
+  const current = (name: string): string => currentHookName(renamed.aliases, name);
+  for (const [name, by] of [...offByName]) {
+    if (current(name) === name) continue;
+    offByName.delete(name);
+    if (!offByName.has(current(name))) offByName.set(current(name), by);
+  }
+  // A host's own list of switched-off hooks names them by command (or their `name`).
+  for (const [name, by] of [...offByHostName]) {
+    if (current(name) === name) continue;
+    offByHostName.delete(name);
+    if (!offByHostName.has(current(name))) offByHostName.set(current(name), by);
+  }
+  for (const name of [...replaySkip]) {
+    if (current(name) === name) continue;
+    replaySkip.delete(name);
+    replaySkip.add(current(name));
+  }
+  for (const [name, stub] of [...replayStub]) {
+    if (current(name) === name) continue;
+    replayStub.delete(name);
+    if (!replayStub.has(current(name))) replayStub.set(current(name), stub);
+  }
+  if (budget?.hooks !== undefined)
+    budget = { ...budget, hooks: Object.fromEntries(Object.entries(budget.hooks).map(([name, limits]) => [current(name), limits])) };
   const capped = keptStopBlockCaps(caps);
   for (const w of capped.warnings) warnings.push(w);
   const stopBlockCap = capOf(capped.kept);
@@ -302,6 +333,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     redactor: redact.length === 0 ? builtInRedactor : createRedactor(redact),
     retention,
     replay: { skip: [...replaySkip], stub: replayStub },
+    hookAliases: renamed.aliases,
     notify,
     budget,
     missingPlugins: [],

@@ -23,6 +23,7 @@ import { replaceLiteral } from "../text/replaceLiteral.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
 import { EMPTY_QHOOKS_SECTION, parseQhooksSection, type QhooksSection } from "./qhooksSection.js";
 import { shownUrl } from "../text/shownUrl.js";
+import { longHookName, shortHookName } from "./hookNames.js";
 
 export interface ParsedSettingsFile {
   readonly hooks: DeclaredHook[];
@@ -180,7 +181,9 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           written: shown,
           handler: handlerData,
           // A plugin's hooks are named after it, so that logs and stats tell two plugins' `hooks/check.sh` apart.
-          name: handler.data.name ?? (plugin ? `${plugin.name}: ${shown}` : shown),
+          // A command is named by its script (hookNames.ts); the other types by what they do, as before.
+          name: handler.data.name ?? (handler.data.type === "command" ? shortHookName(shown, plugin?.name ?? null) : longHookName(shown, plugin?.name ?? null)),
+          longName: handler.data.name ?? longHookName(shown, plugin?.name ?? null),
           timeoutMs: Math.round(timeout * 1000),
           timeoutSetting: timeout === written ? "settings" : "host-default",
           plugin,

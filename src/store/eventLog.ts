@@ -211,7 +211,11 @@ export interface AuditLog {
   count(filter: LogFilter): Promise<number>;
   replayRuns(): Promise<ReplayRun[]>;
   sessions(filter: Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer" | "host">): Promise<SessionRow[]>;
-  stats(filter: Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer" | "host">): Promise<Stats>;
+  /**
+   * `names`: a stored hook name to the name its runs are counted under (a hook logged under its old default name,
+   * its whole command, and under its short name now is one hook); names not in it are kept.
+   */
+  stats(filter: Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer" | "host">, names?: ReadonlyMap<string, string>): Promise<Stats>;
   /** Live events by event and match value: which values each event's matchers were tested against. */
   matchCounts(filter: Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer" | "host">): Promise<MatchCount[]>;
   verify(): Promise<VerifyResult>;

@@ -37,7 +37,9 @@ export function splitByTrust(hooks: readonly SelectedHook[], check: TrustCheck |
       message: verdict.message,
     });
     const declared = spec.kind === "in-process" ? undefined : spec.declared[0];
-    const where = declared ? ` (${whereOf(declared)})` : "";
+    // What would be trusted is the command: said whole when the hook's (short) name does not.
+    const command = declared && declared.name !== declared.written ? `${oneLineText(declared.written)}, ` : "";
+    const where = declared ? ` (${command}${whereOf(declared)})` : "";
     if (check.storeProblem() === null) warnings.push(`hook ${oneLineText(spec.name)}${where} did not run: ${verdict.message}`);
   }
   const storeProblem = check.storeProblem();

@@ -110,7 +110,7 @@ describe("cli: qhooks run", () => {
       for (const format of [[], ["--format", "hook", "--settings", sb.file("guard.json", settingsFor("PreToolUse", guard))]]) {
         const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { tool_input: { command: "rm -rf /" } }), ["--no-log", ...format]);
         expect(r.code, format.join(" ")).to.equal(2);
-        expect(withoutWarnings(r.stderr).trim()).to.equal(`blocked by hook ${guard} (no reason given)`);
+        expect(withoutWarnings(r.stderr).trim()).to.equal("blocked by hook guard.sh (no reason given)");
         if (format.length === 0) {
           expect(r.stderr).to.include("permissionDecisionReason: expected a string; read as its deny all the same");
           expect(r.outcome).to.include({ decision: "deny", blocked: true });
@@ -122,7 +122,7 @@ describe("cli: qhooks run", () => {
         } else {
           // The hook protocol's stderr is the reason the model reads: no warning mixed in (run.ts).
           expect(r.stdout).to.equal("");
-          expect(r.stderr.trim()).to.equal(`blocked by hook ${guard} (no reason given)`);
+          expect(r.stderr.trim()).to.equal("blocked by hook guard.sh (no reason given)");
         }
       }
     });

@@ -94,7 +94,8 @@ describe("explainLogged", () => {
     const x = ExplanationSchema.parse(made.ok && made.explanation);
     expect(x.unknown[0]).to.include("before qhooks kept the settings files' names");
     expect(x.hooks.map((h) => [h.name, h.source.file, h.verdict.kind])).to.deep.equal([
-      ["p: ${CLAUDE_PLUGIN_ROOT}/check.sh", "/plugins/p/hooks/hooks.json", "ran"],
+      // Logged under its old name (before short names), the run still joins its hook.
+      ["p: check.sh", "/plugins/p/hooks/hooks.json", "ran"],
       ["tests", "/p/.qoder/settings.json", "ran"],
     ]);
     // The hooks blocked; the guard let the agent stop: the note says so.

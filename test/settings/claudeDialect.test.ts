@@ -88,9 +88,9 @@ describe("settings: the claude dialect", function () {
       ["local", ".claude/settings.local.json", "loaded"],
     ]);
     expect(listed.hooks.map((h) => [h.event, h.level, (h.plugin as Json | null)?.name ?? null, h.name])).to.deep.equal([
-      ["PreToolUse", "plugin", "guard-kit", 'guard-kit: sh "${CLAUDE_PLUGIN_ROOT}"/hooks/guard.sh'],
+      ["PreToolUse", "plugin", "guard-kit", "guard-kit: guard.sh"],
       ["SessionStart", "plugin", "guard-kit", "guard-kit: echo guard-kit"],
-      ["PreToolUse", "plugin", "autoload", 'autoload: sh "${CLAUDE_PLUGIN_ROOT}"/hooks/guard.sh'],
+      ["PreToolUse", "plugin", "autoload", "autoload: guard.sh"],
       ["SessionStart", "plugin", "autoload", "autoload: echo autoload"],
       ["PreToolUse", "user", null, "user-guard"],
       ["Setup", "project", null, "npm ci"],

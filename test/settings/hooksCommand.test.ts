@@ -145,16 +145,7 @@ describe("qhooks hooks", () => {
         { level: "local", path: join(sb.project, ".qoder", "settings.local.json"), display: ".qoder/settings.local.json", state: "missing" },
       ]);
       expect(json.hooks.map((h) => [h.event, h.level, h.matcher, h.name, h.command, h.timeoutSeconds, h.file, h.path])).to.deep.equal([
-        [
-          "PreToolUse",
-          "user",
-          "Bash",
-          "~/.qoder-cn/hooks/block-rm.sh",
-          "~/.qoder-cn/hooks/block-rm.sh",
-          5,
-          "~/.qoder-cn/settings.json",
-          "hooks.PreToolUse[0].hooks[0]",
-        ],
+        ["PreToolUse", "user", "Bash", "block-rm.sh", "~/.qoder-cn/hooks/block-rm.sh", 5, "~/.qoder-cn/settings.json", "hooks.PreToolUse[0].hooks[0]"],
         ["PostToolUse", "project", "Write|Edit", "format", "npx prettier --write .", 60, ".qoder/settings.json", "hooks.PostToolUse[0].hooks[0]"],
         ["PreToolUse", "project", null, "echo audit", "echo audit", 1.5, ".qoder/settings.json", "hooks.PreToolUse[0].hooks[0]"],
         ["Notification", "project", null, "notify-send qoder", "notify-send qoder", 60, ".qoder/settings.json", "hooks.Notification[0].hooks[0]"],

@@ -8,6 +8,7 @@ export function commandHook(command: string, timeoutMs = 10_000, event: EventNam
     kind: "command" as const,
     event,
     name: command,
+    longName: command,
     level: "user",
     matcherSource: null,
     matcher: compileMatcher(undefined).matcher,

@@ -33,7 +33,7 @@ export async function hooksUsageCommand(flags: UsageFlags, context: CliContext):
   let ledger;
   let budget: HookBudgetUsage[];
   try {
-    const [stats, matchCounts] = [await log.stats(window), await log.matchCounts(window)];
+    const [stats, matchCounts] = [await log.stats(window, snapshot.hookAliases), await log.matchCounts(window)];
     ledger = usageLedger({
       view: configOfSettings(snapshot),
       configHash: snapshot.hash,

@@ -14,6 +14,7 @@ import { showTime, timeCells } from "../output/times.js";
 import { out } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { renderStatsByHost, statsByHost } from "./statsByHost.js";
+import { settingsOfFlags } from "../settingsFlags.js";
 
 export const WindowFlagsSchema = z
   .object({
@@ -105,7 +106,9 @@ export async function statsCommand(flags: WindowFlags, context: CliContext): Pro
       out(renderStatsByHost(await statsByHost(log, flags.window), format, terminal));
       return EXIT.ok;
     }
-    const stats = await log.stats(flags.window);
+    // History kept under hooks' old default names (their whole commands) counts under the names this project's
+    // configuration gives them now.
+    const stats = await log.stats(flags.window, settingsOfFlags({ settings: [], plugin: [] }, context).hookAliases);
     // One object: --format jsonl is not offered, and would print the same.
     if (format === "json" || format === "jsonl") {
       out(JSON.stringify(flags.hooksOnly ? stats.hooks : stats, null, 2));

@@ -248,8 +248,8 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     return querySessions(this.query.bind(this), filter);
   }
 
-  stats(filter: Window): Promise<Stats> {
-    return queryStats(this.query.bind(this), filter);
+  stats(filter: Window, names?: ReadonlyMap<string, string>): Promise<Stats> {
+    return queryStats(this.query.bind(this), filter, names);
   }
 
   matchCounts(filter: Window): Promise<MatchCount[]> {

@@ -41,7 +41,7 @@ export async function querySessions(query: Query, filter: Window): Promise<Sessi
     .sort((a, b) => (a.lastTs < b.lastTs ? 1 : a.lastTs > b.lastTs ? -1 : 0));
 }
 
-export async function queryStats(query: Query, filter: Window): Promise<Stats> {
+export async function queryStats(query: Query, filter: Window, names?: ReadonlyMap<string, string>): Promise<Stats> {
   const p = new Params();
   const time = windowSql(filter, p);
   const counts = await query<{ event: string; decision: Stats["byEvent"][number]["decision"]; n: number }>(
@@ -58,6 +58,12 @@ export async function queryStats(query: Query, filter: Window): Promise<Stats> {
   const q = new Params();
   const hookWindow = windowSql(filter, q, "v.ts", "v.gid");
   const windowed = hookWindow !== "";
+  // Runs stored under another name count under the one `names` gives (names are bytes here, as stored).
+  const renamed = names !== undefined && names.size > 0;
+  const mapJoin = renamed
+    ? ` LEFT JOIN unnest(${q.add([...names.keys()].map((n) => Buffer.from(n, "utf8")))}::bytea[], ${q.add([...names.values()].map((n) => Buffer.from(n, "utf8")))}::bytea[]) AS m(old, new) ON m.old = h.name`
+    : "";
+  const name = renamed ? "coalesce(m.new, h.name)" : "h.name";
   // Nearest-rank percentiles, as percentile_disc takes them, in one sort per hook. A hook's last run is the time
   // of the newest event (by seq, as in SQLite) it ran for: its gid is in the covering index, and only those
   // events are read (without a window, no event row is joined at all).
@@ -72,11 +78,11 @@ export async function queryStats(query: Query, filter: Window): Promise<Stats> {
     max: number | null;
     last_gid: number | null;
   }>(
-    `SELECT h.name, count(*) AS runs, count(*) FILTER (WHERE h.status = 'block') AS blocks, count(*) FILTER (WHERE h.status = 'error') AS errors,
+    `SELECT ${name} AS name, count(*) AS runs, count(*) FILTER (WHERE h.status = 'block') AS blocks, count(*) FILTER (WHERE h.status = 'error') AS errors,
             count(*) FILTER (WHERE h.status = 'invalid-output') AS invalid, count(*) FILTER (WHERE h.status = 'timeout') AS timeouts,
             percentile_disc(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY h.duration_ms) AS p, max(h.duration_ms) AS max,
             max(h.event_gid) AS last_gid
-     FROM qhooks_hooks h${windowed ? " JOIN qhooks_events v ON v.gid = h.event_gid" : ""} WHERE h.live${hookWindow} GROUP BY h.name ORDER BY h.name`,
+     FROM qhooks_hooks h${windowed ? " JOIN qhooks_events v ON v.gid = h.event_gid" : ""}${mapJoin} WHERE h.live${hookWindow} GROUP BY 1 ORDER BY 1`,
     q.values,
   );
   const lastTs = new Map<number, string>();

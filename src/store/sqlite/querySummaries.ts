@@ -38,7 +38,7 @@ export function querySessions(db: Database, filter: Window): SessionRow[] {
 }
 
 /** Counts by event and decision over live history; per hook: runs, outcomes and p50/p95 duration. */
-export function queryStats(db: Database, filter: Window): Stats {
+export function queryStats(db: Database, filter: Window, names?: ReadonlyMap<string, string>): Stats {
   const time = windowSql(filter);
   // Without a time window the counts are kept by the projections; with one, they are counted.
   let events = 0;
@@ -62,8 +62,9 @@ export function queryStats(db: Database, filter: Window): Stats {
        WHERE h.live = 1${windowSql(filter, "v.ts", "v.seq").sql} ORDER BY h.name, h.duration_ms`
     : "SELECT name, status, duration_ms AS ms, event_seq AS seq FROM proj_hooks WHERE live = 1 ORDER BY name, duration_ms";
   for (const r of db.prepare(hookRuns).iterate(...time.params) as IterableIterator<{ name: string; status: string; ms: number; seq: number }>) {
-    let acc = perHook.get(r.name);
-    if (!acc) perHook.set(r.name, (acc = { durations: [], blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, lastSeq: 0 }));
+    const name = names?.get(r.name) ?? r.name;
+    let acc = perHook.get(name);
+    if (!acc) perHook.set(name, (acc = { durations: [], blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, lastSeq: 0 }));
     acc.durations.push(r.ms);
     if (r.seq > acc.lastSeq) acc.lastSeq = r.seq;
     if (r.status === "block") acc.blocks++;
@@ -72,7 +73,10 @@ export function queryStats(db: Database, filter: Window): Stats {
     else if (r.status === "timeout") acc.timeouts++;
   }
   const tsOf = db.prepare("SELECT ts FROM proj_events WHERE seq = ?").pluck();
-  const hooks: Stats["hooks"] = [...perHook].map(([name, { durations: d, lastSeq, ...counts }]) => {
+  // Runs counted under another name arrive in their own order: sorted again, and listed by the name they count under.
+  if (names !== undefined && names.size > 0) for (const acc of perHook.values()) acc.durations.sort((a, b) => a - b);
+  const merged = names !== undefined && names.size > 0 ? [...perHook].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : [...perHook];
+  const hooks: Stats["hooks"] = merged.map(([name, { durations: d, lastSeq, ...counts }]) => {
     // Nearest-rank percentiles.
     const pct = (p: number) => (d.length ? d[Math.min(d.length - 1, Math.ceil((p / 100) * d.length) - 1)]! : null);
     return {

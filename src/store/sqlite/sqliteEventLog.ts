@@ -262,7 +262,7 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
   settledAfter: AuditLog["settledAfter"] = async (filter, after, limit) => this.caughtUp(() => querySettled(this.db, filter, after, limit));
   count: AuditLog["count"] = async (filter) => this.caughtUp(() => countEvents(this.db, filter));
   sessions: AuditLog["sessions"] = async (filter) => this.caughtUp(() => querySessions(this.db, filter));
-  stats: AuditLog["stats"] = async (filter) => this.caughtUp(() => queryStats(this.db, filter));
+  stats: AuditLog["stats"] = async (filter, names) => this.caughtUp(() => queryStats(this.db, filter, names));
   matchCounts: AuditLog["matchCounts"] = async (filter) => this.caughtUp(() => queryMatchCounts(this.db, filter));
   verify: AuditLog["verify"] = async () => guarded(this, () => verifyChain(this.db));
   chainSlice: NonNullable<AuditLog["chainSlice"]> = async (selection) => this.caughtUp(() => chainSlice(this.db, selection));

@@ -240,6 +240,36 @@ export function eventLogSuite(backend: StoreBackend): void {
       expect((await log.stats({})).hooks.map((h) => h.name)).to.deep.equal(["sync"]);
     });
 
+    it("stats with names: runs stored under a hook's old name count under its name now, percentiles over both", async () => {
+      const { log } = await fresh();
+      await record(log, {
+        ts: at(0),
+        event: "Stop",
+        sessionId: "n",
+        decision: "none",
+        hooks: [
+          { name: "/x/check.sh", durationMs: 1 },
+          { name: "other", durationMs: 3 },
+        ],
+      });
+      await record(log, { ts: at(1), event: "Stop", sessionId: "n", decision: "none", hooks: [{ name: "/x/check.sh", durationMs: 9 }] });
+      await record(log, { ts: at(2), event: "Stop", sessionId: "n", decision: "none", hooks: [{ name: "check.sh", durationMs: 5 }] });
+      const names = new Map([["/x/check.sh", "check.sh"]]);
+      for (const window of [{}, { since: at(0) }]) {
+        const stats = StatsSchema.parse(await log.stats(window, names));
+        expect(stats.hooks.map((h) => [h.name, h.runs, h.p50Ms, h.maxMs, h.lastTs])).to.deep.equal([
+          ["check.sh", 3, 5, 9, at(2).toISOString()],
+          ["other", 1, 3, 3, at(0).toISOString()],
+        ]);
+      }
+      // Without names, each name stored is its own row, as before.
+      expect((await log.stats({})).hooks.map((h) => [h.name, h.runs])).to.deep.equal([
+        ["/x/check.sh", 2],
+        ["check.sh", 1],
+        ["other", 1],
+      ]);
+    });
+
     it("recorded and rejected events: their decision, reason and payload as sent", async () => {
       const { log } = await fresh();
       const recorded = await record(log, { ts: at(0), event: "Stop", sessionId: "r", decision: "recorded" });
