@@ -1,10 +1,10 @@
-import { prettyStoredJson } from "../../json/storedJson.js";
-import type { LogDecision, LogRecord } from "../../schema/logRecord.js";
-import type { HookOutcomeKind, HookResult } from "../../schema/outcome.js";
-import { durationText } from "../output/detailText.js";
-import { originColumns } from "../output/originColumns.js";
-import { sessionShortener } from "../output/sessionPrefix.js";
-import { showTime } from "../output/times.js";
+import { prettyStoredJson } from "../json/storedJson.js";
+import type { LogDecision, LogRecord } from "../schema/logRecord.js";
+import type { HookOutcomeKind, HookResult } from "../schema/outcome.js";
+import { durationText } from "../display/detailText.js";
+import { originColumns } from "../display/originColumns.js";
+import { sessionShortener } from "../display/sessionPrefix.js";
+import { showTime } from "../display/times.js";
 import { capped, html, Html, visible, visibleLines } from "./html.js";
 import { contentSecurityPolicy, PAGE_SCRIPT, PAGE_STYLE } from "./pageAssets.js";
 import { percentile, timeBuckets, type ReportData, type SessionTally } from "./reportData.js";
