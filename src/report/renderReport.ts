@@ -19,6 +19,8 @@ export interface ReportPage {
   readonly generatedAt: Date;
   readonly utc: boolean;
   readonly logPath: string;
+  /** `qhooks serve`'s live page: its script (a constant of qhooks, never data), run after the page's own. */
+  readonly liveScript?: string;
 }
 
 /** Longest hook output, payload or reason shown in the page; the rest is in `qhooks show`. */
@@ -45,7 +47,7 @@ export function renderReport(page: ReportPage): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(PAGE_SCRIPT)}">
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(PAGE_SCRIPT, page.liveScript)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="qhooks">
 <title>${visible(title)}</title>
@@ -66,7 +68,7 @@ ${notes(page)}
 <main>
 ${data.read === 0 ? html`<p id="empty">No events match.</p>` : body(page, events, hookNames, when)}
 </main>
-<script>${rawScript()}</script>
+<script>${rawScript()}</script>${page.liveScript === undefined ? "" : html`<script>${new Html(page.liveScript)}</script>`}
 </body>
 </html>
 `;
