@@ -8,7 +8,7 @@ export const LIVE_SCRIPT = `"use strict";
 (function () {
   var style = document.createElement("style");
   style.textContent = "#live-events .live-ev { display: flex; gap: .6em; padding: 2px 4px; border-bottom: 1px solid #eee; font-size: 12px; }" +
-    " #live-events .live-ev span { overflow-wrap: anywhere; } #live-events .live-ev.blocked .dec { color: #b00; font-weight: bold; }" +
+    " #live-events .live-ev span { overflow-wrap: anywhere; } #live-events .live-ev .dec { align-self: flex-start; }" +
     " #live-events .fresh { background: #fff8d0; } #live-status { margin-top: .4em; }";
   document.head.appendChild(style);
   var status = document.createElement("div");
@@ -49,7 +49,8 @@ export const LIVE_SCRIPT = `"use strict";
     span(row, e.event === null ? "(unknown)" : e.event, "event");
     span(row, e.matchValue, "mono match");
     span(row, e.tried, "mono tried");
-    span(row, e.blocked ? String(e.decision).toUpperCase() : e.decision, "dec");
+    // The report's colour of the decision: a class named by the log's decision, only when it is a plain word.
+    span(row, e.blocked ? String(e.decision).toUpperCase() : e.decision, /^[a-z]+$/.test(e.decision) ? "dec d-" + e.decision : "dec");
     span(row, e.hooks.join(", ") || "no hook ran", "hooks");
     span(row, e.reason, "reason");
     if (old) old.parentNode.removeChild(old);
