@@ -13,7 +13,7 @@ import type { Dialect } from "../hosts/hostDialect.js";
 import { oneLineText } from "../text/oneLine.js";
 import { HOSTS, hostDialect } from "../hosts/hosts.js";
 import { settingsFileProblem } from "../settings/settingsFileProblem.js";
-import { ColourChoiceSchema, type ColourChoice } from "./output/colour.js";
+import { ColourChoiceSchema, type ColourChoice } from "../display/colour.js";
 
 /** What every command needs to know about where it runs. */
 export interface CliContext {

@@ -1,68 +1,71 @@
 /**
- * The live view's page and script. The page holds no data; the script adds each event from /live/events as text
- * (textContent, never HTML), so a payload, a reason or a session id written to run script shows as what it is.
+ * The live page's own script, run inside the report page (src/report) that `qhooks serve` renders at page load.
+ * It reads `/live/events` and adds each event to a "New events" list above the report, bumping the report's counts
+ * of events and blocked events. Every field goes in as text (textContent, never HTML), so a payload, a reason or a
+ * session id written to run script shows as what it is. Inline, its hash is in the page's Content-Security-Policy.
  */
-export const LIVE_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="referrer" content="no-referrer">
-<title>qhooks live</title>
-<style>
-body { font: 13px/1.4 system-ui, sans-serif; margin: 1rem; color: #222; }
-h1 { font-size: 1.1rem; margin: 0 0 .5rem; }
-#status { color: #666; margin-bottom: .5rem; }
-table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: 2px 6px; border-bottom: 1px solid #eee; vertical-align: top; }
-td.tried, td.reason { font-family: ui-monospace, monospace; white-space: pre-wrap; word-break: break-all; }
-tr.blocked td.decision { color: #b00; font-weight: bold; }
-tr.fresh { background: #fff8d0; }
-</style>
-</head>
-<body>
-<h1>qhooks live</h1>
-<div id="status">connecting…</div>
-<table>
-<thead><tr><th>time</th><th>seq</th><th>session</th><th>event</th><th>match</th><th>tried</th><th>decision</th><th>hooks</th><th>reason</th></tr></thead>
-<tbody id="events"></tbody>
-</table>
-<script src="/live/app.js"></script>
-</body>
-</html>
-`;
-
 export const LIVE_SCRIPT = `"use strict";
 (function () {
-  var body = document.getElementById("events");
-  var status = document.getElementById("status");
-  var seen = {};
-  function cell(row, text, cls) {
-    var td = document.createElement("td");
-    td.textContent = text === null || text === undefined ? "" : String(text);
-    if (cls) td.className = cls;
-    row.appendChild(td);
+  var style = document.createElement("style");
+  style.textContent = "#live-events .live-ev { display: flex; gap: .6em; padding: 2px 4px; border-bottom: 1px solid #eee; font-size: 12px; }" +
+    " #live-events .live-ev span { overflow-wrap: anywhere; } #live-events .live-ev .dec { align-self: flex-start; }" +
+    " #live-events .fresh { background: #fff8d0; } #live-status { margin-top: .4em; }";
+  document.head.appendChild(style);
+  var status = document.createElement("div");
+  status.id = "live-status";
+  status.className = "muted";
+  status.textContent = "connecting…";
+  document.querySelector("header").appendChild(status);
+  var main = document.querySelector("main");
+  var section = document.createElement("section");
+  section.id = "live";
+  var heading = document.createElement("h2");
+  heading.textContent = "New events (live, newest first)";
+  var list = document.createElement("div");
+  list.id = "live-events";
+  section.appendChild(heading);
+  section.appendChild(list);
+  main.insertBefore(section, main.firstChild);
+  var totals = document.querySelectorAll("#totals b");
+  function bump(i) {
+    var b = totals[i];
+    if (b) b.textContent = (Number(b.textContent.replace(/,/g, "")) + 1).toLocaleString("en-US");
+  }
+  function span(row, text, cls) {
+    var s = document.createElement("span");
+    s.textContent = text === null || text === undefined ? "" : String(text);
+    s.className = cls;
+    row.appendChild(s);
   }
   function add(e) {
-    var old = seen[e.seq];
-    var row = document.createElement("tr");
-    row.setAttribute("data-seq", String(e.seq));
-    row.className = (e.blocked ? "blocked " : "") + "fresh";
-    cell(row, new Date(e.ts).toLocaleTimeString());
-    cell(row, e.seq);
-    cell(row, e.sessionId === null ? "-" : e.sessionId, "session");
-    cell(row, e.event === null ? "?" : e.event);
-    cell(row, e.matchValue);
-    cell(row, e.tried, "tried");
-    cell(row, e.blocked ? String(e.decision).toUpperCase() : e.decision, "decision");
-    cell(row, e.hooks.join(", ") || "-");
-    cell(row, e.reason, "reason");
-    if (old) body.replaceChild(row, old); else body.insertBefore(row, body.firstChild);
-    seen[e.seq] = row;
+    // An event the report drew while it was unfinished comes again once settled: the report's row gives way.
+    var old = document.getElementById("e" + e.seq);
+    var row = document.createElement("div");
+    row.id = "e" + e.seq;
+    row.className = "live-ev fresh" + (e.blocked ? " blocked" : "");
+    span(row, new Date(e.ts).toLocaleTimeString(), "mono time");
+    span(row, "#" + e.seq, "mono seq");
+    span(row, e.sessionId === null ? "-" : e.sessionId, "mono session");
+    span(row, e.event === null ? "(unknown)" : e.event, "event");
+    span(row, e.matchValue, "mono match");
+    span(row, e.tried, "mono tried");
+    // The report's colour of the decision: a class named by the log's decision, only when it is a plain word.
+    span(row, e.blocked ? String(e.decision).toUpperCase() : e.decision, /^[a-z]+$/.test(e.decision) ? "dec d-" + e.decision : "dec");
+    span(row, e.hooks.join(", ") || "no hook ran", "hooks");
+    span(row, e.reason, "reason");
+    if (old) old.parentNode.removeChild(old);
+    else {
+      bump(0);
+      if (e.blocked) bump(1);
+    }
+    var empty = document.getElementById("empty");
+    if (empty) empty.parentNode.removeChild(empty);
+    list.insertBefore(row, list.firstChild);
     setTimeout(function () { row.classList.remove("fresh"); }, 3000);
   }
   var source = new EventSource("/live/events");
   source.addEventListener("record", function (m) { add(JSON.parse(m.data)); });
-  source.onopen = function () { status.textContent = "live: new events appear at the top"; };
+  source.onopen = function () { status.textContent = "live: new events appear under New events, without a reload"; };
   source.onerror = function () { status.textContent = "disconnected; retrying (the server may have stopped)"; };
 })();
 `;

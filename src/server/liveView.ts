@@ -1,20 +1,30 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { contentSecurityPolicy, PAGE_SCRIPT } from "../report/pageAssets.js";
+import { emptyReport, REPORT_LIMITS, reportStep } from "../report/reportData.js";
+import { renderReport } from "../report/renderReport.js";
+import { attestSessions } from "../report/sessionAttestations.js";
 import type { LogRecord } from "../schema/logRecord.js";
 import type { Store } from "../store/openStore.js";
-import { LIVE_HTML, LIVE_SCRIPT } from "./livePage.js";
+import { shownUrl } from "../text/shownUrl.js";
+import { LIVE_SCRIPT } from "./livePage.js";
 import { redeemTicket } from "./liveTicket.js";
 
 /** How often each open page's stream reads the log for events settled since its last read. */
 const POLL_MS = 500;
-/** Events a page is sent when it opens: the newest, oldest first. */
-const BACKLOG = 50;
+/**
+ * Events the page's report is rendered from when it loads: the newest, read-only from the log. It bounds the time the
+ * server spends on a page (it judges hooks meanwhile); `qhooks report --limit all` reads everything.
+ */
+export const LIVE_REPORT_EVENTS = 5000;
 
 export interface LiveViewOptions {
   /** The server's secret as it is now (re-read when `serve --rotate-token` replaces it): what tickets are signed with. */
   readonly token: () => string;
   /** Opens the log's read side (once, at the first page). */
   readonly openLog: () => Store;
+  /** The log's path, shown in the page's header as `qhooks report` shows it. */
+  readonly logPath: string;
   readonly log: (line: string) => void;
 }
 
@@ -59,7 +69,8 @@ export interface LiveView {
  */
 export function liveView(options: LiveViewOptions): LiveView {
   const usedTickets = new Map<string, number>();
-  const sessions = new Set<string>();
+  // Each cookie's session, and where its stream starts: the log's end when its page was last rendered.
+  const sessions = new Map<string, number>();
   const streams = new Set<() => void>();
   let store: Store | null = null;
   const cookieName = (port: number) => `qhooks_live_${port}`;
@@ -85,7 +96,7 @@ export function liveView(options: LiveViewOptions): LiveView {
         return plain(res, 401, `qhooks: this live-view URL is ${why.startsWith("not") ? "not valid" : why}`);
       }
       const session = randomBytes(32).toString("base64url");
-      sessions.add(session);
+      sessions.set(session, 0);
       res.writeHead(303, {
         ...SECURITY_HEADERS,
         Location: "/live",
@@ -96,18 +107,40 @@ export function liveView(options: LiveViewOptions): LiveView {
     }
     const cookie = cookiesOf(req).get(cookieName(port));
     if (cookie === undefined || !sessions.has(cookie)) return plain(res, 401, "qhooks: open the live view from the URL `qhooks live` prints");
-    if (url.pathname === "/live") return page(res, "text/html; charset=utf-8", LIVE_HTML);
-    if (url.pathname === "/live/app.js") return page(res, "text/javascript; charset=utf-8", LIVE_SCRIPT);
-    if (url.pathname === "/live/events") return stream(req, res);
-    return plain(res, 404, "qhooks: the live view's routes are /live, /live/app.js and /live/events");
+    if (url.pathname === "/live") return page(res, cookie);
+    if (url.pathname === "/live/events") return stream(req, res, sessions.get(cookie)!);
+    return plain(res, 404, "qhooks: the live view's routes are /live and /live/events");
   }
 
-  function page(res: ServerResponse, type: string, body: string): void {
-    res.writeHead(200, { ...SECURITY_HEADERS, "Content-Type": type, "Content-Length": Buffer.byteLength(body) });
+  /** The report of the log's newest events, rendered now; the stream of this cookie goes on from here. */
+  async function page(res: ServerResponse, session: string): Promise<void> {
+    store ??= options.openLog();
+    const log = store;
+    let body: string;
+    try {
+      // The end first: an event settled while the report is read is sent again, and its row in the report gives way.
+      const { through } = await log.settledAfter({}, Number.MAX_SAFE_INTEGER, 1);
+      const total = await log.count({});
+      let data = emptyReport();
+      for await (const r of log.events({}, LIVE_REPORT_EVENTS)) data = reportStep(data, r, REPORT_LIMITS);
+      await attestSessions(log, data.sessions.values());
+      body = renderReport({ data, total, selection: "", generatedAt: new Date(), utc: false, logPath: shownUrl(options.logPath), liveScript: LIVE_SCRIPT });
+      sessions.set(session, through);
+    } catch (e) {
+      options.log(`qhooks serve: the live view cannot read the log: ${(e as Error).message}`);
+      return plain(res, 500, "qhooks: the live view cannot read the log (the server's output says why)");
+    }
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      // The report's own policy (its two scripts by hash, the stream from this origin), never framed.
+      "Content-Security-Policy": `${contentSecurityPolicy(PAGE_SCRIPT, LIVE_SCRIPT)}; frame-ancestors 'none'`,
+      "Content-Type": "text/html; charset=utf-8",
+      "Content-Length": Buffer.byteLength(body),
+    });
     res.end(body);
   }
 
-  async function stream(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function stream(req: IncomingMessage, res: ServerResponse, from: number): Promise<void> {
     store ??= options.openLog();
     const log = store;
     res.writeHead(200, { ...SECURITY_HEADERS, "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive" });
@@ -125,18 +158,14 @@ export function liveView(options: LiveViewOptions): LiveView {
     streams.add(end);
     req.on("close", end);
     try {
-      let { through } = await log.settledAfter({}, Number.MAX_SAFE_INTEGER, 1);
-      const backlog: LogRecord[] = [];
-      for await (const r of log.events({}, BACKLOG)) backlog.push(r);
-      send(backlog.reverse());
+      let through = from;
       res.write(": listening\n\n");
-      const shown = new Set(backlog.filter((r) => r.decision !== "unfinished").map((r) => r.seq));
       const poll = async (): Promise<void> => {
         if (!open) return;
         try {
           const settled = await log.settledAfter({}, through, 500);
           through = settled.through;
-          send(settled.records.filter((r) => !shown.delete(r.seq)));
+          send(settled.records);
         } catch (e) {
           options.log(`qhooks serve: the live view cannot read the log: ${(e as Error).message}`);
         }

@@ -85,7 +85,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   // One reader for the transport and the live view: after `serve --rotate-token`, both hear only the new secret.
   const currentToken = tokenReader(paths.token, token, (line) => options.say(`qhooks serve: warning: ${line}`));
-  const live = liveView({ token: currentToken, openLog: () => openStore(options.db), log: options.say });
+  const live = liveView({ token: currentToken, openLog: () => openStore(options.db), logPath: options.db, log: options.say });
   const startedAt = new Date().toISOString();
   let lastEvent = Date.now();
   let transport: HttpTransport;

@@ -12,7 +12,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["core", "regex", "payload", "output", "hosts"],
   ["settings", "trust", "redact", "exec", "store", "handlers"],
   ["engine"],
-  ["explain", "hooktest", "export", "install", "doctor"],
+  ["explain", "hooktest", "export", "install", "doctor", "report", "display"],
   ["cli", "server", "index.ts"],
 ];
 const ADAPTERS = new Set(LAYERS[2]);

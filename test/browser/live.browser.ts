@@ -49,7 +49,7 @@ describe("qhooks serve: the live view in a real browser (headless Chromium)", fu
     await sb?.cleanup();
   });
 
-  it("opens from the one-time URL (which then leaves the address bar), shows the log, and adds a fired event without a reload, as text", async () => {
+  it("opens from the one-time URL (which then leaves the address bar) on the report, and adds a fired event without a reload, as text", async () => {
     expect((await fire("before", "ls")).status).to.equal(200);
     const url = await liveUrl();
     expect(url).to.match(new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/live\\?ticket=`));
@@ -57,18 +57,32 @@ describe("qhooks serve: the live view in a real browser (headless Chromium)", fu
     const page = await browser.newPage();
     await page.goto(url);
     expect(page.url(), "the ticket is gone from the address bar").to.equal(`http://127.0.0.1:${server.port}/live`);
-    await page.locator("#status", { hasText: "live" }).waitFor();
-    await page.locator("tr", { hasText: "before" }).waitFor();
+    await page.locator("#live-status", { hasText: "live" }).waitFor();
+    // The report, as qhooks report draws it: its counts, the timeline with the event fired before, its sections.
+    expect(await page.locator("h1").textContent()).to.equal("qhooks report");
+    expect(await page.locator("#timeline details.ev", { hasText: "ls" }).count()).to.equal(1);
+    expect(await page.locator("#timeline .session h3", { hasText: "before" }).count()).to.equal(1);
+    expect(await page.locator("h2", { hasText: "Sessions" }).count()).to.equal(1);
+    const totals = () => page.locator("#totals b").allTextContents();
+    const [events, blocked] = (await totals()).map(Number);
+    expect(blocked).to.equal(0);
+    const errors: string[] = [];
+    page.on("console", (m) => void (m.type() === "error" && errors.push(m.text())));
     // A mark on this document: still there after the event, so the page was not loaded again.
     await page.evaluate(() => void ((globalThis as { __sameDocument?: boolean }).__sameDocument = true));
 
     const denied = await fire(HOSTILE_SESSION, HOSTILE_COMMAND);
     expect(denied.status).to.equal(200);
-    const row = page.locator("tbody tr", { hasText: "DENY" });
+    const row = page.locator("#live-events .live-ev", { hasText: "DENY" });
     await row.waitFor();
-    expect(await row.locator("td.session").textContent()).to.equal(HOSTILE_SESSION);
-    expect(await row.locator("td.tried").textContent()).to.include("</script><script>window.__pwned = 1</script>");
-    expect(await row.locator("td.reason").textContent()).to.include("no rm -rf here");
+    expect(await row.locator(".session").textContent()).to.equal(HOSTILE_SESSION);
+    expect(await row.locator(".tried").textContent()).to.include("</script><script>window.__pwned = 1</script>");
+    expect(await row.locator(".reason").textContent()).to.include("no rm -rf here");
+    expect((await totals()).slice(0, 2), "the counts of events and blocked ones went up").to.deep.equal([String(events! + 1), "1"]);
+    expect(await fire("after", "ls")).to.have.property("status", 200);
+    await page.locator("#live-events .live-ev", { hasText: "after" }).waitFor();
+    expect(await page.locator("#live-events .live-ev").count(), "each event once").to.equal(2);
+    expect(errors, "no script error (a blocked inline script or stream reports one)").to.deep.equal([]);
     expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned ?? null), "no field ran as script").to.equal(null);
     expect(await page.locator("img, svg").count(), "no field became an element").to.equal(0);
     expect(await page.evaluate(() => (globalThis as { __sameDocument?: boolean }).__sameDocument ?? false), "no reload").to.equal(true);

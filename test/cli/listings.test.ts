@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { displayWidth } from "../../src/cli/output/displayWidth.js";
+import { displayWidth } from "../../src/display/displayWidth.js";
 import type { LogRecord } from "../../src/schema/logRecord.js";
 import { nonEmptyLines, seedLog, type SeedEvent } from "../store/storeHelpers.js";
 import { CLI, Sandbox } from "../support/sandbox.js";

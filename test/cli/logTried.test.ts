@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { displayWidth } from "../../src/cli/output/displayWidth.js";
+import { displayWidth } from "../../src/display/displayWidth.js";
 import { LogRecordSchema } from "../../src/schema/logRecord.js";
 import { nonEmptyLines, seedLog, type SeedEvent } from "../store/storeHelpers.js";
 import { Sandbox } from "../support/sandbox.js";

@@ -1,11 +1,11 @@
 import { expect } from "chai";
-import { displayWidth, fitWidth } from "../../src/cli/output/displayWidth.js";
-import { originColumns, type ShownOrigin } from "../../src/cli/output/originColumns.js";
-import { sessionShortener } from "../../src/cli/output/sessionPrefix.js";
-import { renderTable, renderTsv, type Column } from "../../src/cli/output/table.js";
-import { stdoutTerminal, type Terminal } from "../../src/cli/output/terminal.js";
-import { escapeForTerminal, escapeToAscii, escapeTsvCell } from "../../src/cli/output/terminalText.js";
-import { offsetLabel, showTime, timeCells } from "../../src/cli/output/times.js";
+import { displayWidth, fitWidth } from "../../src/display/displayWidth.js";
+import { originColumns, type ShownOrigin } from "../../src/display/originColumns.js";
+import { sessionShortener } from "../../src/display/sessionPrefix.js";
+import { renderTable, renderTsv, type Column } from "../../src/display/table.js";
+import { stdoutTerminal, type Terminal } from "../../src/display/terminal.js";
+import { escapeForTerminal, escapeToAscii, escapeTsvCell } from "../../src/display/terminalText.js";
+import { offsetLabel, showTime, timeCells } from "../../src/display/times.js";
 
 /** Characters a terminal acts on instead of showing; none may reach it from data. */
 // eslint-disable-next-line no-control-regex

@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
-import { colourWanted } from "../../src/cli/output/colour.js";
-import { displayWidth } from "../../src/cli/output/displayWidth.js";
-import { renderTable, type Column } from "../../src/cli/output/table.js";
+import { colourWanted } from "../../src/display/colour.js";
+import { displayWidth } from "../../src/display/displayWidth.js";
+import { renderTable, type Column } from "../../src/display/table.js";
 import { COMMANDS } from "../../src/cli/registry/index.js";
 import { CLI, Sandbox, group } from "../support/sandbox.js";
 

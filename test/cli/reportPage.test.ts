@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import { createHash } from "node:crypto";
-import { html, Html, visible } from "../../src/cli/report/html.js";
-import { PAGE_SCRIPT } from "../../src/cli/report/pageAssets.js";
-import { emptyReport, percentile, reportStep, timeBuckets, type ReportLimits } from "../../src/cli/report/reportData.js";
-import { renderReport } from "../../src/cli/report/renderReport.js";
+import { html, Html, visible } from "../../src/report/html.js";
+import { PAGE_SCRIPT } from "../../src/report/pageAssets.js";
+import { emptyReport, percentile, reportStep, timeBuckets, type ReportLimits } from "../../src/report/reportData.js";
+import { renderReport } from "../../src/report/renderReport.js";
 import { toolInputSummary } from "../../src/core/toolInputSummary.js";
 import type { LogRecord } from "../../src/schema/logRecord.js";
 import { makeOutcome, type SeedEvent } from "../store/storeHelpers.js";

@@ -65,7 +65,7 @@ describe("explain: the load attestation kept in the log", function () {
 
   it("loggedAttestation and attestSessions: the kept attestation, else one counted from the logged sections", async () => {
     const { loggedAttestation } = await import("../../src/explain/loggedAttestation.js");
-    const { attestSessions } = await import("../../src/cli/report/sessionAttestations.js");
+    const { attestSessions } = await import("../../src/report/sessionAttestations.js");
     const kept = { configured: 5, loaded: 4, skipped: [{ level: "user", file: "f", path: "p", why: "w" }], unreadFiles: [] };
     const document = [{ level: "user", file: "/h/s.json", hooks: { Stop: [{ hooks: [{ type: "command", command: "true" }] }] } }];
     expect(loggedAttestation({ hash: "h", document, warnings: [], attestation: kept })).to.equal(kept);

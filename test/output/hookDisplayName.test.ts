@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { hookDisplayNames, shortHookName } from "../../src/cli/output/hookDisplayName.js";
+import { hookDisplayNames, shortHookName } from "../../src/display/hookDisplayName.js";
 
 describe("hook names in tables: the script's file name for a hook named by its command", () => {
   it("a command's name becomes its script; a plugin's keeps the plugin; other names stay", () => {

@@ -13,10 +13,10 @@ import { oneLineText } from "../../text/oneLine.js";
 import { eventArgument, isEventName } from "../eventArg.js";
 import { requireProjectDir, requireSettingsFiles, type CliContext } from "../globals.js";
 import { out, readStdin } from "../io.js";
-import { decisionStyle, paint as paintText } from "../output/colour.js";
-import { commandTerminal } from "../output/terminal.js";
-import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
-import { showTime } from "../output/times.js";
+import { decisionStyle, paint as paintText } from "../../display/colour.js";
+import { commandTerminal } from "../../display/terminal.js";
+import { escapeForTerminal, escapeToAscii } from "../../display/terminalText.js";
+import { showTime } from "../../display/times.js";
 import { notInLog, seqArgument } from "../seqArg.js";
 
 export const ExplainFlagsSchema = z.object({

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { EXIT } from "../../errors.js";
 import { EventFlagSchema } from "../filterFlags.js";
-import { OutputFormatSchema } from "../output/formats.js";
-import { renderTable, renderTsv, type Column } from "../output/table.js";
-import { paint } from "../output/colour.js";
-import { commandTerminal } from "../output/terminal.js";
-import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
+import { OutputFormatSchema } from "../../display/formats.js";
+import { renderTable, renderTsv, type Column } from "../../display/table.js";
+import { paint } from "../../display/colour.js";
+import { commandTerminal } from "../../display/terminal.js";
+import { escapeForTerminal, escapeToAscii } from "../../display/terminalText.js";
 import { err, out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { settingsOfFlags } from "../settingsFlags.js";

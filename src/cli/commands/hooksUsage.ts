@@ -9,11 +9,11 @@ import { timeWindow } from "../filterFlags.js";
 import type { CliContext } from "../globals.js";
 import { settingsOfFlags } from "../settingsFlags.js";
 import { out } from "../io.js";
-import { hookRunCountColumns } from "../output/hookRunColumns.js";
-import { renderTable, renderTsv, type Column } from "../output/table.js";
-import { commandTerminal } from "../output/terminal.js";
-import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
-import { showTime } from "../output/times.js";
+import { hookRunCountColumns } from "../../display/hookRunColumns.js";
+import { renderTable, renderTsv, type Column } from "../../display/table.js";
+import { commandTerminal } from "../../display/terminal.js";
+import { escapeForTerminal, escapeToAscii } from "../../display/terminalText.js";
+import { showTime } from "../../display/times.js";
 
 export interface UsageFlags {
   readonly event?: string | undefined;

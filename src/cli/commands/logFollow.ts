@@ -6,9 +6,9 @@ import { openStore } from "../../store/openStore.js";
 import type { CliContext } from "../globals.js";
 import { parseInterval } from "../intervalArg.js";
 import { err, out } from "../io.js";
-import { resolveFormat } from "../output/formats.js";
-import { renderTable, tsvHeader, tsvRow } from "../output/table.js";
-import { commandTerminal, type Terminal } from "../output/terminal.js";
+import { resolveFormat } from "../../display/formats.js";
+import { renderTable, tsvHeader, tsvRow } from "../../display/table.js";
+import { commandTerminal, type Terminal } from "../../display/terminal.js";
 import { resolveSessions } from "../sessionIds.js";
 import { LogFlagsSchema, logColumns } from "./log.js";
 

@@ -8,11 +8,11 @@ import { shownUrl } from "../../text/shownUrl.js";
 import { FilterFlagsSchema, limitFlag } from "../filterFlags.js";
 import type { CliContext } from "../globals.js";
 import { out } from "../io.js";
-import { showTime } from "../output/times.js";
-import { writePrivateFile } from "../output/writePrivateFile.js";
-import { emptyReport, REPORT_LIMITS, reportStep } from "../report/reportData.js";
-import { renderReport } from "../report/renderReport.js";
-import { attestSessions } from "../report/sessionAttestations.js";
+import { showTime } from "../../display/times.js";
+import { writePrivateFile } from "../../display/writePrivateFile.js";
+import { emptyReport, REPORT_LIMITS, reportStep } from "../../report/reportData.js";
+import { renderReport } from "../../report/renderReport.js";
+import { attestSessions } from "../../report/sessionAttestations.js";
 import { resolveSessions } from "../sessionIds.js";
 import { withYoungGenerationCap } from "../youngGeneration.js";
 

@@ -7,10 +7,10 @@ import type { HookResult, Outcome } from "../../schema/outcome.js";
 import { openStore } from "../../store/openStore.js";
 import type { CliContext } from "../globals.js";
 import { out } from "../io.js";
-import { decisionStyle, hookOutcomeStyle } from "../output/colour.js";
-import { detailText, durationText, fieldLines, indented, type DetailText, type Field } from "../output/detailText.js";
-import { commandTerminal } from "../output/terminal.js";
-import { showTime } from "../output/times.js";
+import { decisionStyle, hookOutcomeStyle } from "../../display/colour.js";
+import { detailText, durationText, fieldLines, indented, type DetailText, type Field } from "../../display/detailText.js";
+import { commandTerminal } from "../../display/terminal.js";
+import { showTime } from "../../display/times.js";
 import { notInLog, seqArgument } from "../seqArg.js";
 
 export const ShowFlagsSchema = z.object({

@@ -13,9 +13,9 @@ import { openStore } from "../../store/openStore.js";
 import { oneLineText } from "../../text/oneLine.js";
 import { requireProjectDir, requireSettingsFiles, type CliContext } from "../globals.js";
 import { out, warn } from "../io.js";
-import { stdoutTerminal } from "../output/terminal.js";
+import { stdoutTerminal } from "../../display/terminal.js";
 import { notInLog, seqArgument } from "../seqArg.js";
-import { escapeForTerminal, escapeToAscii } from "../output/terminalText.js";
+import { escapeForTerminal, escapeToAscii } from "../../display/terminalText.js";
 
 const nonEmpty = z.string().min(1);
 

@@ -37,7 +37,7 @@ export const hooks: CommandSpec = {
   },
 };
 
-/** The usage ledger's columns, as `stats --hooks` counts them too (src/cli/output/hookRunColumns.ts). */
+/** The usage ledger's columns, as `stats --hooks` counts them too (src/display/hookRunColumns.ts). */
 const USAGE_COLUMNS = `  FIRED       the live events of the hook's event in the window that its matcher matches, out of all of them
               (events without a matcher, such as Stop, fire every hook); 0/N: never fired, listed below the table
   RUNS        its runs (counted by hook name); BLOCKS: runs that blocked (exit 2 or a blocking decision)

@@ -1,4 +1,4 @@
-import type { Origin } from "../../schema/logRecord.js";
+import type { Origin } from "../schema/logRecord.js";
 import { sessionShortener } from "./sessionPrefix.js";
 import type { Column } from "./table.js";
 

@@ -1,4 +1,4 @@
-import { escapeForTerminal } from "../output/terminalText.js";
+import { escapeForTerminal } from "../display/terminalText.js";
 
 /**
  * HTML built from template literals, where every interpolated value is text unless it is itself `Html`: payloads,

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { HookRunCountsSchema } from "../../schema/logRecord.js";
+import type { HookRunCountsSchema } from "../schema/logRecord.js";
 import { countStyle } from "./colour.js";
 import type { Column } from "./table.js";
 

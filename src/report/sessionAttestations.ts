@@ -1,4 +1,4 @@
-import { loggedAttestation } from "../../explain/loggedAttestation.js";
+import { loggedAttestation } from "../explain/loggedAttestation.js";
 import type { SessionTally } from "./reportData.js";
 
 /** Sessions whose attestation a report reads (one event each); the others show none. */

@@ -1,10 +1,10 @@
-import { prettyStoredJson } from "../../json/storedJson.js";
-import type { LogDecision, LogRecord } from "../../schema/logRecord.js";
-import type { HookOutcomeKind, HookResult } from "../../schema/outcome.js";
-import { durationText } from "../output/detailText.js";
-import { originColumns } from "../output/originColumns.js";
-import { sessionShortener } from "../output/sessionPrefix.js";
-import { showTime } from "../output/times.js";
+import { prettyStoredJson } from "../json/storedJson.js";
+import type { LogDecision, LogRecord } from "../schema/logRecord.js";
+import type { HookOutcomeKind, HookResult } from "../schema/outcome.js";
+import { durationText } from "../display/detailText.js";
+import { originColumns } from "../display/originColumns.js";
+import { sessionShortener } from "../display/sessionPrefix.js";
+import { showTime } from "../display/times.js";
 import { capped, html, Html, visible, visibleLines } from "./html.js";
 import { contentSecurityPolicy, PAGE_SCRIPT, PAGE_STYLE } from "./pageAssets.js";
 import { percentile, timeBuckets, type ReportData, type SessionTally } from "./reportData.js";
@@ -19,6 +19,8 @@ export interface ReportPage {
   readonly generatedAt: Date;
   readonly utc: boolean;
   readonly logPath: string;
+  /** `qhooks serve`'s live page: its script (a constant of qhooks, never data), run after the page's own. */
+  readonly liveScript?: string;
 }
 
 /** Longest hook output, payload or reason shown in the page; the rest is in `qhooks show`. */
@@ -45,7 +47,7 @@ export function renderReport(page: ReportPage): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(PAGE_SCRIPT)}">
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(PAGE_SCRIPT, page.liveScript)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="qhooks">
 <title>${visible(title)}</title>
@@ -67,7 +69,7 @@ ${notes(page)}
 <main>
 ${data.read === 0 ? html`<p id="empty">No events match.</p>` : body(page, events, hookNames, when)}
 </main>
-<script>${rawScript()}</script>
+<script>${rawScript()}</script>${page.liveScript === undefined ? "" : html`<script>${new Html(page.liveScript)}</script>`}
 </body>
 </html>
 `;

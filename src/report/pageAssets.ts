@@ -97,8 +97,13 @@ export const PAGE_SCRIPT = `(function () {
   openTarget();
 })();`;
 
-/** The Content-Security-Policy of the page: nothing is fetched, and no script runs but the page's own. */
-export function contentSecurityPolicy(script: string): string {
-  const hash = createHash("sha256").update(script, "utf8").digest("base64");
-  return `default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${hash}'; img-src data:; base-uri 'none'; form-action 'none'`;
+/**
+ * The Content-Security-Policy of the page: nothing is fetched, and no script runs but the page's own. The server's
+ * live page adds its second script of qhooks' own and the event stream from the page's origin (connect-src 'self').
+ */
+export function contentSecurityPolicy(script: string, liveScript?: string): string {
+  const hashOf = (s: string) => `'sha256-${createHash("sha256").update(s, "utf8").digest("base64")}'`;
+  const scripts = [script, ...(liveScript === undefined ? [] : [liveScript])].map(hashOf).join(" ");
+  const connect = liveScript === undefined ? "" : " connect-src 'self';";
+  return `default-src 'none'; style-src 'unsafe-inline'; script-src ${scripts};${connect} img-src data:; base-uri 'none'; form-action 'none'`;
 }

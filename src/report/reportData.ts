@@ -1,6 +1,6 @@
-import type { LogDecision, LogRecord, Origin } from "../../schema/logRecord.js";
-import type { HookOutcomeKind } from "../../schema/outcome.js";
-import type { LoadAttestation } from "../../schema/doctor.js";
+import type { LogDecision, LogRecord, Origin } from "../schema/logRecord.js";
+import type { HookOutcomeKind } from "../schema/outcome.js";
+import type { LoadAttestation } from "../schema/doctor.js";
 
 /** How much of what is read the page shows one by one; the rest is counted. */
 export interface ReportLimits {
