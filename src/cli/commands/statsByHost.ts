@@ -1,9 +1,9 @@
 import { DIALECTS } from "../../schema/dialect.js";
 import type { StatsByHost } from "../../schema/logRecord.js";
 import type { Store } from "../../store/openStore.js";
-import { decisionStyle } from "../output/colour.js";
-import { renderTable, renderTsv, type Column } from "../output/table.js";
-import type { commandTerminal } from "../output/terminal.js";
+import { decisionStyle } from "../../display/colour.js";
+import { renderTable, renderTsv, type Column } from "../../display/table.js";
+import type { commandTerminal } from "../../display/terminal.js";
 
 type Window = Parameters<Store["stats"]>[0];
 
