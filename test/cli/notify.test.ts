@@ -43,7 +43,7 @@ describe("--format hook: failures reach the person", function () {
     [
       "exit 127 (a missing script)",
       () => ({ command: "./guard.sh" }),
-      /^qhooks: hook "\.\/guard\.sh" failed \(exit 127: command not found \(.*guard\.sh.*not found\)\)$/,
+      /^qhooks: hook "guard\.sh" failed \(exit 127: command not found \(.*guard\.sh.*not found\)\)$/,
     ],
     [
       "invalid JSON",

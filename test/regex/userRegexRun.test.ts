@@ -54,7 +54,7 @@ describe("user regexes under qhooks run: a bound that cannot be exceeded", funct
     expect(r.stderr).to.contain("blocked by the guard");
     const logged = await sb.run(["log", "--json", "--limit", "1"]);
     const [record] = JSON.parse(logged.stdout) as { decision: string; hooks: { name: string }[] }[];
-    expect(record!.hooks.map((h) => h.name)).to.deep.equal([guard]);
+    expect(record!.hooks.map((h) => h.name)).to.deep.equal(["guard.sh"]);
   });
 
   it("a matcher the engine cannot run counts as matched: the hook runs, with one warning of why", async () => {

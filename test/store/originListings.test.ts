@@ -82,9 +82,9 @@ describe("origin in the listings: log --json shows it, sessions and stats filter
       };
       const records = await central<LogRecord[]>("log");
       expect(records.map((r) => [r.sessionId, r.seq, r.origin])).to.deep.equal([
-        ["b2", 3, { machine: hostname(), user: me, writer: ids[1], seq: 2, host: null }],
-        ["b", 2, { machine: hostname(), user: me, writer: ids[1], seq: 1, host: null }],
-        ["a", 1, { machine: hostname(), user: me, writer: ids[0], seq: 1, host: null }],
+        ["b2", 3, { machine: hostname(), user: me, writer: ids[1], seq: 2, host: "qoder" }],
+        ["b", 2, { machine: hostname(), user: me, writer: ids[1], seq: 1, host: "qoder" }],
+        ["a", 1, { machine: hostname(), user: me, writer: ids[0], seq: 1, host: "qoder" }],
       ]);
       expect((await central<{ origin: unknown }>("show", "3")).origin).to.deep.equal(records[0]!.origin);
 
