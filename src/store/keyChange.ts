@@ -1,8 +1,6 @@
 import { createPublicKey, sign, verify, type KeyObject } from "node:crypto";
 import { z } from "zod";
-import { localOrigin } from "./journal/origin.js";
-import { CURRENT_FORMAT } from "./journal/hashFormat.js";
-import type { PendingRow } from "./journal/rows.js";
+import { bookkeepingRow, type PendingRow } from "./journal/rows.js";
 import { keyFingerprint } from "./logKey.js";
 
 /**
@@ -27,30 +25,7 @@ export const signRotation = (oldKey: KeyObject, log: string, from: string, to: s
   sign(null, Buffer.from(rotationText(log, from, to), "utf8"), oldKey).toString("base64");
 
 export function keyChangeRow(ts: string, body: KeyChangeBody): PendingRow {
-  return {
-    ts,
-    kind: "key",
-    event: null,
-    session_id: null,
-    match_value: null,
-    project_dir: null,
-    source: null,
-    ref: null,
-    run_id: null,
-    config_hash: null,
-    name: null,
-    status: null,
-    decision: null,
-    blocked: null,
-    duration_ms: null,
-    reason: null,
-    body: JSON.stringify(body),
-    format: CURRENT_FORMAT,
-    outcome: null,
-    machine: localOrigin().machine,
-    os_user: localOrigin().user,
-    judged_by: null,
-  };
+  return bookkeepingRow(ts, "key", body);
 }
 
 /** A key record as found in a chain: its seq and body text. */

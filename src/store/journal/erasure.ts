@@ -2,7 +2,7 @@ import { ERASED_TEXT, erasedPayloadOf } from "../../schema/erasedPayload.js";
 import { localOrigin } from "./origin.js";
 import { CURRENT_FORMAT, partDigests, type PartDigests } from "./hashFormat.js";
 import type { JournalRow } from "./record.js";
-import type { PendingRow } from "./rows.js";
+import { bookkeepingRow, type PendingRow } from "./rows.js";
 
 /**
  * Erasing and pruning, as every backend does them: what an erased part becomes, and the chained records that say
@@ -77,30 +77,7 @@ export interface ErasureBody {
 
 export function erasureRow(ts: string, erased: Pick<JournalRow, "seq" | "format" | "reason" | "body" | "outcome">, why: string | null): PendingRow {
   const body: ErasureBody = { seq: erased.seq, format: erased.format, parts: partDigests(erased), why };
-  return {
-    ts,
-    kind: "erasure",
-    event: null,
-    session_id: null,
-    match_value: null,
-    project_dir: null,
-    source: null,
-    ref: erased.seq,
-    run_id: null,
-    config_hash: null,
-    name: null,
-    status: null,
-    decision: null,
-    blocked: null,
-    duration_ms: null,
-    reason: null,
-    body: JSON.stringify(body),
-    format: CURRENT_FORMAT,
-    outcome: null,
-    machine: localOrigin().machine,
-    os_user: localOrigin().user,
-    judged_by: null,
-  };
+  return bookkeepingRow(ts, "erasure", body, { ref: erased.seq });
 }
 
 /** The body of a prune record: the anchor (the last deleted record and its hash), and what was deleted. */

@@ -152,16 +152,24 @@ export function hookRow(ts: string, eventSeq: number, event: string, sessionId: 
 }
 
 export function replayRunRow(ts: string, run: ReplayRun): PendingRow {
+  return bookkeepingRow(ts, "replay_run", run, { run_id: wellFormed(run.runId) });
+}
+
+/**
+ * A record of the log's own bookkeeping (a replay run, an erasure, a key change): no event, session or hook, its
+ * content in `body`; `extra` fills the one or two link columns a kind uses.
+ */
+export function bookkeepingRow(ts: string, kind: JournalRow["kind"], body: unknown, extra: Partial<PendingRow> = {}): PendingRow {
   return {
     ts,
-    kind: "replay_run",
+    kind,
     event: null,
     session_id: null,
     match_value: null,
     project_dir: null,
     source: null,
     ref: null,
-    run_id: wellFormed(run.runId),
+    run_id: null,
     config_hash: null,
     name: null,
     status: null,
@@ -169,11 +177,12 @@ export function replayRunRow(ts: string, run: ReplayRun): PendingRow {
     blocked: null,
     duration_ms: null,
     reason: null,
-    body: JSON.stringify(run),
+    body: JSON.stringify(body),
     format: CURRENT_FORMAT,
     outcome: null,
     machine: localOrigin().machine,
     os_user: localOrigin().user,
     judged_by: null,
+    ...extra,
   };
 }
