@@ -5,6 +5,7 @@ import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import { describeJsonError } from "../../json/describeJsonError.js";
+import { isJsonObject, type JsonObject } from "../../json/jsonObject.js";
 import type { EventName } from "../../schema/events.js";
 import { parseSettingsFile } from "../../settings/parseSettingsFile.js";
 import { discoverSettings, type SettingsSource } from "../../settings/settingsSources.js";
@@ -96,22 +97,8 @@ function planEdit(text: string, event: EventName, matcher: string | undefined, h
   const group = { ...(matcher !== undefined && { matcher }), hooks: [handler] };
   if (text.trim() === "") return { kind: "edit", text: `${JSON.stringify({ hooks: { [event]: [group] } }, null, 2)}\n`, path: `hooks.${event}[0].hooks[0]` };
 
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (e) {
-    throw new QhooksError(
-      "usage",
-      `${oneLineText(source.display)} is not valid JSON (${describeJsonError(text, e)}), so qhooks skips it; fix it first (nothing was changed)`,
-    );
-  }
-  const refuse = (what: string): never => {
-    throw new QhooksError("usage", `${oneLineText(source.display)}: ${what}; fix it first (nothing was changed)`);
-  };
-  if (!isObject(document)) return refuse("expected a JSON object");
-  const hooks = document.hooks;
-  if (hooks !== undefined && !isObject(hooks)) return refuse("hooks: expected an object");
-  const groups = isObject(hooks) ? hooks[event] : undefined;
+  const { document, hooks, refuse } = editableDocument(text, source);
+  const groups = isJsonObject(hooks) ? hooks[event] : undefined;
   if (groups !== undefined && !Array.isArray(groups)) return refuse(`hooks.${event}: expected an array of matcher groups`);
 
   // What the file must read as once edited: the same document with the one addition.
@@ -124,13 +111,13 @@ function planEdit(text: string, event: EventName, matcher: string | undefined, h
       const edited = hooks === undefined ? addProperty(text, [], "hooks", { [event]: [group] }, style) : addProperty(text, ["hooks"], event, [group], style);
       plan = { kind: "edit", text: edited, path: `hooks.${event}[0].hooks[0]` };
     } else {
-      const at = groups.findIndex((g: unknown) => isObject(g) && sameMatcher(g.matcher, matcher) && Array.isArray(g.hooks));
+      const at = groups.findIndex((g: unknown) => isJsonObject(g) && sameMatcher(g.matcher, matcher) && Array.isArray(g.hooks));
       if (at === -1) {
         expected.hooks![event]!.push(group);
         plan = { kind: "edit", text: appendToArray(text, ["hooks", event], group, style), path: `hooks.${event}[${groups.length}].hooks[0]` };
       } else {
         const handlers = (groups[at] as { hooks: unknown[] }).hooks;
-        const same = handlers.findIndex((h) => isObject(h) && h.command === handler.command);
+        const same = handlers.findIndex((h) => isJsonObject(h) && h.command === handler.command);
         if (same !== -1) return { kind: "present", path: `hooks.${event}[${at}].hooks[${same}]` };
         expected.hooks![event]![at]!.hooks.push(handler);
         plan = {
@@ -144,15 +131,7 @@ function planEdit(text: string, event: EventName, matcher: string | undefined, h
     // The text does not hold what JSON.parse read where it read it.
     return refuse("cannot be edited safely (is a key given twice?)");
   }
-  // A file the text edit cannot follow (a key given twice: JSON.parse keeps the last, an editor shows the first).
-  let reread: unknown;
-  try {
-    reread = JSON.parse(plan.text);
-  } catch {
-    reread = undefined;
-  }
-  if (!isDeepStrictEqual(reread, expected)) return refuse("cannot be edited safely (is a key given twice?)");
-  return plan;
+  return checkedEdit(plan, expected, refuse);
 }
 
 /** The file's new text in a one-hook-per-entry host's shape: the entry appended under the host's event name. */
@@ -164,22 +143,8 @@ function planFlatEdit(
   const { hostEvent, entry } = flat;
   const at = (i: number) => `hooks.${hostEvent}[${i}]`;
   if (text.trim() === "") return { kind: "edit", text: `${JSON.stringify({ ...flat.newFileKeys, hooks: { [hostEvent]: [entry] } }, null, 2)}\n`, path: at(0) };
-  const refuse = (what: string): never => {
-    throw new QhooksError("usage", `${oneLineText(source.display)}: ${what}; fix it first (nothing was changed)`);
-  };
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (e) {
-    throw new QhooksError(
-      "usage",
-      `${oneLineText(source.display)} is not valid JSON (${describeJsonError(text, e)}), so qhooks skips it; fix it first (nothing was changed)`,
-    );
-  }
-  if (!isObject(document)) return refuse("expected a JSON object");
-  const hooks = document.hooks;
-  if (hooks !== undefined && !isObject(hooks)) return refuse("hooks: expected an object");
-  const entries = isObject(hooks) ? hooks[hostEvent] : undefined;
+  const { document, hooks, refuse } = editableDocument(text, source);
+  const entries = isJsonObject(hooks) ? hooks[hostEvent] : undefined;
   if (entries !== undefined && !Array.isArray(entries)) return refuse(`hooks.${hostEvent}: expected an array of hooks`);
   const present = entries?.findIndex(flat.same) ?? -1;
   if (present !== -1) return { kind: "present", path: at(present) };
@@ -199,17 +164,45 @@ function planFlatEdit(
   } catch {
     return refuse("cannot be edited safely (is a key given twice?)");
   }
+  return checkedEdit(plan, expected, refuse);
+}
+
+type Refuse = (what: string) => never;
+
+/** A settings file's text parsed for an edit: an object whose `hooks`, if any, is an object; else one line. */
+function editableDocument(text: string, source: SettingsSource): { document: JsonObject; hooks: unknown; refuse: Refuse } {
+  const refuse: Refuse = (what) => {
+    throw new QhooksError("usage", `${oneLineText(source.display)}: ${what}; fix it first (nothing was changed)`);
+  };
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (e) {
+    throw new QhooksError(
+      "usage",
+      `${oneLineText(source.display)} is not valid JSON (${describeJsonError(text, e)}), so qhooks skips it; fix it first (nothing was changed)`,
+    );
+  }
+  if (!isJsonObject(document)) return refuse("expected a JSON object");
+  const hooks = document.hooks;
+  if (hooks !== undefined && !isJsonObject(hooks)) return refuse("hooks: expected an object");
+  return { document, hooks, refuse };
+}
+
+/**
+ * The edit, if its text reads back as the expected document; a file the text edit cannot follow (a key given twice:
+ * JSON.parse keeps the last, an editor shows the first) is refused.
+ */
+function checkedEdit(plan: Plan, expected: unknown, refuse: Refuse): Plan {
   let reread: unknown;
   try {
-    reread = JSON.parse(plan.text);
+    reread = plan.kind === "edit" ? JSON.parse(plan.text) : undefined;
   } catch {
     reread = undefined;
   }
   if (!isDeepStrictEqual(reread, expected)) return refuse("cannot be edited safely (is a key given twice?)");
   return plan;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The real file behind a path (a settings file is often a symlink into a dotfiles repository); null if none yet. */
 /** The text of an existing settings file, read as qhooks reads settings: a regular file of at most 1 MiB. */
