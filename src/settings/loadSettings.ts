@@ -94,10 +94,6 @@ export interface ReplayPlanSettings {
   readonly stub: ReadonlyMap<string, ReplayStub>;
 }
 
-/** The user's own files: the user level, or a file named on the command line; not a project's, nor a plugin's. */
-const isOwnFile = (source: SettingsSource): boolean => source.plugin === undefined && (source.level === "user" || source.explicit === true);
-const isOwnLevel = (hook: DeclaredHook): boolean => hook.plugin === null && (hook.level === "user" || hook.level.startsWith("/"));
-
 /** Where plugins come from, besides the `qhooks.plugins` lists of the settings files. */
 export interface PluginPlan {
   /** Plugin folders named by the caller (`--plugin`, the library's `plugins` option), absolute. */
@@ -206,11 +202,12 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
       if (had === undefined || (own && !had.own)) offByHostName.set(name, { by: source.display, own });
     }
     if (parsed.disableAllHooks === true) {
-      if (isOwnFile(source)) offForAllBy ??= source.display;
+      // A --settings file inside the project is the project's to write: its switch is a lower-trust one.
+      if (isUserTier(source)) offForAllBy ??= source.display;
       else offForSharedBy ??= source.display;
     }
     if (parsed.qhooks.stopBlockCap !== undefined) {
-      const own = source.plugin === undefined && (source.level === "user" || source.explicit === true);
+      const own = isUserTier(source);
       caps.push({ level: source.level, display: source.display, pluginRoot: source.plugin?.root ?? null, own, cap: parsed.qhooks.stopBlockCap });
     }
     if (parsed.qhooks.requireTrust !== undefined) {
@@ -239,12 +236,18 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     }
     if (parsed.qhooks.budget !== undefined) {
       if (isUserTier(source)) budget = parsed.qhooks.budget;
-      else warnings.push(`${source.display}: qhooks.budget: read only from your own settings (the user-level file or --settings); ignored here`);
+      else
+        warnings.push(
+          `${source.display}: qhooks.budget: read only from your own settings (the user-level file, or a --settings file outside the project); ignored here`,
+        );
     }
     if (parsed.qhooks.notify !== undefined) {
       // Safety first: a project that could set it could hide that its own hooks, or the user's, fail or do not run.
-      if (source.plugin === undefined && (source.level === "user" || source.explicit === true)) notify = parsed.qhooks.notify;
-      else warnings.push(`${source.display}: qhooks.notify: read only from your own settings (the user-level file or --settings); ignored here`);
+      if (isUserTier(source)) notify = parsed.qhooks.notify;
+      else
+        warnings.push(
+          `${source.display}: qhooks.notify: read only from your own settings (the user-level file, or a --settings file outside the project); ignored here`,
+        );
     }
     if (parsed.hooksSection !== undefined) {
       document.push(
@@ -287,13 +290,16 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   for (const w of capped.warnings) warnings.push(w);
   const stopBlockCap = capOf(capped.kept);
 
+  // Whose hooks a lower-trust switch cannot touch: by the file that declares them (a hook's level alone cannot tell a
+  // --settings file outside the project from one inside it: both are named by their path).
+  const userTier = new Set(parts.filter((p) => isUserTier(p.source)).map((p) => p.source.display));
+  const isUserTierHook = (hook: DeclaredHook): boolean => hook.plugin === null && userTier.has(hook.file);
   // Switched off hooks are listed apart (qhooks hooks says by which file), never silently dropped.
-  const switched = applySwitches(hooks, { allBy: offForAllBy, sharedBy: offForSharedBy, names: offByName, hostNames: offByHostName }, isOwnLevel);
+  const switched = applySwitches(hooks, { allBy: offForAllBy, sharedBy: offForSharedBy, names: offByName, hostNames: offByHostName }, isUserTierHook);
   const { disabled } = switched;
   for (const w of switched.warnings) warnings.push(w);
   // A lower-trust file cannot weaken the user's guard by declaring the same command with weaker settings.
-  const userTier = new Set(parts.filter((p) => isUserTier(p.source)).map((p) => p.source.display));
-  const guarded = keepGuards(switched.enabled, (hook) => hook.plugin === null && userTier.has(hook.file));
+  const guarded = keepGuards(switched.enabled, isUserTierHook);
   const enabled = guarded.kept;
   const overruled = guarded.ignored;
   for (const w of overruled) warnings.push(weakerCopyText(w));

@@ -43,6 +43,36 @@ describe("settings: disableAllHooks, which cannot switch off a higher level's gu
     );
   });
 
+  it("a --settings file inside the project is the project's: its switch cannot turn off a guard of a --settings file outside", async () => {
+    const outside = sb.file(join(sb.home, "guards.json"), { hooks: guard("user-guard") });
+    const inside = sb.file(join(sb.project, "hooks.json"), { disableAllHooks: true, hooks: guard("project-guard") });
+    const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"), ["--no-log", "--settings", outside, "--settings", inside]);
+    expect(r.code, r.stderr).to.equal(2);
+    expect(ran(r.outcome)).to.deep.equal(["user-guard"]);
+    expect(r.stderr).to.include(`${inside}: disableAllHooks: the hooks of the project, its local settings and plugins are off (1); yours still run`);
+    expect(r.stderr).to.not.include("every hook is off");
+    // The same switch in a --settings file outside the project is the user's own: every hook is off.
+    const own = sb.file(join(sb.home, "off.json"), { disableAllHooks: true });
+    const off = await sb.runEvent("PreToolUse", payloadFor("PreToolUse"), ["--no-log", "--settings", outside, "--settings", own, "--settings", inside]);
+    expect(off.code, off.stderr).to.equal(0);
+    expect(ran(off.outcome)).to.deep.equal([]);
+    expect(off.stderr).to.include(`${own}: disableAllHooks: every hook is off (2)`);
+  });
+
+  it("a --settings file inside the project cannot lower the Stop cap nor silence notices of the user's own files", async () => {
+    const outside = sb.file(join(sb.home, "guards.json"), { qhooks: { stopBlockCap: 5, notify: true }, hooks: guard("user-guard") });
+    const inside = sb.file(join(sb.project, "hooks.json"), { qhooks: { stopBlockCap: 1, notify: false } });
+    const r = await sb.run(["hooks", "--json", "--settings", outside, "--settings", inside]);
+    expect(r.code, r.stderr).to.equal(0);
+    const warnings = (JSON.parse(r.stdout) as { warnings: string[] }).warnings;
+    expect(warnings).to.include(
+      `${inside}: qhooks.stopBlockCap: 1 is lower than the cap of your own settings (5); only your own settings can lower it; ignored`,
+    );
+    expect(warnings).to.include(
+      `${inside}: qhooks.notify: read only from your own settings (the user-level file, or a --settings file outside the project); ignored here`,
+    );
+  });
+
   it("qhooks hooks lists each hook switched off with the file that did it; doctor does not call it an error", async () => {
     claude("user", { hooks: guard("user-guard") });
     claude("project", { disableAllHooks: true, hooks: guard("project-guard") });
