@@ -1,6 +1,7 @@
 import { EVENT_TRAITS, type EventName } from "../schema/events.js";
 import type { HookResult } from "../schema/outcome.js";
 import type { BudgetSettings } from "../schema/settings.js";
+import type { HookBudgetUsage } from "../schema/usage.js";
 import { oneLineText } from "../text/oneLine.js";
 
 /** One logged outcome, as much of it as the budget reads. */
@@ -10,21 +11,20 @@ export interface BudgetEvent {
   readonly hooks: readonly HookResult[];
 }
 
-/** What one hook cost the turns it ran in. */
-export interface HookBudgetUsage {
-  readonly name: string;
-  /** Turns in which it ran at least once. */
-  readonly turns: number;
-  /** Its runs' durations summed per turn: the mean over those turns, and the largest. */
-  readonly msPerTurn: { readonly mean: number; readonly max: number };
-  /** Characters of context it injected per turn: the total over the window, and the largest turn's. */
-  readonly contextChars: { readonly total: number; readonly maxPerTurn: number };
-}
+export type { HookBudgetUsage } from "../schema/usage.js";
+
+/**
+ * What a hook's budget is kept under: its level and its name. The user's `lint` and the project's `lint` are two
+ * hooks, and the one that costs a turn is the one to name.
+ */
+export const budgetKey = (level: string, name: string): string => JSON.stringify([level, name]);
 
 /** A limit of `qhooks.budget` that a hook crossed, with a kind (never told apart by text). */
 export interface BudgetOverrun {
   readonly kind: "ms-per-turn" | "context-chars";
   readonly hook: string;
+  /** The hook's level (`project`, `user`...): a name alone may be two hooks. */
+  readonly level: string;
   readonly value: number;
   readonly limit: number;
 }
@@ -60,17 +60,16 @@ interface Tally {
  * UserPromptSubmit events and runs to the next one: the prompt's Stop and anything between that Stop and the next
  * prompt (a Notification, a SessionEnd) belong to it, and events before a session's first prompt (SessionStart)
  * count in its first turn, since their context reaches the model then. A session with no prompt is one turn.
+ *
+ * Each hook is its level and name (budgetKey); `nameOf` gives the name a logged run counts under (a hook renamed
+ * since, logged under its old name, is one hook): the name it was logged with when absent.
  */
-export function foldBudget(events: Iterable<BudgetEvent>): HookBudgetUsage[] {
+export function foldBudget(events: Iterable<BudgetEvent>, nameOf: (run: HookResult) => string = (run) => run.name): HookBudgetUsage[] {
   /** Per session: the turn under way, hook by hook; and whether a prompt opened it. */
   const open = new Map<string, { turn: Map<string, Tally>; prompted: boolean }>();
-  const done = new Map<string, Tally[]>();
+  const done = new Map<string, { name: string; level: string; tallies: Tally[] }>();
   const close = (turn: Map<string, Tally>) => {
-    for (const [name, tally] of turn) {
-      const list = done.get(name);
-      if (list) list.push(tally);
-      else done.set(name, [tally]);
-    }
+    for (const [key, tally] of turn) done.get(key)!.tallies.push(tally);
   };
   for (const e of events) {
     let current = open.get(e.sessionId);
@@ -83,24 +82,28 @@ export function foldBudget(events: Iterable<BudgetEvent>): HookBudgetUsage[] {
       open.set(e.sessionId, current);
     } else if (e.event === "UserPromptSubmit") current.prompted = true;
     for (const hook of e.hooks) {
-      const tally = current.turn.get(hook.name) ?? { ms: 0, chars: 0 };
+      const name = nameOf(hook);
+      const key = budgetKey(hook.level, name);
+      if (!done.has(key)) done.set(key, { name, level: hook.level, tallies: [] });
+      const tally = current.turn.get(key) ?? { ms: 0, chars: 0 };
       tally.ms += hook.durationMs;
       tally.chars += contextCharsOf(e.event, hook);
-      current.turn.set(hook.name, tally);
+      current.turn.set(key, tally);
     }
   }
   for (const { turn } of open.values()) close(turn);
-  return [...done.entries()]
-    .map(([name, tallies]) => {
+  return [...done.values()]
+    .map(({ name, level, tallies }) => {
       const ms = tallies.reduce((sum, t) => sum + t.ms, 0);
       return {
         name,
+        level,
         turns: tallies.length,
         msPerTurn: { mean: Math.round((ms / tallies.length) * 10) / 10, max: Math.round(Math.max(...tallies.map((t) => t.ms)) * 10) / 10 },
         contextChars: { total: tallies.reduce((sum, t) => sum + t.chars, 0), maxPerTurn: Math.max(...tallies.map((t) => t.chars)) },
       };
     })
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .sort((a, b) => a.name.localeCompare(b.name) || a.level.localeCompare(b.level));
 }
 
 /** The limits of `qhooks.budget` that apply to one hook: its own by name, else the global ones. */
@@ -115,16 +118,16 @@ export function overBudget(usage: readonly HookBudgetUsage[], budget: BudgetSett
   for (const u of usage) {
     const limits = limitsFor(budget, u.name);
     if (limits.msPerTurn !== undefined && u.msPerTurn.max > limits.msPerTurn)
-      overruns.push({ kind: "ms-per-turn", hook: u.name, value: u.msPerTurn.max, limit: limits.msPerTurn });
+      overruns.push({ kind: "ms-per-turn", hook: u.name, level: u.level, value: u.msPerTurn.max, limit: limits.msPerTurn });
     if (limits.contextChars !== undefined && u.contextChars.maxPerTurn > limits.contextChars)
-      overruns.push({ kind: "context-chars", hook: u.name, value: u.contextChars.maxPerTurn, limit: limits.contextChars });
+      overruns.push({ kind: "context-chars", hook: u.name, level: u.level, value: u.contextChars.maxPerTurn, limit: limits.contextChars });
   }
   return overruns;
 }
 
 /** The one line for an overrun. */
 export function overrunText(o: BudgetOverrun): string {
-  const hook = oneLineText(o.hook);
+  const hook = `${oneLineText(o.hook)} (${oneLineText(o.level)})`;
   return o.kind === "ms-per-turn"
     ? `hook ${hook} added ${o.value} ms to a turn, over its budget of ${o.limit} ms (qhooks.budget.msPerTurn)`
     : `hook ${hook} injected ${o.value} characters of context in a turn, over its budget of ${o.limit} (qhooks.budget.contextChars)`;

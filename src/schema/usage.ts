@@ -25,6 +25,23 @@ export const HookUsageSchema = z.object({
 });
 export type HookUsage = z.infer<typeof HookUsageSchema>;
 
+/**
+ * What one hook cost the turns it ran in (`qhooks hooks --usage`, the report). A hook is its level and its name: two
+ * hooks of one name at two levels (the user's `lint` and the project's) have a budget each.
+ */
+export const HookBudgetUsageSchema = z.object({
+  name: z.string(),
+  /** `user`, `project`, `local`, `plugin`, `in-process`, or the path of a `--settings` file (as in `hooks[]`). */
+  level: z.string(),
+  /** Turns in which it ran at least once. */
+  turns: z.number().int(),
+  /** Its runs' durations summed per turn: the mean over those turns, and the largest. */
+  msPerTurn: z.object({ mean: z.number(), max: z.number() }),
+  /** Characters of context it injected per turn: the total over the window, and the largest turn's. */
+  contextChars: z.object({ total: z.number().int(), maxPerTurn: z.number().int() }),
+});
+export type HookBudgetUsage = z.infer<typeof HookBudgetUsageSchema>;
+
 export const UsageLedgerSchema = z.object({
   /** The window, as ISO times (null: open). */
   since: z.string().nullable(),
@@ -35,3 +52,7 @@ export const UsageLedgerSchema = z.object({
   warnings: z.array(z.string()),
 });
 export type UsageLedger = z.infer<typeof UsageLedgerSchema>;
+
+/** `qhooks hooks --usage --json`: the ledger, and the budget of each of its hooks that ran in the window. */
+export const UsageOutputSchema = UsageLedgerSchema.extend({ budget: z.array(HookBudgetUsageSchema) });
+export type UsageOutput = z.infer<typeof UsageOutputSchema>;

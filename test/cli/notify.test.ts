@@ -188,7 +188,9 @@ describe("--format hook: failures reach the person", function () {
     userFile({ qhooks: { budget: { msPerTurn: 50 } }, ...hooksOn("PreToolUse", { name: "slow", command: `sleep 0.3; echo '${allow}'` }) });
     const first = await run("PreToolUse");
     expect(first.code, first.stderr).to.equal(0);
-    expect(first.reply!.systemMessage).to.match(/^qhooks: hook slow added \d+(\.\d+)? ms to a turn, over its budget of 50 ms \(qhooks\.budget\.msPerTurn\)$/);
+    expect(first.reply!.systemMessage).to.match(
+      /^qhooks: hook slow \(user\) added \d+(\.\d+)? ms to a turn, over its budget of 50 ms \(qhooks\.budget\.msPerTurn\)$/,
+    );
     expect(first.reply!.hookSpecificOutput).to.deep.equal({ hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: "ok" });
     const second = await run("PreToolUse");
     expect(second.reply).to.not.have.property("systemMessage");

@@ -1,8 +1,9 @@
 import { expect } from "chai";
-import { contextCharsOf, foldBudget, limitsFor, overBudget, overrunText, type BudgetEvent } from "../../src/core/hookBudget.js";
+import { budgetKey, contextCharsOf, foldBudget, limitsFor, overBudget, overrunText, type BudgetEvent } from "../../src/core/hookBudget.js";
 import type { HookResult } from "../../src/schema/outcome.js";
 import type { EventName } from "../../src/schema/events.js";
 import { BudgetSettingsSchema } from "../../src/schema/settings.js";
+import { HookBudgetUsageSchema } from "../../src/schema/usage.js";
 import { hookResultOf } from "../support/outcomes.js";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";
 
@@ -37,8 +38,8 @@ describe("explain: the budget per hook (time per turn, context injected)", () =>
         ev("Stop", "s"),
       ]);
       expect(usage).to.deep.equal([
-        { name: "ctx", turns: 1, msPerTurn: { mean: 5, max: 5 }, contextChars: { total: 5, maxPerTurn: 5 } },
-        { name: "g", turns: 2, msPerTurn: { mean: 50, max: 60 }, contextChars: { total: 4, maxPerTurn: 4 } },
+        { name: "ctx", level: "user", turns: 1, msPerTurn: { mean: 5, max: 5 }, contextChars: { total: 5, maxPerTurn: 5 } },
+        { name: "g", level: "user", turns: 2, msPerTurn: { mean: 50, max: 60 }, contextChars: { total: 4, maxPerTurn: 4 } },
       ]);
     });
     it("keeps sessions apart, interleaved as they are in the log", () => {
@@ -52,6 +53,25 @@ describe("explain: the budget per hook (time per turn, context injected)", () =>
       expect(usage[0]!.msPerTurn).to.deep.equal({ mean: 110, max: 200 });
     });
     it("folds nothing into nothing", () => expect(foldBudget([])).to.deep.equal([]));
+    it("keys each hook by level and name: one name at two levels is two budgets", () => {
+      const usage = foldBudget([
+        ev("UserPromptSubmit", "s", result("lint", 10, "", { level: "user" }), result("lint", 70, "", { level: "project" })),
+        ev("Stop", "s", result("lint", 5, "", { level: "project" })),
+      ]);
+      expect(usage.map((u) => [u.level, u.name, u.msPerTurn.max])).to.deep.equal([
+        ["project", "lint", 75],
+        ["user", "lint", 10],
+      ]);
+      expect(budgetKey("user", "lint")).to.not.equal(budgetKey("project", "lint"));
+      expect(budgetKey("a", "b\0c")).to.not.equal(budgetKey("a\0b", "c"), "the key is one pair, whatever the two hold");
+      expect(usage.every((u) => HookBudgetUsageSchema.safeParse(u).success)).to.equal(true);
+    });
+    it("counts a run logged under an old name as the hook's own when nameOf says so", () => {
+      const usage = foldBudget([ev("UserPromptSubmit", "s", result("old-lint", 10), result("lint", 20))], (run) =>
+        run.name === "old-lint" ? "lint" : run.name,
+      );
+      expect(usage.map((u) => [u.name, u.turns, u.msPerTurn.max])).to.deep.equal([["lint", 1, 30]]);
+    });
   });
 
   describe("limits", () => {
@@ -65,11 +85,16 @@ describe("explain: the budget per hook (time per turn, context injected)", () =>
     it("each crossed limit is an overrun with a kind and one line", () => {
       const overruns = overBudget(usage, budget);
       expect(overruns).to.deep.equal([
-        { kind: "context-chars", hook: "g", value: 4, limit: 3 },
-        { kind: "ms-per-turn", hook: "h", value: 60, limit: 50 },
+        { kind: "context-chars", hook: "g", level: "user", value: 4, limit: 3 },
+        { kind: "ms-per-turn", hook: "h", level: "user", value: 60, limit: 50 },
       ]);
-      expect(overrunText(overruns[1]!)).to.equal("hook h added 60 ms to a turn, over its budget of 50 ms (qhooks.budget.msPerTurn)");
-      expect(overrunText({ kind: "context-chars", hook: "a\nb", value: 4, limit: 3 })).to.not.include("\n");
+      expect(overrunText(overruns[1]!)).to.equal("hook h (user) added 60 ms to a turn, over its budget of 50 ms (qhooks.budget.msPerTurn)");
+      expect(overrunText({ kind: "context-chars", hook: "a\nb", level: "x\ny", value: 4, limit: 3 })).to.not.include("\n");
+    });
+    it("the same name at two levels: only the level over its limit is named", () => {
+      const two = foldBudget([ev("UserPromptSubmit", "s", result("lint", 10, "", { level: "user" }), result("lint", 70, "", { level: "project" }))]);
+      const overruns = overBudget(two, BudgetSettingsSchema.parse({ msPerTurn: 50 }));
+      expect(overruns.map(overrunText)).to.deep.equal(["hook lint (project) added 70 ms to a turn, over its budget of 50 ms (qhooks.budget.msPerTurn)"]);
     });
     it("no limits, no overruns", () => expect(overBudget(usage, {})).to.deep.equal([]));
     it("the schema refuses a limit that is not a positive number, and an unknown key", () => {
@@ -91,7 +116,7 @@ describe("explain: the budget per hook (time per turn, context injected)", () =>
       sb.userSettings({ hooks, qhooks: { budget: { contextChars: 5, hooks: { other: { contextChars: 1 } } } } });
       const over = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit"), ["--no-log"]);
       const warnings = (over.outcome as { warnings: string[] }).warnings;
-      expect(warnings).to.deep.equal(["hook ctx injected 12 characters of context in a turn, over its budget of 5 (qhooks.budget.contextChars)"]);
+      expect(warnings).to.deep.equal(["hook ctx (user) injected 12 characters of context in a turn, over its budget of 5 (qhooks.budget.contextChars)"]);
       sb.userSettings({ hooks, qhooks: { budget: { contextChars: 5, hooks: { ctx: { contextChars: 100 } } } } });
       const under = await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit"), ["--no-log"]);
       expect((under.outcome as { warnings: string[] }).warnings).to.deep.equal([]);
@@ -108,7 +133,7 @@ describe("explain: the budget per hook (time per turn, context injected)", () =>
           warnings.push(...(r.outcome as { warnings: string[] }).warnings);
         }
       expect(warnings).to.have.length(4);
-      for (const w of warnings) expect(w).to.match(/^hook slow added \d+(\.\d+)? ms to a turn, over its budget of 100 ms/);
+      for (const w of warnings) expect(w).to.match(/^hook slow \(user\) added \d+(\.\d+)? ms to a turn, over its budget of 100 ms/);
       const usage = await sb.run(["hooks", "--usage", "--format", "json"]);
       expect(usage.code, usage.stderr).to.equal(0);
       const budget = (JSON.parse(usage.stdout) as { budget: { name: string; turns: number; msPerTurn: { mean: number; max: number } }[] }).budget;

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { StatsSchema } from "../../src/schema/logRecord.js";
-import { UsageLedgerSchema, type HookUsage, type UsageLedger } from "../../src/schema/usage.js";
+import { UsageLedgerSchema, UsageOutputSchema, type HookUsage, type UsageLedger } from "../../src/schema/usage.js";
+import { loggedHookNames } from "../../src/explain/loggedHookNames.js";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";
 
 const BLOCK_RM = `input=$(cat)
@@ -120,5 +121,54 @@ describe("the usage ledger", () => {
     const table = await sb.run(["hooks", "--usage", "--format", "table"], { env: { COLUMNS: "250" } });
     expect(table.stdout).to.match(/MS\/TURN +CTX\/TURN/);
     expect(table.stdout).to.match(/ctx .* 12 /);
+  });
+
+  it("hooks --usage: one name at two levels is two budgets, each on its own row", async () => {
+    sb.userSettings({ hooks: { UserPromptSubmit: [group(undefined, { command: "cat >/dev/null; echo user-ctx", name: "lint" })] } });
+    sb.projectSettings({ hooks: { UserPromptSubmit: [group(undefined, { command: "cat >/dev/null; echo the-projects-ctx", name: "lint" })] } });
+    await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit"));
+    const r = await sb.run(["hooks", "--usage", "--json"]);
+    expect(r.code, r.stderr).to.equal(0);
+    const { budget } = UsageOutputSchema.parse(JSON.parse(r.stdout));
+    expect(budget.map((b) => [b.name, b.level, b.contextChars.maxPerTurn])).to.deep.equal([
+      ["lint", "project", 16],
+      ["lint", "user", 8],
+    ]);
+    const table = await sb.run(["hooks", "--usage", "--format", "tsv"]);
+    const rows = table.stdout.split("\n").filter((l) => l.includes("\tlint\t"));
+    const header = table.stdout.split("\n")[0]!.split("\t");
+    const ctx = (level: string) => rows.find((l) => l.split("\t")[header.indexOf("LEVEL")] === level)!.split("\t")[header.indexOf("CTX/TURN")];
+    expect([ctx("user"), ctx("project")]).to.deep.equal(["8", "16"]);
+  });
+
+  it("hooks --usage: a hook renamed since keeps its runs logged under the old name, one row", async () => {
+    const command = "cat >/dev/null; echo ctx";
+    sb.userSettings({ hooks: { UserPromptSubmit: [group(undefined, { command, name: "old-lint" })] } });
+    await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit", { session_id: "a" }));
+    sb.userSettings({ hooks: { UserPromptSubmit: [group(undefined, { command, name: "lint" })] } });
+    await sb.runEvent("UserPromptSubmit", payloadFor("UserPromptSubmit", { session_id: "b" }));
+    const r = await sb.run(["hooks", "--usage", "--json"]);
+    expect(r.code, r.stderr).to.equal(0);
+    const output = UsageOutputSchema.parse(JSON.parse(r.stdout));
+    expect(output.hooks.map((h) => [h.name, h.runs])).to.deep.equal([["lint", 2]]);
+    expect(output.budget.map((b) => [b.name, b.turns])).to.deep.equal([["lint", 2]]);
+  });
+
+  describe("loggedHookNames", () => {
+    const hook = (name: string, level: string, command: string | null) => ({ name, level, command });
+    it("maps old default names (aliases) and names logged before a rename (same level and command) to the name now", () => {
+      const configured = [hook("lint", "user", "lint.sh"), hook("check.sh", "project", "./check.sh")];
+      const logged = [hook("old-lint", "user", "lint.sh"), hook("lint", "user", "lint.sh"), hook("./check.sh", "project", "./check.sh")];
+      const names = loggedHookNames(configured, logged, new Map([["./check.sh", "check.sh"]]));
+      expect([...names]).to.deep.equal([
+        ["./check.sh", "check.sh"],
+        ["old-lint", "lint"],
+      ]);
+    });
+    it("leaves alone a name in use now, a run of another level, a removed hook, and a command two names share", () => {
+      const configured = [hook("a", "user", "x"), hook("b", "user", "y"), hook("c", "user", "y")];
+      const logged = [hook("a", "project", "y"), hook("old", "project", "x"), hook("gone", "user", "z"), hook("old2", "user", "y"), hook("n", "user", null)];
+      expect([...loggedHookNames(configured, logged)]).to.deep.equal([]);
+    });
   });
 });

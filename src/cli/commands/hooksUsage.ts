@@ -1,8 +1,10 @@
 import { EXIT } from "../../errors.js";
 import { configOfSettings } from "../../explain/loggedConfig.js";
 import { usageLedger } from "../../explain/usageLedger.js";
-import { foldBudget, type BudgetEvent, type HookBudgetUsage } from "../../core/hookBudget.js";
-import type { HookUsage } from "../../schema/usage.js";
+import { budgetKey, foldBudget, type BudgetEvent, type HookBudgetUsage } from "../../core/hookBudget.js";
+import type { DeclaredHook } from "../../core/hookDescriptor.js";
+import { loggedHookNames, type NamedHook } from "../../explain/loggedHookNames.js";
+import type { HookUsage, UsageOutput } from "../../schema/usage.js";
 import { openStore, type Store } from "../../store/openStore.js";
 import type { LogFilter } from "../../schema/logFilter.js";
 import { timeWindow } from "../filterFlags.js";
@@ -33,7 +35,14 @@ export async function hooksUsageCommand(flags: UsageFlags, context: CliContext):
   let ledger;
   let budget: HookBudgetUsage[];
   try {
-    const [stats, matchCounts] = [await log.stats(window, snapshot.hookAliases), await log.matchCounts(window)];
+    const events = await budgetEvents(log, window);
+    // A renamed hook's runs, logged under its old names, count as the hook's own: one row, not two.
+    const names = loggedHookNames(
+      [...snapshot.hooks, ...snapshot.disabled.map((d) => d.hook)].map(namedHook),
+      events.flatMap((e) => e.hooks),
+      snapshot.hookAliases,
+    );
+    const [stats, matchCounts] = [await log.stats(window, names), await log.matchCounts(window)];
     ledger = usageLedger({
       view: configOfSettings(snapshot),
       configHash: snapshot.hash,
@@ -43,17 +52,19 @@ export async function hooksUsageCommand(flags: UsageFlags, context: CliContext):
       since: window.since,
       until: window.until,
     });
-    budget = foldBudget(await budgetEvents(log, window));
+    budget = foldBudget(events, (run) => names.get(run.name) ?? run.name);
   } finally {
     await log.close();
   }
   const rows = ledger.hooks.filter((h) => flags.event === undefined || h.event === flags.event);
+  const byKey = new Map(budget.map((b) => [budgetKey(b.level, b.name), b]));
   if (flags.format === "json") {
-    const names = new Set(rows.map((h) => h.name));
-    out(JSON.stringify({ ...ledger, hooks: rows, budget: budget.filter((b) => names.has(b.name)) }, null, 2));
+    const keys = new Set(rows.map(rowKey));
+    const output: UsageOutput = { ...ledger, hooks: rows, budget: budget.filter((b) => keys.has(budgetKey(b.level, b.name))) };
+    out(JSON.stringify(output, null, 2));
     return EXIT.ok;
   }
-  const columns = usageColumns(flags.utc, new Map(budget.map((b) => [b.name, b])));
+  const columns = usageColumns(flags.utc, byKey);
   if (flags.format === "tsv") {
     out(renderTsv(columns, rows));
     return EXIT.ok;
@@ -96,6 +107,12 @@ async function budgetEvents(log: Store, window: Pick<LogFilter, "since" | "until
   return events.reverse();
 }
 
+/** A ledger row's budget key: its runs are logged with the level `plugin` for a plugin's hook. */
+const rowKey = (h: HookUsage): string => budgetKey(h.source.plugin ? "plugin" : h.source.level, h.name ?? "");
+
+/** A configured hook as the log names its runs. */
+const namedHook = (h: DeclaredHook): NamedHook => ({ name: h.name, level: h.plugin ? "plugin" : h.level, command: h.command });
+
 function usageColumns(utc: boolean, budget: ReadonlyMap<string, HookBudgetUsage>): Column<HookUsage>[] {
   return [
     { header: "EVENT", cell: (h) => h.event, max: 20, min: 6, keep: 10 },
@@ -115,8 +132,8 @@ function usageColumns(utc: boolean, budget: ReadonlyMap<string, HookBudgetUsage>
     { header: "P95 MS", cell: (h) => ms(h.p95Ms), keep: 2, align: "right" },
     { header: "MAX MS", cell: (h) => ms(h.maxMs), keep: 1, align: "right" },
     // The budget: the largest turn's time and context of the hook (qhooks.budget).
-    { header: "MS/TURN", cell: (h) => ms(budget.get(h.name ?? "")?.msPerTurn.max ?? null), keep: 2, align: "right" },
-    { header: "CTX/TURN", cell: (h) => String(budget.get(h.name ?? "")?.contextChars.maxPerTurn ?? ""), keep: 2, align: "right" },
+    { header: "MS/TURN", cell: (h) => ms(budget.get(rowKey(h))?.msPerTurn.max ?? null), keep: 2, align: "right" },
+    { header: "CTX/TURN", cell: (h) => String(budget.get(rowKey(h))?.contextChars.maxPerTurn ?? ""), keep: 2, align: "right" },
     {
       header: "LAST RUN",
       cell: (h) => (h.lastRun === null ? "never" : showTime(h.lastRun, utc).text),

@@ -16,7 +16,7 @@ import { limitsFromEnv } from "../../engine/limits.js";
 import { fileOnce } from "../../handlers/once.js";
 import { hostDialect } from "../../hosts/hosts.js";
 import { type FailureNotice, failureNotices, memoryCounter, noticesToSay } from "../../output/failureNotices.js";
-import { foldBudget, overBudget, overrunText } from "../../core/hookBudget.js";
+import { budgetKey, foldBudget, overBudget, overrunText } from "../../core/hookBudget.js";
 import type { BudgetSettings } from "../../schema/settings.js";
 import { callerHostOf } from "../../hosts/callerHost.js";
 import type { Dialect } from "../../schema/dialect.js";
@@ -207,7 +207,7 @@ function budgetNotices(outcome: Outcome, budget: BudgetSettings | null | undefin
   if (!budget || outcome.hooks.length === 0) return [];
   const hooks = outcome.hooks.filter((h) => !h.shadow);
   const usage = foldBudget([{ event: outcome.event, sessionId: outcome.sessionId, hooks }]);
-  return overBudget(usage, budget).map((o) => ({ key: `over-budget\0${o.kind}\0${o.hook}`, text: `qhooks: ${overrunText(o)}` }));
+  return overBudget(usage, budget).map((o) => ({ key: `over-budget\0${o.kind}\0${budgetKey(o.level, o.hook)}`, text: `qhooks: ${overrunText(o)}` }));
 }
 
 /**
