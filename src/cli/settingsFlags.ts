@@ -18,6 +18,8 @@ export function settingsOfFlags(
     settingsFiles: flags.settings.length ? flags.settings : undefined,
     plugins: flags.plugin,
     baseDir: process.cwd(),
+    // What moves a host's files ($COPILOT_HOME, $CODEX_HOME, Gemini CLI's system paths): listed where the host reads them.
+    env: context.env,
   });
   return loadSettings(sources, plugins);
 }

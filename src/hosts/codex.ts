@@ -31,8 +31,11 @@ const DEFAULT_TIMEOUT_SECONDS = 600;
 export const codexHost: HostDialect = {
   id: "codex",
   name: "Codex",
-  settingsLevels: (homeDir, projectDir) => [
-    { level: "user", path: join(homeDir, ".codex", "hooks.json"), display: "~/.codex/hooks.json" },
+  // $CODEX_HOME moves the user's folder, as it does for Codex.
+  settingsLevels: (homeDir, projectDir, env = {}) => [
+    env.CODEX_HOME?.trim()
+      ? { level: "user", path: join(env.CODEX_HOME.trim(), "hooks.json"), display: join(env.CODEX_HOME.trim(), "hooks.json") }
+      : { level: "user", path: join(homeDir, ".codex", "hooks.json"), display: "~/.codex/hooks.json" },
     { level: "project", path: join(projectDir, ".codex", "hooks.json"), display: ".codex/hooks.json" },
   ],
   projectFolder: ".codex",

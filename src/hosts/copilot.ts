@@ -18,20 +18,26 @@ const DEFAULT_TIMEOUT_SECONDS = 30;
 export const copilotHost: HostDialect = {
   id: "copilot",
   name: "Copilot CLI",
-  settingsLevels: (homeDir, projectDir) => [
-    {
-      level: "user",
-      path: join(homeDir, ".copilot", "hooks", "hooks.json"),
-      display: "~/.copilot/hooks/hooks.json",
-      folder: { path: join(homeDir, ".copilot", "hooks"), display: "~/.copilot/hooks" },
-    },
-    {
-      level: "project",
-      path: join(projectDir, ".github", "hooks", "hooks.json"),
-      display: ".github/hooks/hooks.json",
-      folder: { path: join(projectDir, ".github", "hooks"), display: ".github/hooks" },
-    },
-  ],
+  settingsLevels: (homeDir, projectDir, env = {}) => {
+    // $COPILOT_HOME moves the user's folder, as it does for Copilot CLI (its configuration directory reference).
+    const moved = env.COPILOT_HOME?.trim() ? env.COPILOT_HOME.trim() : null;
+    const dir = moved ?? join(homeDir, ".copilot");
+    const shown = moved ?? "~/.copilot";
+    return [
+      {
+        level: "user",
+        path: join(dir, "hooks", "hooks.json"),
+        display: `${shown}/hooks/hooks.json`,
+        folder: { path: join(dir, "hooks"), display: `${shown}/hooks` },
+      },
+      {
+        level: "project",
+        path: join(projectDir, ".github", "hooks", "hooks.json"),
+        display: ".github/hooks/hooks.json",
+        folder: { path: join(projectDir, ".github", "hooks"), display: ".github/hooks" },
+      },
+    ];
+  },
   projectFolder: ".github",
   projectDirVariables: [],
   loadsEnabledPlugins: false,

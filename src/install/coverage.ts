@@ -14,7 +14,7 @@ export interface Coverage {
 }
 
 export function coverageOf(host: HostDialect, homeDir: string, projectDir: string, env: Readonly<Record<string, string | undefined>>): Coverage {
-  const plan = planSettings({ homeDir, projectDir, dialect: host.id, baseDir: projectDir });
+  const plan = planSettings({ homeDir, projectDir, dialect: host.id, baseDir: projectDir, env });
   const snapshot = loadSettings(plan.sources, plan.plugins);
   const evaluator = Boolean(env.QHOOKS_EVALUATOR_URL);
   const notRunnable = snapshot.hooks.flatMap((h) => {

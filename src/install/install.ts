@@ -36,12 +36,20 @@ const MARGIN_SECONDS = 30;
 const RECORD_TIMEOUT_SECONDS = 60;
 
 /** Where the scope writes, and how messages name it. */
-export function targetOf(host: HostDialect, scope: InstallScope, homeDir: string, projectDir: string, managed: ManagedSettings | null) {
+export function targetOf(
+  host: HostDialect,
+  scope: InstallScope,
+  homeDir: string,
+  projectDir: string,
+  managed: ManagedSettings | null,
+  env: Readonly<Record<string, string | undefined>> = {},
+) {
   if (scope === "managed") {
     if (managed === null) throw new QhooksError("usage", `${host.name} has no managed settings; use --scope user`);
     return { path: managed.file, shown: managed.file };
   }
-  const user = host.settingsLevels(homeDir, projectDir).find((l) => l.level === "user")!;
+  // The file the host reads where the environment moved its folder ($COPILOT_HOME, $CODEX_HOME).
+  const user = host.settingsLevels(homeDir, projectDir, env).find((l) => l.level === "user")!;
   return { path: user.path, shown: user.display };
 }
 
@@ -52,7 +60,7 @@ export function targetOf(host: HostDialect, scope: InstallScope, homeDir: string
  */
 export function install(o: InstallOptions): string[] {
   const managed = o.host.managedSettings(o.env, o.platform);
-  const target = targetOf(o.host, o.scope, o.homeDir, o.projectDir, managed);
+  const target = targetOf(o.host, o.scope, o.homeDir, o.projectDir, managed, o.env);
   const recordPath = installRecordPath(o.host.id, o.scope, o.homeDir, managed);
   const sudoHint = o.scope === "managed" ? ` (Claude Code's managed settings need administrator rights: run it with sudo, or use --scope user)` : "";
   if (o.server !== null && o.scope !== "managed")

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 import type { HostDialect } from "../hosts/hostDialect.js";
 import { hostKeys, parseDocument, removeEntries } from "./entriesEdit.js";
 import { hostDialect } from "../hosts/hosts.js";
@@ -50,6 +51,10 @@ function undo(record: InstallRecord, recordPath: string, dryRun: boolean): strin
     lines.push(
       record.before.existed ? `Restored ${record.file} byte for byte as it was before install` : `Removed ${record.file} (it did not exist before install)`,
     );
+  } else if (noneLeft(file.bytes, record)) {
+    // The user took qhooks' entries out by hand: the file is theirs as it is, not one byte is changed.
+    next = file.bytes;
+    lines.push(`${record.file}: qhooks' entries are no longer there (removed by hand?); left the file untouched, forgot the install`);
   } else {
     const removed = removeEntries(file.bytes.toString("utf8"), record, record.file, hostKeys(hostDialect(record.host)));
     const empty = Object.keys(parseDocument(removed.text, record.file)).length === 0;
@@ -65,8 +70,23 @@ function undo(record: InstallRecord, recordPath: string, dryRun: boolean): strin
     lines.push(`(dry run: nothing was changed; uninstall would also remove ${recordPath})`);
     return lines;
   }
-  if (file.bytes !== null) replaceFile(file, next);
+  if (file.bytes !== null && next !== file.bytes) replaceFile(file, next);
   if (next === null && !existsSync(record.file)) removeEmptyDirs(record.createdDirs);
   removeInstallRecord(recordPath);
   return lines;
+}
+
+/** Whether none of the entries install wrote is in the file any more, as written (a file qhooks cannot read counts as none). */
+function noneLeft(bytes: Buffer, record: InstallRecord): boolean {
+  const removed = (() => {
+    try {
+      return removeEntries(bytes.toString("utf8"), record, record.file, hostKeys(hostDialect(record.host)));
+    } catch {
+      return null;
+    }
+  })();
+  if (removed === null || removed.notFound.length !== record.entries.length) return false;
+  // Top-level settings install set (a managed drop-in's) that are still there are still qhooks' to take out.
+  const document = parseDocument(bytes.toString("utf8"), record.file);
+  return Object.entries(record.settings).every(([key, value]) => !isDeepStrictEqual(document[key], value));
 }

@@ -24,7 +24,7 @@ export function chooseDialect(
 ): DialectChoice {
   const pinned = asked ?? (env.QHOOKS_DIALECT?.trim() || undefined);
   const present = DIALECTS.filter((id) =>
-    HOSTS[id].settingsLevels(where.homeDir, where.projectDir).some((level) => existsSync(level.folder?.path ?? level.path)),
+    HOSTS[id].settingsLevels(where.homeDir, where.projectDir, env).some((level) => existsSync(level.folder?.path ?? level.path)),
   );
   if (pinned === undefined && where.detect && present.length === 1) return { dialect: present[0]!, how: "detected", note: null };
   const dialect = dialectOf(asked, env);

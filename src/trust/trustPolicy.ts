@@ -65,7 +65,7 @@ export function createTrustPolicy(setup: TrustSetup): TrustPolicy {
   const byEnv = trustRequiredByEnv(setup.env);
   const storePath = trustStorePath(setup.homeDir);
   const storeDisplay = displayStorePath(storePath, setup.homeDir);
-  const userFile = discoverSettings(setup.homeDir, setup.projectDir, setup.dialect)[0]!;
+  const userFile = discoverSettings(setup.homeDir, setup.projectDir, setup.dialect, setup.env)[0]!;
   const stores = new StampCache<TrustStoreRead>();
   const switches = new StampCache<boolean>();
   const pins = new HookPins();

@@ -15,6 +15,7 @@ import { requireProjectDir, type CliContext } from "../globals.js";
 import { addProperty, appendToArray, styleOf } from "../../json/jsonInsert.js";
 import { out } from "../io.js";
 import { hostDialect } from "../../hosts/hosts.js";
+import type { HostDialect } from "../../hosts/hostDialect.js";
 import { flatHookEntry } from "./hooksAddFlat.js";
 
 export const HooksAddFlagsSchema = z.object({
@@ -44,21 +45,25 @@ export function hooksAddCommand(event: EventName, flags: HooksAddFlags, context:
       "usage",
       `not added: ${oneLineText(source.display)} is read by qhooks itself, and this command calls qhooks (it would run itself); use qhooks install ${context.dialect}`,
     );
+  const host = hostDialect(context.dialect);
   const handler = {
     type: "command",
     command: flags.command,
-    ...(flags.timeout !== undefined && { timeout: flags.timeout }),
+    // `--timeout` is in seconds; a host whose files count milliseconds (Gemini CLI) gets its own unit.
+    ...(flags.timeout !== undefined && { timeout: host.timeoutUnit === "milliseconds" ? Math.round(flags.timeout * 1000) : flags.timeout }),
     ...(flags.name !== undefined && { name: flags.name }),
     ...(flags.shadow && { mode: "shadow" }),
   };
   const matcher = flags.matcher;
   const shownPath = oneLineText(source.display);
   // A host whose files hold one hook per entry under its own event names (Cursor, Copilot CLI) gets its own shape.
-  const flat = flags.file === undefined ? flatHookEntry(hostDialect(context.dialect), event, flags) : null;
+  const flat = flags.file === undefined ? flatHookEntry(host, event, flags) : null;
+  // A host of matcher groups under its own event names (Gemini CLI's `BeforeTool`) gets its name; `--file` is qhooks' shape.
+  const key = flags.file === undefined ? groupKey(host, event) : event;
 
   const realPath = existingRealPath(source.path);
   const before = realPath === null ? "" : readSettingsText(realPath, source.path);
-  const plan = flat === null ? planEdit(before, event, matcher, handler, source) : planFlatEdit(before, flat, source);
+  const plan = flat === null ? planEdit(before, key, matcher, handler, source) : planFlatEdit(before, flat, source);
   if (plan.kind === "present") {
     out(`Already in ${shownPath}: ${plan.path} runs the same command for ${event}${matcher ? ` ${oneLineText(matcher)}` : ""}; nothing changed.`);
     return EXIT.ok;
@@ -80,7 +85,8 @@ function target(flags: HooksAddFlags, context: CliContext): SettingsSource {
     return { level: path, path, display: path, explicit: true };
   }
   const projectDir = flags.level === "user" ? context.projectDir : requireProjectDir(context);
-  const found = discoverSettings(context.homeDir, projectDir, context.dialect).find((s) => s.level === flags.level);
+  // The environment may move the host's files ($COPILOT_HOME, $CODEX_HOME...): the file written is the one it reads.
+  const found = discoverSettings(context.homeDir, projectDir, context.dialect, context.env).find((s) => s.level === flags.level);
   if (found === undefined) throw new QhooksError("usage", `${hostDialect(context.dialect).name} has no ${flags.level} level; use --level user or project`);
   return found;
 }
@@ -92,8 +98,15 @@ const sameMatcher = (a: unknown, b: string | undefined) => {
   return (a === undefined || typeof a === "string") && norm(a) === norm(b);
 };
 
+/** The key of an event in a host's `hooks` section; one line when the host has no such event. */
+function groupKey(host: HostDialect, event: EventName): string {
+  const key = host.eventNames.toHost.get(event);
+  if (key === undefined) throw new QhooksError("usage", `${host.name} has no ${event} event: nothing was added`);
+  return key;
+}
+
 /** The file's new text: the handler appended to the group with the same matcher, else in a new group. */
-function planEdit(text: string, event: EventName, matcher: string | undefined, handler: Record<string, unknown>, source: SettingsSource): Plan {
+function planEdit(text: string, event: string, matcher: string | undefined, handler: Record<string, unknown>, source: SettingsSource): Plan {
   const group = { ...(matcher !== undefined && { matcher }), hooks: [handler] };
   if (text.trim() === "") return { kind: "edit", text: `${JSON.stringify({ hooks: { [event]: [group] } }, null, 2)}\n`, path: `hooks.${event}[0].hooks[0]` };
 

@@ -53,7 +53,7 @@ export async function pruneCommand(flags: z.infer<typeof PruneFlagsSchema>, cont
   let spec = flags.before;
   let from = "--before";
   if (spec === undefined) {
-    spec = loadSettings(discoverSettings(context.homeDir, context.projectDir, context.dialect)).retention ?? undefined;
+    spec = loadSettings(discoverSettings(context.homeDir, context.projectDir, context.dialect, context.env)).retention ?? undefined;
     from = "qhooks.retention";
   }
   if (spec === undefined)

@@ -40,7 +40,7 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
   for (const w of warnings) warn(w);
   try {
     // The user's redaction patterns (qhooks.redact) apply here too; the settings' other warnings are for qhooks hooks.
-    const { redactor } = loadSettings(discoverSettings(context.homeDir, context.projectDir, context.dialect));
+    const { redactor } = loadSettings(discoverSettings(context.homeDir, context.projectDir, context.dialect, context.env));
     // Cursor runs the recorder `install claude` wrote into Claude Code's files too: its events are logged as Cursor's.
     const sender = callerHostOf(input, context.dialect) ?? context.dialect;
     const host = hostDialect(sender);

@@ -53,7 +53,7 @@ export const hookCallsQhooks: DoctorRule = {
             : hook.plugin !== null
               ? hostDialect(dialect).loadsEnabledPlugins
               : hostDialect(dialect)
-                  .settingsLevels(context.homeDir, context.projectDir)
+                  .settingsLevels(context.homeDir, context.projectDir, context.env)
                   .some((l) => l.path === file);
         if (!reads) continue;
         yield {
