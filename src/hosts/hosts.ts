@@ -17,3 +17,12 @@ export const HOSTS: Readonly<Record<Dialect, HostDialect>> = {
 };
 
 export const hostDialect = (id: Dialect): HostDialect => HOSTS[id];
+
+/**
+ * Every host as `install` and `uninstall` name it, `claude (Claude Code), ...`: one text for their help and their
+ * errors, so that neither forgets a host when one is added.
+ */
+export const hostChoicesText = (): string => {
+  const choices = Object.values(HOSTS).map((h) => `${h.id} (${h.name})`);
+  return `${choices.slice(0, -1).join(", ")} or ${choices.at(-1)}`;
+};

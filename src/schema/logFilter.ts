@@ -12,6 +12,11 @@ export const LogFilterSchema = z.object({
   blocked: z.boolean().optional(),
   /** Substring of a hook's name or command: events where such a hook ran. */
   hook: z.string().optional(),
+  /**
+   * With `hook`: the same hook's other names, exactly (the names the log stored its runs under before it was
+   * renamed: its whole command, a plugin's `plugin: command`); an event where a hook of one of them ran matches too.
+   */
+  hookNames: z.array(z.string()).optional(),
   /** Case-sensitive substring of the payload JSON or the reason. */
   grep: z.string().optional(),
   since: z.date().optional(),

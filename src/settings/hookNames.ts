@@ -68,3 +68,18 @@ export function uniqueHookNames<H extends Nameable>(hooks: readonly H[]): { hook
 
 /** A name a user wrote, as the configuration now names that hook. */
 export const currentHookName = (aliases: ReadonlyMap<string, string>, name: string): string => aliases.get(name) ?? name;
+
+/**
+ * The other names of the hook a user named, by the configuration's renames (`aliases`, long name to name now): its
+ * long name when `name` is its name now, its name now when `name` is its long name. The log keeps the names hooks
+ * had when they ran, so a hook's older runs are stored under its long name (`kit: ${CLAUDE_PLUGIN_ROOT}/check.sh`)
+ * and its newer ones under its short name (`kit: check.sh`): `log --hook` asks for all of them.
+ */
+export function otherHookNames(aliases: ReadonlyMap<string, string>, name: string): string[] {
+  const names = new Set<string>();
+  const now = aliases.get(name);
+  if (now !== undefined) names.add(now);
+  for (const [long, current] of aliases) if (current === name) names.add(long);
+  names.delete(name);
+  return [...names];
+}

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { join } from "node:path";
 import { logSeqs, nonEmptyLines, seedLog, type SeedEvent } from "../store/storeHelpers.js";
 import { Sandbox } from "../support/sandbox.js";
 
@@ -55,5 +56,55 @@ describe("cli: log's table names hooks by their script, the log keeps their whol
     expect(await logSeqs(sb, ["--hook", CHECK])).to.deep.equal([seqs[0]]);
     expect(await logSeqs(sb, ["--hook", "two: "])).to.deep.equal([seqs[1]]);
     expect(await logSeqs(sb, ["--hook", "check.sh"])).to.deep.equal([seqs[1], seqs[0]]);
+  });
+});
+
+/**
+ * `--hook NAME` with a configuration that renamed the hook: a plugin's hook stored under its old whole name
+ * (`kit: ${CLAUDE_PLUGIN_ROOT}/scripts/check.sh`) before, and under its short name (`kit: check.sh`) now. Either name
+ * finds both, in log, report, export and replay's selection; the configuration is Claude Code's, found without flags.
+ */
+describe("cli: --hook finds a hook's runs under its older names", () => {
+  const OLD = "kit: ${CLAUDE_PLUGIN_ROOT}/scripts/check.sh";
+  let sb: Sandbox;
+  let seqs: number[];
+  before(async () => {
+    sb = new Sandbox();
+    const root = join(sb.home, ".claude", "plugins", "cache", "tools", "kit", "1.0.0");
+    sb.file(join(root, ".claude-plugin", "plugin.json"), { name: "kit", version: "1.0.0" });
+    sb.file(join(root, "hooks", "hooks.json"), {
+      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "${CLAUDE_PLUGIN_ROOT}/scripts/check.sh" }] }] },
+    });
+    sb.file(join(sb.home, ".claude", "plugins", "installed_plugins.json"), {
+      version: 2,
+      plugins: { "kit@tools": [{ scope: "user", installPath: root, version: "1.0.0" }] },
+    });
+    sb.file(join(sb.home, ".claude", "settings.json"), { enabledPlugins: { "kit@tools": true } });
+    const at = (minutes: number) => new Date(Date.parse("2026-02-01T01:00:00.000Z") + minutes * 60_000);
+    const ran = (minutes: number, name: string): SeedEvent => ({
+      ts: at(minutes),
+      event: "PreToolUse",
+      sessionId: "s1",
+      matchValue: "Bash",
+      decision: "none",
+      hooks: [{ name, command: join(root, "scripts", "check.sh") }],
+    });
+    seqs = await seedLog(sb.db, [ran(0, OLD), ran(1, "kit: check.sh"), ran(2, "other: check.sh")]);
+  });
+  after(() => sb.cleanup());
+
+  it("the hook's name now and its old name each find both runs; another plugin's check.sh is not one of them", async () => {
+    const hooks = await sb.run(["hooks", "--json"]);
+    expect(hooks.stdout, hooks.stderr).to.include('"kit: check.sh"');
+    expect(await logSeqs(sb, ["--hook", "kit: check.sh"])).to.deep.equal([seqs[1], seqs[0]]);
+    expect(await logSeqs(sb, ["--hook", OLD])).to.deep.equal([seqs[1], seqs[0]]);
+    // Without a configuration that names it, the stored texts alone.
+    expect(await logSeqs(sb, ["--hook", "kit: check.sh", "--dialect", "qoder"])).to.deep.equal([seqs[1]]);
+  });
+
+  it("replay selects the same events", async () => {
+    const replay = await sb.run(["replay", "--hook", "kit: check.sh", "--match-only", "--yes"]);
+    expect(replay.code, replay.stderr).to.equal(0);
+    expect(replay.stdout).to.match(/Replaying 2 events/);
   });
 });

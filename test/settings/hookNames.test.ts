@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { join } from "node:path";
 import { checkOutcome } from "../../src/hooktest/checkOutcome.js";
-import { longHookName, scriptName, shortHookName, uniqueHookNames } from "../../src/settings/hookNames.js";
+import { longHookName, otherHookNames, scriptName, shortHookName, uniqueHookNames } from "../../src/settings/hookNames.js";
 import { logSeqs, seedLog } from "../store/storeHelpers.js";
 import { hookResultOf, outcomeOf } from "../support/outcomes.js";
 import { Sandbox, payloadFor } from "../support/sandbox.js";
@@ -46,6 +46,20 @@ describe("settings: short default hook names", function () {
       ]);
       expect(hooks.map((h) => h.name)).to.deep.equal(["/a/check.sh", "/b/check.sh", "lint.sh", "lint.sh", "named"]);
       expect([...aliases]).to.deep.equal([["/a/lint.sh", "lint.sh"]]);
+    });
+
+    it("otherHookNames: a name now gives its long names, a long name gives the name now; a name without a rename, none", () => {
+      const aliases = new Map([
+        ["kit: ${CLAUDE_PLUGIN_ROOT}/hooks/check.sh", "kit: check.sh"],
+        ["/a/lint.sh --fix", "lint.sh"],
+        ["sh /a/lint.sh", "lint.sh"],
+      ]);
+      expect(otherHookNames(aliases, "kit: check.sh")).to.deep.equal(["kit: ${CLAUDE_PLUGIN_ROOT}/hooks/check.sh"]);
+      expect(otherHookNames(aliases, "kit: ${CLAUDE_PLUGIN_ROOT}/hooks/check.sh")).to.deep.equal(["kit: check.sh"]);
+      expect(otherHookNames(aliases, "lint.sh")).to.deep.equal(["/a/lint.sh --fix", "sh /a/lint.sh"]);
+      expect(otherHookNames(aliases, "/a/lint.sh --fix")).to.deep.equal(["lint.sh"]);
+      expect(otherHookNames(aliases, "named")).to.deep.equal([]);
+      expect(otherHookNames(new Map(), "kit: check.sh")).to.deep.equal([]);
     });
 
     it("a hook's own name wins a clash: the defaulted one gives way", () => {

@@ -7,6 +7,7 @@ import { DEFAULT_GIVE_UP_AFTER, watchRounds } from "../watchRounds.js";
 import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { shownUrl } from "../../text/shownUrl.js";
+import { withOtherHookNames } from "../hookFilter.js";
 
 export const ExportFlagsSchema = z.object({
   otlp: z.string({ error: "required: the collector URL (e.g. http://localhost:4318), or --evidence FILE instead" }),
@@ -33,10 +34,11 @@ export async function exportCommand(flags: ExportFlags, context: CliContext): Pr
   const { exportOtlp, logsEndpoint } = await import("../../export/otlpExport.js");
   // As shown and as the cursor names it: without credentials (the cursor is a file).
   const endpoint = shownUrl(logsEndpoint(flags.otlp));
+  const selected = withOtherHookNames(flags.filter, context);
   const log = openStore(context.dbPath, { mustExist: true });
   try {
     if (!flags.watch && flags.cursor === undefined) {
-      const done = await exportOtlp({ log, url: flags.otlp, protocol: flags.protocol, filter: flags.filter, version: flags.version });
+      const done = await exportOtlp({ log, url: flags.otlp, protocol: flags.protocol, filter: selected, version: flags.version });
       out(`exported ${done.sent.length} event${done.sent.length === 1 ? "" : "s"} to ${endpoint}`);
       return EXIT.ok;
     }
@@ -68,7 +70,7 @@ export async function exportCommand(flags: ExportFlags, context: CliContext): Pr
     // events shipped days later come after it too).
     const round = async () => {
       const from = cursor;
-      const filter = from ? { ...flags.filter, since: undefined } : flags.filter;
+      const filter = from ? { ...selected, since: undefined } : selected;
       const done = await exportOtlp({
         log,
         url: flags.otlp,

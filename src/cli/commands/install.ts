@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EXIT, QhooksError } from "../../errors.js";
 import { DIALECTS, type Dialect } from "../../hosts/hostDialect.js";
-import { HOSTS, hostDialect } from "../../hosts/hosts.js";
+import { HOSTS, hostChoicesText, hostDialect } from "../../hosts/hosts.js";
 import { install } from "../../install/install.js";
 import { cliScriptOf } from "../../install/installPaths.js";
 import { installStatus } from "../../install/installStatus.js";
@@ -23,8 +23,8 @@ export const InstallFlagsSchema = z.object({
 export type InstallFlags = z.infer<typeof InstallFlagsSchema>;
 
 function hostArgument(host: string | undefined): Dialect {
-  if (host === undefined) throw new QhooksError("usage", `which agent? qhooks install ${DIALECTS.join(" or qhooks install ")}`);
-  if (!(DIALECTS as readonly string[]).includes(host)) throw new QhooksError("usage", `unknown host "${host}": expected ${DIALECTS.join(" or ")}`);
+  if (host === undefined) throw new QhooksError("usage", `which agent? qhooks install HOST, where HOST is one of ${hostChoicesText()}`);
+  if (!(DIALECTS as readonly string[]).includes(host)) throw new QhooksError("usage", `unknown host "${host}": expected ${hostChoicesText()}`);
   return host as Dialect;
 }
 

@@ -14,6 +14,7 @@ import { err, out } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { resolveSessions } from "../sessionIds.js";
 import { withYoungGenerationCap } from "../youngGeneration.js";
+import { withOtherHookNames } from "../hookFilter.js";
 
 export const DEFAULT_LOG_LIMIT = 50;
 
@@ -30,7 +31,7 @@ export type LogFlags = z.infer<typeof LogFlagsSchema>;
 export async function logCommand(flags: LogFlags, context: CliContext): Promise<number> {
   const log = openStore(context.dbPath, { mustExist: true });
   try {
-    const filter = await resolveSessions(log, { ...flags.filter, replayRun: flags.replay });
+    const filter = await resolveSessions(log, { ...withOtherHookNames(flags.filter, context), replayRun: flags.replay });
     // One more than the limit is read, to tell a cut listing from a complete one.
     const records = withYoungGenerationCap(
       log.events(filter, flags.limit === null ? Number.MAX_SAFE_INTEGER : Math.min(flags.limit + 1, Number.MAX_SAFE_INTEGER)),

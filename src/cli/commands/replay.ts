@@ -20,6 +20,7 @@ import { out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
 import { resolveSessions } from "../sessionIds.js";
 import { youngGenerationCap } from "../youngGeneration.js";
+import { withOtherHookNames } from "../hookFilter.js";
 
 export const ReplayFlagsSchema = z.object({
   filter: FilterFlagsSchema,
@@ -47,7 +48,7 @@ export async function replayCommand(flags: ReplayFlags, context: CliContext): Pr
     }
     // Exactly the files named judge: one that is missing or broken would report every guard as gone.
     requireSettingsFiles(flags.settings);
-    const filter = await resolveSessions(log, flags.filter);
+    const filter = await resolveSessions(log, withOtherHookNames(flags.filter, context, flags.settings));
     // What the log holds is shown escaped: a tool name with a line break must not forge a line of this report.
     const shown = terminal.utf8 ? escapeForTerminal : escapeToAscii;
     const warned = new Set<string>();

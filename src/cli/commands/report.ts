@@ -15,6 +15,7 @@ import { renderReport } from "../../report/renderReport.js";
 import { attestSessions } from "../../report/sessionAttestations.js";
 import { resolveSessions } from "../sessionIds.js";
 import { withYoungGenerationCap } from "../youngGeneration.js";
+import { withOtherHookNames } from "../hookFilter.js";
 
 /** Events read for a report unless `--limit` says otherwise: enough for weeks of use, read in a few seconds. */
 export const DEFAULT_REPORT_LIMIT = 50_000;
@@ -33,7 +34,7 @@ export async function reportCommand(flags: ReportFlags, context: CliContext): Pr
   let page: string;
   let read: number;
   try {
-    const filter = await resolveSessions(log, flags.filter);
+    const filter = await resolveSessions(log, withOtherHookNames(flags.filter, context));
     const total = await log.count(filter);
     let data = emptyReport();
     for await (const record of withYoungGenerationCap(log.events(filter, flags.limit ?? Number.MAX_SAFE_INTEGER)))

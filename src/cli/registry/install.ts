@@ -1,5 +1,6 @@
 import { Option } from "commander";
 import { flagsOf, type CommandSpec } from "../commandSpec.js";
+import { hostChoicesText } from "../../hosts/hosts.js";
 import { cliContext } from "../globals.js";
 
 export const install: CommandSpec = {
@@ -7,7 +8,7 @@ export const install: CommandSpec = {
   description: "put qhooks in front of an agent's hooks: its entries in the agent's settings, recorded so that uninstall undoes them exactly",
   define: (c) =>
     c
-      .argument("[host]", "claude (Claude Code) or qoder (Qoder CN CLI)")
+      .argument("[host]", hostChoicesText())
       .addOption(
         new Option(
           "--scope <scope>",

@@ -1,5 +1,6 @@
 import { Option } from "commander";
 import { flagsOf, type CommandSpec } from "../commandSpec.js";
+import { hostChoicesText } from "../../hosts/hosts.js";
 import { cliContext } from "../globals.js";
 
 export const uninstall: CommandSpec = {
@@ -7,7 +8,7 @@ export const uninstall: CommandSpec = {
   description: "undo qhooks install: an unchanged file restored byte for byte, a changed one losing only qhooks' entries",
   define: (c) =>
     c
-      .argument("<host>", "claude (Claude Code) or qoder (Qoder CN CLI)")
+      .argument("<host>", hostChoicesText())
       .addOption(new Option("--scope <scope>", "only this install (default: every install for the host)").choices(["managed", "user"]))
       .option("--dry-run", "print the exact change and write nothing"),
   action: async ({ args: [host], opts, command }) => {

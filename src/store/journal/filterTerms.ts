@@ -20,8 +20,8 @@ export type FilterTerm =
   | { readonly kind: "unfinished" }
   | { readonly kind: "decision"; readonly decision: string }
   | { readonly kind: "blocked"; readonly blocked: boolean }
-  /** A hook ran whose name or command contains this text. */
-  | { readonly kind: "hook"; readonly text: string }
+  /** A hook ran whose name or command contains this text, or whose name is one of `names` (the hook's other names). */
+  | { readonly kind: "hook"; readonly text: string; readonly names: readonly string[] }
   /** A hook of the event failed: errored, timed out, or gave output that could not be read. */
   | { readonly kind: "hookFailed" }
   /** Of this project directory, exactly as logged. */
@@ -52,7 +52,7 @@ export function filterTerms(filter: LogFilter): FilterTerm[] {
   if (filter.tool !== undefined) terms.push({ kind: "tool", matchValue: wellFormed(filter.tool) });
   if (filter.decision !== undefined) terms.push(filter.decision === "unfinished" ? { kind: "unfinished" } : { kind: "decision", decision: filter.decision });
   if (filter.blocked !== undefined) terms.push({ kind: "blocked", blocked: filter.blocked });
-  if (filter.hook !== undefined) terms.push({ kind: "hook", text: wellFormed(filter.hook) });
+  if (filter.hook !== undefined) terms.push({ kind: "hook", text: wellFormed(filter.hook), names: (filter.hookNames ?? []).map(wellFormed) });
   if (filter.errors === true) terms.push({ kind: "hookFailed" });
   if (filter.projectDir !== undefined) terms.push({ kind: "project", projectDir: wellFormed(filter.projectDir) });
   if (filter.grep !== undefined) terms.push({ kind: "grep", text: wellFormed(filter.grep) });

@@ -48,7 +48,8 @@ function termSql(term: FilterTerm, p: Params, ts: string, record: (column: strin
       return term.blocked ? "v.blocked = 1" : "v.blocked = 0";
     case "hook": {
       const hook = p.add(bytes(term.text));
-      return `EXISTS (SELECT 1 FROM qhooks_hooks h WHERE h.event_gid = v.gid AND (position(${hook}::bytea in h.name) > 0 OR position(${hook}::bytea in coalesce(h.command, ''::bytea)) > 0))`;
+      const named = term.names.length ? ` OR h.name = ANY(${p.add(term.names.map(bytes))}::bytea[])` : "";
+      return `EXISTS (SELECT 1 FROM qhooks_hooks h WHERE h.event_gid = v.gid AND (position(${hook}::bytea in h.name) > 0 OR position(${hook}::bytea in coalesce(h.command, ''::bytea)) > 0${named}))`;
     }
     case "hookFailed":
       return `EXISTS (SELECT 1 FROM qhooks_hooks h WHERE h.event_gid = v.gid AND h.status IN ('error', 'timeout', 'invalid-output'))`;

@@ -58,8 +58,12 @@ function termSql(term: FilterTerm, params: unknown[], ts: string, record: (colum
       return `v.decision = ${p(term.decision)}`;
     case "blocked":
       return term.blocked ? "v.blocked = 1" : "v.blocked = 0";
-    case "hook":
-      return `EXISTS (SELECT 1 FROM proj_hooks h WHERE h.event_seq = v.seq AND (instr(h.name, ${p(term.text)}) > 0 OR instr(coalesce(h.command, ''), ${p(term.text)}) > 0))`;
+    case "hook": {
+      // Parameters in the order they appear.
+      const text = `instr(h.name, ${p(term.text)}) > 0 OR instr(coalesce(h.command, ''), ${p(term.text)}) > 0`;
+      const named = term.names.length ? ` OR h.name IN (${term.names.map(p).join(", ")})` : "";
+      return `EXISTS (SELECT 1 FROM proj_hooks h WHERE h.event_seq = v.seq AND (${text}${named}))`;
+    }
     case "hookFailed":
       return `EXISTS (SELECT 1 FROM proj_hooks h WHERE h.event_seq = v.seq AND h.status IN ('error', 'timeout', 'invalid-output'))`;
     case "project":

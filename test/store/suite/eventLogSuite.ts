@@ -336,6 +336,28 @@ export function eventLogSuite(backend: StoreBackend): void {
       expect((await all(log.events({}, 10))).find((r) => r.seq === changed)!.shadow).to.deep.include({ decision: "deny", changed: true });
     });
 
+    it("the hook filter with the hook's other names: a text in a name or command, or one of the names exactly", async () => {
+      const { log } = await fresh();
+      const ran = (minutes: number, event: SeedEvent["event"], name: string, command: string) =>
+        record(log, { ts: at(minutes), event, sessionId: "h", decision: "none", hooks: [{ name, command }] });
+      const old = await ran(0, "PreToolUse", "kit: ${CLAUDE_PLUGIN_ROOT}/check.sh", "/p/kit/check.sh");
+      const now = await ran(1, "PreToolUse", "kit: check.sh", "/p/kit/check.sh --strict");
+      await ran(2, "PreToolUse", "other: ${CLAUDE_PLUGIN_ROOT}/check.sh", "/p/other/check.sh");
+      const oldStop = await ran(3, "Stop", "kit: ${CLAUDE_PLUGIN_ROOT}/check.sh", "/p/kit/check.sh");
+      const quoted = await ran(4, "Stop", 'it\'s "quoted"', "true");
+      const seqs = async (filter: Parameters<Store["events"]>[0]) => (await all(log.events(filter, 10))).map((r) => r.seq);
+      const names = ["kit: ${CLAUDE_PLUGIN_ROOT}/check.sh", 'it\'s "quoted"'];
+      expect(await seqs({ hook: "kit: check.sh" })).to.deep.equal([now]);
+      expect(await seqs({ hook: "kit: check.sh", hookNames: names })).to.deep.equal([quoted, oldStop, now, old]);
+      expect(await log.count({ hook: "kit: check.sh", hookNames: names })).to.equal(4);
+      // Exact names: a part of one matches nothing; with another filter, both apply.
+      expect(await seqs({ hook: "kit: check.sh", hookNames: ["kit: ${CLAUDE_PLUGIN_ROOT}"] })).to.deep.equal([now]);
+      expect(await seqs({ hook: "kit: check.sh", hookNames: names, event: "PreToolUse" })).to.deep.equal([now, old]);
+      const read: number[] = [];
+      for await (const e of log.read({ hook: "kit: check.sh", hookNames: names })) read.push(e.seq);
+      expect(read.sort((a, b) => a - b)).to.deep.equal([old, now, oldStop, quoted]);
+    });
+
     it("200 appends at once: each its own seq, all committed, the chain valid", async () => {
       const { log, again } = await fresh();
       const results = await Promise.all(
