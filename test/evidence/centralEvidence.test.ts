@@ -84,7 +84,9 @@ describe("evidence from the central database: export --evidence on postgres://, 
     expect(v.code, v.stderr).to.equal(0);
     const lines = nonEmptyLines(v.stdout);
     expect(lines[0]).to.match(
-      new RegExp(`^ok: 4 records of log ${idA} \\(session a1\\), records \\d+ to \\d+, in this order, unaltered since the head \\(record \\d+\\) was signed at`),
+      new RegExp(
+        `^ok: 4 records of log ${idA} \\(session a1\\), records \\d+ to \\d+, in this order, unaltered since the head \\(record \\d+\\) was signed at`,
+      ),
     );
     expect(lines[0]).to.include("the key given with --key").and.include("(and the head at record");
     // The same records as the laptop's own evidence of that session gives.
