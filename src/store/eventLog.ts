@@ -7,6 +7,7 @@ import type { HookResult, Outcome } from "../schema/outcome.js";
 import type { ReplayRun } from "../schema/replay.js";
 import type { JournalRow } from "./journal/record.js";
 import type { PartDigests } from "./journal/hashFormat.js";
+import type { SignedHeadLine } from "./signedHeads.js";
 
 export type { EventDetail, LogFilter };
 
@@ -220,8 +221,8 @@ export interface AuditLog {
   matchCounts(filter: Pick<LogFilter, "since" | "until" | "machine" | "user" | "writer" | "host">): Promise<MatchCount[]>;
   verify(): Promise<VerifyResult>;
   /**
-   * What evidence of the selected events is made of (src/export/evidence.ts): null when nothing is selected. Absent
-   * where the backend cannot give it yet (PostgreSQL).
+   * What evidence of the selected events is made of (src/export/evidence.ts): null when nothing is selected. On the
+   * central database, one writer's chain up to the newest head its writer signed (`signed`).
    */
   chainSlice?(selection: EvidenceSelection): Promise<ChainSlice | null>;
   /** The log's id and the hashes of the records with these seqs (those that exist): what signed heads are checked against. */
@@ -233,6 +234,8 @@ export interface AuditLog {
 export interface EvidenceSelection {
   readonly sessions: readonly string[];
   readonly since: Date | null;
+  /** On the central database: the writer whose chain it is (a log's id); needed when several hold matching events. */
+  readonly writer?: string | null;
 }
 
 /** A run of the chain, from the first selected record to the log's head, read at one moment. */
@@ -246,6 +249,11 @@ export interface ChainSlice {
   readonly selected: ReadonlySet<number>;
   /** Erased records (of the rows): the digests their parts had, from their erasure records. */
   readonly erasures: ReadonlyMap<number, PartDigests>;
+  /**
+   * Where the log cannot sign (the central database holds no writer's key): the head its writer signed that the rows
+   * end at, and the earlier heads it signed at or after the selected records. Absent where the log signs its own head.
+   */
+  readonly signed?: { readonly head: SignedHeadLine; readonly earlier: readonly SignedHeadLine[] };
 }
 
 /** How erase and prune run: `dryRun` says what they would remove and changes nothing. */

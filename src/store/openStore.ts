@@ -52,6 +52,11 @@ function lazyStore(load: () => Promise<Store>): Store {
     stats: async (filter, names) => (await store()).stats(filter, names),
     matchCounts: async (filter) => (await store()).matchCounts(filter),
     verify: async () => (await store()).verify(),
+    chainSlice: async (selection) => {
+      const log = await store();
+      if (!log.chainSlice) throw new QhooksError("usage", "--evidence does not work on this log");
+      return log.chainSlice(selection);
+    },
     erase: async (selector, why, options) => (await store()).erase(selector, why, options),
     prune: async (before, options) => (await store()).prune(before, options),
     close: async () => {

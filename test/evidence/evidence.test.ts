@@ -244,7 +244,7 @@ describe("evidence: qhooks export --evidence, qhooks verify --evidence", () => {
     for (const [args, pattern] of [
       [["--session", "nobody"], /no event matches/],
       [["--session", "a", "--otlp", "http://127.0.0.1:1"], /choose one/],
-      [["--session", "a", "--decision", "deny"], /--session and --since only \(not --decision\)/],
+      [["--session", "a", "--decision", "deny"], /--session, --since and --writer only \(not --decision\)/],
     ] as const) {
       const r = await sb.run(["--db", sb.db, "export", "--evidence", join(sb.root, "x.json"), ...args]);
       expect(r.code, r.stderr).to.equal(1);

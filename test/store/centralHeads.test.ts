@@ -169,11 +169,23 @@ describe("central signed heads: ship keeps each laptop's signed heads, verify ho
     expect(r.stdout).to.include("shipped");
   });
 
-  it("export --evidence on the central database says in one line why not, and where to take it", async () => {
-    const r = await sb.run(["export", "--evidence", sb.file("e.json", ""), "--session", "one"], { env: { QHOOKS_DB: db.url } });
+  it("export --evidence on the central database: one writer's session written; a record erased here (not on its laptop) refused in one line", async () => {
+    const file = sb.file("e.json", "");
+    let r = await sb.run(["export", "--evidence", file, "--session", "one"], { env: { QHOOKS_DB: db.url } });
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.include(`of writer ${await writerOf("one")}`);
+    const gid = await withClient(db.url, async (c) => {
+      const { rows } = await c.query<{ gid: string }>("SELECT min(gid) AS gid FROM qhooks_journal WHERE kind = 'event' AND session_id = $1", [
+        Buffer.from("one"),
+      ]);
+      return rows[0]!.gid;
+    });
+    r = await sb.run(["erase", "--seq", gid, "--why", "test"], { env: { QHOOKS_DB: db.url } });
+    expect(r.code, r.stderr).to.equal(0);
+    r = await sb.run(["export", "--evidence", file, "--session", "one"], { env: { QHOOKS_DB: db.url } });
     expect(r.code).to.equal(1);
     expect(r.stderr.trim().split("\n")).to.have.length(1);
-    expect(r.stderr).to.include("holds no writer's private key").and.include("on the laptop's log");
+    expect(r.stderr).to.include("was erased on this database, not in its writer's log");
   });
 
   it("two laptops with the same host name: ship says so in one line, naming the other log; clocks hours apart: one line", async () => {

@@ -14,27 +14,36 @@ export const ExportEvidenceFlagsSchema = z.object({
   evidence: z.string().min(1, { error: "--evidence: expected a file" }),
   sessions: z.array(z.string()).default([]),
   since: z.string().optional(),
+  /** On the central database: whose chain (a log's id). */
+  writer: z.string().min(1, { error: "--writer: expected a writer's id" }).optional(),
   utc: z.boolean().default(false),
 });
 
-/** `qhooks export --evidence FILE [--session S] [--since T]`: signed evidence of the selected events. */
+/**
+ * `qhooks export --evidence FILE [--session S] [--since T] [--writer W]`: signed evidence of the selected events. On
+ * a laptop's log the head is signed now with the log's key; on the central database, the slice of one writer's chain
+ * ends at a head that writer signed when it shipped (the database holds no private key).
+ */
 export async function exportEvidenceCommand(flags: z.infer<typeof ExportEvidenceFlagsSchema>, context: CliContext): Promise<number> {
-  if (isPostgresUrl(context.dbPath))
-    throw new QhooksError(
-      "usage",
-      "--evidence is taken from a laptop's log, not the central database: it holds no writer's private key to sign a head with (it keeps the heads each laptop signed, which qhooks verify checks there); run export --evidence on the laptop's log that shipped the records",
-    );
+  const central = isPostgresUrl(context.dbPath);
+  if (!central && flags.writer !== undefined)
+    throw new QhooksError("usage", "--writer chooses a chain of the central database (QHOOKS_DB=postgres://...); a local log is one chain");
   const since = flags.since === undefined ? null : parseTimeArg("--since", flags.since, { utc: flags.utc });
   const { buildEvidence } = await import("../../export/evidence.js");
   const log = openStore(context.dbPath, { mustExist: true });
   try {
-    const key = logKeyPair(context.dbPath);
-    if (key.made) warn(`made the log's key pair: ${key.file} (private, keep it) and ${publicKeyFileOf(context.dbPath)} (give it to whoever checks evidence)`);
-    const earlier = readSignedHeads(context.dbPath);
-    if (earlier.problem !== null) throw new QhooksError("integrity", `${earlier.problem} (run qhooks verify)`);
-    const evidence = await buildEvidence(log, { sessions: flags.sessions, since }, key, new Date(), earlier.heads);
+    const selection = { sessions: flags.sessions, since, writer: flags.writer ?? null };
+    let evidence: Awaited<ReturnType<typeof buildEvidence>>;
+    if (central) evidence = await buildEvidence(log, selection, null);
+    else {
+      const key = logKeyPair(context.dbPath);
+      if (key.made) warn(`made the log's key pair: ${key.file} (private, keep it) and ${publicKeyFileOf(context.dbPath)} (give it to whoever checks evidence)`);
+      const earlier = readSignedHeads(context.dbPath);
+      if (earlier.problem !== null) throw new QhooksError("integrity", `${earlier.problem} (run qhooks verify)`);
+      evidence = await buildEvidence(log, selection, key, new Date(), earlier.heads);
+    }
     if (evidence === null) throw new QhooksError("usage", "no event matches: nothing to take evidence of");
-    recordSignedHead(context.dbPath, { log: evidence.log, ...evidence.head });
+    if (!central) recordSignedHead(context.dbPath, { log: evidence.log, ...evidence.head });
     const temporary = `${flags.evidence}.${process.pid}.tmp`;
     try {
       writeFileSync(temporary, `${JSON.stringify(evidence, null, 1)}\n`, { mode: 0o600 });
@@ -43,8 +52,11 @@ export async function exportEvidenceCommand(flags: z.infer<typeof ExportEvidence
       throw new QhooksError("io", `cannot write ${flags.evidence}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
     }
     const records = evidence.chain.filter((e) => "record" in e).length;
+    const key = keyFingerprint(evidence.head.publicKey);
     out(
-      `wrote ${flags.evidence}: ${records} record${records === 1 ? "" : "s"} and the head (record ${evidence.head.seq}) signed by key ${keyFingerprint(evidence.head.publicKey)} (${publicKeyFileOf(context.dbPath)})`,
+      central
+        ? `wrote ${flags.evidence}: ${records} record${records === 1 ? "" : "s"} of writer ${evidence.log} and the head (record ${evidence.head.seq}) it signed at ${evidence.head.time} with key ${key} (check it with that log's .pub file)`
+        : `wrote ${flags.evidence}: ${records} record${records === 1 ? "" : "s"} and the head (record ${evidence.head.seq}) signed by key ${key} (${publicKeyFileOf(context.dbPath)})`,
     );
     return EXIT.ok;
   } finally {

@@ -13,7 +13,10 @@ export const exportLog: CommandSpec = {
     addFilterOptions(
       c
         .option("--otlp <url>", "the collector: http://host:4318 (/v1/logs is added) or the full URL of its logs endpoint")
-        .option("--evidence <file>", "instead: write the selected events (--session, --since) as evidence that verifies offline (docs/evidence.md)")
+        .option(
+          "--evidence <file>",
+          "instead: write the selected events (--session, --since; centrally one --writer's) as evidence that verifies offline (docs/evidence.md)",
+        )
         .addOption(new Option("--protocol <protocol>", "how records are encoded").choices(["protobuf", "json"]).default("protobuf"))
         .option("--watch", "keep exporting: a round every --interval until interrupted, each event sent once it has its outcome")
         .option("--interval <pause>", "pause between rounds with --watch: 500ms, 10s, 5m...", "10s")
@@ -35,15 +38,15 @@ Examples:
     if (opts.evidence !== undefined) {
       if (opts.otlp !== undefined) throw new QhooksError("usage", "--otlp and --evidence: choose one");
       const { exportEvidenceCommand, ExportEvidenceFlagsSchema } = await import("../commands/evidence.js");
-      const { evidence, session, since, utc, watch, cursor, ...rest } = opts;
+      const { evidence, session, since, utc, writer, watch, cursor, ...rest } = opts;
       const other = Object.keys(rest).find((k) => rest[k] !== undefined && !["protocol", "interval", "giveUpAfter"].includes(k));
       if (watch || cursor !== undefined || other !== undefined) {
         throw new QhooksError(
           "usage",
-          `--evidence selects by --session and --since only (not --${(other ?? (watch ? "watch" : "cursor")).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)})`,
+          `--evidence selects by --session, --since and --writer only (not --${(other ?? (watch ? "watch" : "cursor")).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)})`,
         );
       }
-      return exportEvidenceCommand(flagsOf(ExportEvidenceFlagsSchema, { evidence, sessions: session, since, utc }), cliContext(command));
+      return exportEvidenceCommand(flagsOf(ExportEvidenceFlagsSchema, { evidence, sessions: session, since, utc, writer }), cliContext(command));
     }
     const { exportCommand, ExportFlagsSchema } = await import("../commands/export.js");
     const { otlp, protocol, watch, interval, giveUpAfter, cursor, ...filter } = opts;

@@ -13,6 +13,8 @@ import {
   type EraseSelector,
   type MaintenanceOptions,
   type EventLog,
+  type ChainSlice,
+  type EvidenceSelection,
   type LogEntry,
   type LogMaintenance,
   type PruneResult,
@@ -29,6 +31,7 @@ import { eraseEvents, erasePlan, pruneChains } from "./maintenance.js";
 import { appendRecords, type AppendTarget } from "./appendRecords.js";
 import { migratePg } from "./migrations.js";
 import { verifyChains } from "./verifyChain.js";
+import { writerChainSlice } from "./chainSlice.js";
 import type { Window } from "../journal/filterTerms.js";
 import { bytes } from "./filterSql.js";
 import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js";
@@ -285,6 +288,17 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
     const client = await this.client();
     try {
       return await verifyChains(client);
+    } catch (e) {
+      if (e instanceof QhooksError) throw e;
+      throw new QhooksError("log", `cannot read the event log ${this.shown}: ${describePgError(e)}`, { cause: e });
+    }
+  }
+
+  /** One writer's chain for evidence (chainSlice.ts), read in one transaction. */
+  async chainSlice(selection: EvidenceSelection): Promise<ChainSlice | null> {
+    const client = await this.client();
+    try {
+      return await writerChainSlice(client, selection);
     } catch (e) {
       if (e instanceof QhooksError) throw e;
       throw new QhooksError("log", `cannot read the event log ${this.shown}: ${describePgError(e)}`, { cause: e });
