@@ -1,17 +1,14 @@
 import { settleDataDirOnce } from "../store/dataDirMigration.js";
+import { callerContext, type CallerGlobals } from "../engine/callerContext.js";
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { defaultLogPath } from "../store/logPath.js";
-import { isPostgresUrl } from "../store/openStore.js";
 import { QhooksError } from "../errors.js";
-import { chooseDialect } from "../settings/detectDialect.js";
-import { guardEnvironment, projectEnvText } from "../settings/projectEnv.js";
 import { err } from "./io.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { oneLineText } from "../text/oneLine.js";
-import { HOSTS, hostDialect } from "../hosts/hosts.js";
+import { hostDialect } from "../hosts/hosts.js";
 import { settingsFileProblem } from "../settings/settingsFileProblem.js";
 import { ColourChoiceSchema, type ColourChoice } from "../display/colour.js";
 
@@ -44,40 +41,18 @@ export function cliContext(
   command: Command,
   { detectDialect = true, holdEnvWarnings = false }: { readonly detectDialect?: boolean; readonly holdEnvWarnings?: boolean } = {},
 ): CliContext {
-  const globals = command.optsWithGlobals<{ db?: string; projectDir?: string; dialect?: string; host?: string; color?: string }>();
-  // `--host` is `--dialect`'s other name: the agent is the host, the shape of its files the dialect.
-  if (globals.dialect !== undefined && globals.host !== undefined && globals.dialect !== globals.host)
-    throw new QhooksError("usage", `--dialect ${globals.dialect} and --host ${globals.host} name two hosts; give one`);
-  const asked = globals.dialect ?? globals.host;
+  const globals = command.optsWithGlobals<CallerGlobals & { color?: string }>();
   const homeDir = homedir();
   // qhooks' own folder: an old ~/.qoder-cn/qhooks moves to ~/.qhooks before anything reads the log or trust.
   const dataDirWarning = settleDataDirOnce(homeDir);
   if (dataDirWarning !== null) err(`qhooks: warning: ${dataDirWarning}`);
-  const anyHostsProject = Object.values(HOSTS)
-    .flatMap((host) => host.projectDirVariables.map((name) => process.env[name]))
-    .find((value) => value !== undefined);
-  // A project's settings can put variables into the environment the host runs qhooks with: those that would weaken
-  // the user's guards are left out unless the user's own settings set the same.
-  const guarded = guardEnvironment(process.env, homeDir, resolve(globals.projectDir ?? anyHostsProject ?? process.cwd()));
-  const env = guarded.env;
-  const envWarnings = guarded.ignored.map(projectEnvText);
-  if (!holdEnvWarnings) for (const w of envWarnings) err(`qhooks: warning: ${w}`);
-  const choice = chooseDialect(asked, env, {
-    homeDir,
-    projectDir: resolve(globals.projectDir ?? anyHostsProject ?? process.cwd()),
-    detect: detectDialect,
-  });
-  if (choice.note !== null) err(`qhooks: note: ${choice.note}`);
-  const dialect = choice.dialect;
-  // The host's hooks environment names the project (CLAUDE_PROJECT_DIR in front of Claude Code).
-  const fromEnv = hostDialect(dialect)
-    .projectDirVariables.map((name) => env[name])
-    .find((value) => value !== undefined);
-  const projectDir = resolve(globals.projectDir ?? fromEnv ?? process.cwd());
-  const dbPath = globals.db !== undefined ? (isPostgresUrl(globals.db) ? globals.db : resolve(globals.db)) : defaultLogPath(env, homeDir);
+  const caller = callerContext(globals, { env: process.env, cwd: process.cwd(), homeDir, detectDialect });
+  if (!holdEnvWarnings) for (const w of caller.envWarnings) err(`qhooks: warning: ${w}`);
+  if (caller.note !== null) err(`qhooks: note: ${caller.note}`);
   // Commander checked the choice; auto when the flag is absent.
   const colour = ColourChoiceSchema.catch("auto").parse(globals.color);
-  return { dialect, dialectNamed: choice.how === "flag" || choice.how === "environment", projectDir, homeDir, dbPath, env, colour, envWarnings };
+  const { dialect, dialectNamed, projectDir, dbPath, env, envWarnings } = caller;
+  return { dialect, dialectNamed, projectDir, homeDir, dbPath, env, colour, envWarnings };
 }
 
 /** Hooks run in the project directory: a missing one is the user's mistake, said before anything runs. */

@@ -48,6 +48,8 @@ export interface JudgeOnceOptions {
   readonly background?: BackgroundRunner;
   /** Every hook switched off for this run (`--no-hooks`, `QHOOKS_DISABLE=1`): none runs; the event is still judged and logged. */
   readonly hooksOff?: RunSwitch | null;
+  /** Where relative `settingsFiles` and `plugins` are read from; the process's working directory by default. */
+  readonly baseDir?: string;
   /** Warnings of this run's own (qhooks variables a project set, ignored): said and logged with the configuration's. */
   readonly runWarnings?: readonly string[];
 }
@@ -63,7 +65,7 @@ export interface JudgeOnceResult {
 
 /** One event through the pipeline, with settings read fresh from disk: what `qhooks run` does. */
 export async function judgeOnce(options: JudgeOnceOptions): Promise<JudgeOnceResult> {
-  const engine = engineContext({ ...options, baseDir: process.cwd() });
+  const engine = engineContext({ ...options, baseDir: options.baseDir ?? process.cwd() });
   const loaded = withRunWarnings(engine.load(), options.runWarnings ?? []);
   const snapshot = options.hooksOff ? switchAllOff(loaded, options.hooksOff) : loaded;
   const background: BackgroundRunner = options.background ?? new BackgroundHooks(options.log);
