@@ -4,7 +4,9 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect } from "chai";
 import type { EventEntry } from "../../src/store/eventLog.js";
-import { START_AFTER_RECORDS } from "../../src/store/sqlite/projector.js";
+import { LONG_LIVED_CACHE_KIB, START_AFTER_RECORDS } from "../../src/store/sqlite/projector.js";
+import { catchUpStep } from "../../src/store/sqlite/projections.js";
+import { projectorMain } from "../../src/store/sqlite/projectorThread.js";
 import { openSqliteLog, type SqliteEventLog } from "../../src/store/sqlite/sqliteEventLog.js";
 import { REPO_ROOT, Sandbox } from "../support/sandbox.js";
 import { makeOutcome, readOnly, waitFor } from "./storeHelpers.js";
@@ -57,6 +59,45 @@ describe("projections of a SQLite log", function () {
     for (let i = 0; i < 5; i++) await log.append([entry(i)]);
     expect(statSync(`${sb.db}-wal`).size).to.be.below(9 * 1024 * 1024);
     expect(await log.count({})).to.equal(3_005);
+  });
+
+  it("a long-lived log's connections keep a small page cache: the writer's once its thread starts, and the thread's own", async () => {
+    log = openSqliteLog(sb.db);
+    const cacheOf = (db: Database.Database) => db.pragma("cache_size", { simple: true });
+    const oneShot = cacheOf(log.db);
+    expect(oneShot, "a short-lived log keeps the build's cache for its reads").to.be.below(-LONG_LIVED_CACHE_KIB);
+    for (let i = 0; i < START_AFTER_RECORDS + 10; i++) await log.append([entry(i)]);
+    expect(log.projection.state).to.equal("running");
+    expect(cacheOf(log.db)).to.equal(-LONG_LIVED_CACHE_KIB);
+    await log.close();
+    log = null;
+
+    // The thread's program, run here once with its stop already asked for: what its connection was set to when it closes.
+    let threadCache: unknown = null;
+    const Observed = class extends Database {
+      override close(): this {
+        threadCache = this.pragma("cache_size", { simple: true });
+        return super.close();
+      }
+    };
+    const signal = new SharedArrayBuffer(16);
+    new Int32Array(signal)[1] = 1;
+    const data = {
+      path: sb.db,
+      dev: 0,
+      ino: 0,
+      betterSqlite: "better-sqlite3",
+      addon: undefined,
+      signal,
+      batch: 200,
+      gatherMs: 20,
+      maxLag: 20_000,
+      idleMs: 1_000,
+      restartFrames: 2_000,
+      cacheKib: LONG_LIVED_CACHE_KIB,
+    };
+    projectorMain((id) => (id === "better-sqlite3" ? Observed : process.getBuiltinModule(id)), data, catchUpStep);
+    expect(threadCache).to.equal(-LONG_LIVED_CACHE_KIB);
   });
 
   it("the projector thread dies: one warning with the next append, later appends as before, the writer checkpoints again, readers still see everything", async () => {

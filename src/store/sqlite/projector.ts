@@ -9,6 +9,15 @@ import { projectorMain, type ProjectorData } from "./projectorThread.js";
 /** Records a log must have appended before it starts a projector thread: a short-lived writer never does. */
 export const START_AFTER_RECORDS = 500;
 
+/**
+ * SQLite's page cache, in KiB, of each connection of a long-lived log: the writer's once its projector thread
+ * starts, and the thread's own. better-sqlite3 builds SQLite with 16 MB per connection, which a one-shot audit
+ * reading much of the file uses well; but a server fills both caches over its hours with pages it rarely reads
+ * again (the journal's tail and the projections' indexes), and their 32 MB showed as RSS that kept growing
+ * (bench S4). SQLite's own default is this size.
+ */
+export const LONG_LIVED_CACHE_KIB = 2000;
+
 export type ProjectorState = "idle" | "running" | "stopped" | "dead";
 
 /**
@@ -28,6 +37,8 @@ export class Projector {
     private readonly path: string,
     private readonly identity: FileIdentity | null,
     private readonly onDeath: (why: string) => void,
+    /** When the thread starts: the log has become long-lived (see LONG_LIVED_CACHE_KIB). */
+    private readonly onStart: () => void = () => undefined,
   ) {}
 
   get state(): ProjectorState {
@@ -93,6 +104,7 @@ export class Projector {
       maxLag: 20_000,
       idleMs: 1_000,
       restartFrames: 2_000,
+      cacheKib: LONG_LIVED_CACHE_KIB,
     };
     // From source text, so that it runs alike from the library and from the CLI's single-file bundle.
     // Its own require, made from process: the source runs as a script or, when the process was started with
@@ -116,6 +128,7 @@ export class Projector {
     worker.unref();
     this.worker = worker;
     this.current = "running";
+    this.onStart();
     let failure: string | null = null;
     worker.on("error", (e) => (failure = messageOf(e)));
     this.exited = new Promise((resolve) =>

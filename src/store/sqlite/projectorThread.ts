@@ -27,6 +27,8 @@ export interface ProjectorData {
   readonly idleMs: number;
   /** WAL frames past which the WAL is started over (a RESTART checkpoint). */
   readonly restartFrames: number;
+  /** Its connection's page cache, in KiB: the thread lives as long as its writer (see LONG_LIVED_CACHE_KIB). */
+  readonly cacheKib: number;
 }
 
 type Require = (id: string) => unknown;
@@ -70,6 +72,7 @@ export function projectorMain(require: Require, data: ProjectorData, catchUpStep
   };
   try {
     db.pragma("wal_autocheckpoint = 0");
+    db.pragma(`cache_size = -${data.cacheKib}`);
     const lag = db.prepare("SELECT (SELECT coalesce(max(seq), 0) FROM journal) - through AS n FROM proj_state");
     let seen = -1;
     while (!stopping()) {

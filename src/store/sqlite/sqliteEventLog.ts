@@ -25,7 +25,7 @@ import { prepareAppend, type AppendOutcome, type PreparedAppend } from "../journ
 import { closeDatabase, Connection, identityOf, openDatabase, sameFile } from "./connection.js";
 import { GroupCommit, type Attempt } from "../journal/groupCommit.js";
 import { oneLineText } from "../../text/oneLine.js";
-import { Projector, type ProjectorState } from "./projector.js";
+import { LONG_LIVED_CACHE_KIB, Projector, type ProjectorState } from "./projector.js";
 import { projectionLag } from "./projections.js";
 import { querySettled } from "./querySettled.js";
 import { countEvents, queryEvents, readEvents } from "./queryEvents.js";
@@ -127,14 +127,20 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
   }
 
   private newProjector(): Projector {
-    return new Projector(this.path, this.conn.identity, (why) => {
-      // The writer checkpoints for itself again, so that the WAL stays bounded; readers catch the projections up.
-      if (this.db.open) this.db.pragma("wal_autocheckpoint = 1000");
-      this.warnings.push({
-        kind: "projector-stopped",
-        message: `the thread that keeps the audit indexes of ${this.path} up to date stopped (${oneLineText(why, 80)}); audits catch them up when they read`,
-      });
-    });
+    return new Projector(
+      this.path,
+      this.conn.identity,
+      (why) => {
+        // The writer checkpoints for itself again, so that the WAL stays bounded; readers catch the projections up.
+        if (this.db.open) this.db.pragma("wal_autocheckpoint = 1000");
+        this.warnings.push({
+          kind: "projector-stopped",
+          message: `the thread that keeps the audit indexes of ${this.path} up to date stopped (${oneLineText(why, 80)}); audits catch them up when they read`,
+        });
+      },
+      // A writer that has appended this much is a long-lived one (a server, a bus): its cache stays small.
+      () => this.db.pragma(`cache_size = -${LONG_LIVED_CACHE_KIB}`),
+    );
   }
 
   async append(entries: readonly LogEntry[], options: AppendOptions = {}): Promise<AppendResult> {
