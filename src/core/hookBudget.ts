@@ -50,10 +50,26 @@ export function contextCharsOf(event: EventName, result: HookResult): number {
   return traits.stdoutIsContext ? text.length : 0;
 }
 
-interface Tally {
+/** What one hook cost one turn: its runs' milliseconds and the characters of context they injected, summed. */
+export interface Tally {
   ms: number;
   chars: number;
 }
+
+/** One hook's usage from its turns' tallies (at least one): the mean and largest turn, and the context's total. */
+export function usageOf(name: string, level: string, tallies: readonly Tally[]): HookBudgetUsage {
+  const ms = tallies.reduce((sum, t) => sum + t.ms, 0);
+  return {
+    name,
+    level,
+    turns: tallies.length,
+    msPerTurn: { mean: Math.round((ms / tallies.length) * 10) / 10, max: Math.round(Math.max(...tallies.map((t) => t.ms)) * 10) / 10 },
+    contextChars: { total: tallies.reduce((sum, t) => sum + t.chars, 0), maxPerTurn: Math.max(...tallies.map((t) => t.chars)) },
+  };
+}
+
+/** Budgets in the order they are shown: by name, then level. */
+export const byNameThenLevel = (a: HookBudgetUsage, b: HookBudgetUsage): number => a.name.localeCompare(b.name) || a.level.localeCompare(b.level);
 
 /**
  * The budget each hook used, folded from outcomes in log order (pure). A turn of a session starts at each of its
@@ -92,18 +108,7 @@ export function foldBudget(events: Iterable<BudgetEvent>, nameOf: (run: HookResu
     }
   }
   for (const { turn } of open.values()) close(turn);
-  return [...done.values()]
-    .map(({ name, level, tallies }) => {
-      const ms = tallies.reduce((sum, t) => sum + t.ms, 0);
-      return {
-        name,
-        level,
-        turns: tallies.length,
-        msPerTurn: { mean: Math.round((ms / tallies.length) * 10) / 10, max: Math.round(Math.max(...tallies.map((t) => t.ms)) * 10) / 10 },
-        contextChars: { total: tallies.reduce((sum, t) => sum + t.chars, 0), maxPerTurn: Math.max(...tallies.map((t) => t.chars)) },
-      };
-    })
-    .sort((a, b) => a.name.localeCompare(b.name) || a.level.localeCompare(b.level));
+  return [...done.values()].map(({ name, level, tallies }) => usageOf(name, level, tallies)).sort(byNameThenLevel);
 }
 
 /** The limits of `qhooks.budget` that apply to one hook: its own by name, else the global ones. */

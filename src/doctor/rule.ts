@@ -5,6 +5,7 @@ import type { Dialect, HostDialect } from "../hosts/hostDialect.js";
 import type { TrustCheck } from "../trust/trustPolicy.js";
 import type { ProgramRef } from "./commandPrograms.js";
 import type { FileProbe } from "./probeFile.js";
+import type { HookRunHistory, RunHistory } from "./runHistory.js";
 
 /** What every rule reads: the configuration as qhooks loads it, and cached looks at the files hooks run. */
 export interface DoctorContext {
@@ -27,6 +28,10 @@ export interface DoctorContext {
   probe(path: string): FileProbe;
   /** The path of a bare name on PATH, null when none (cached per name). */
   which(name: string): string | null;
+  /** The log's history of hook runs (its newest events); empty when there is no log. */
+  readonly history: RunHistory;
+  /** One hook's history in the log, by its level (`plugin` for a plugin's) and name. */
+  historyOf(hook: DeclaredHook): HookRunHistory | undefined;
 }
 
 /** Where a finding is, when it is not simply its hook's entry. */

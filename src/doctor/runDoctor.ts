@@ -10,6 +10,7 @@ import { commandPrograms, type ProgramRef } from "./commandPrograms.js";
 import { JsonLines } from "./jsonLines.js";
 import { onPath, probeFile, type FileProbe } from "./probeFile.js";
 import type { DoctorContext, DoctorRule, RawFinding } from "./rule.js";
+import { NO_HISTORY, type RunHistory } from "./runHistory.js";
 import { messageOf } from "../errors.js";
 import { RULES } from "./rules/index.js";
 
@@ -20,6 +21,8 @@ export interface DoctorInput {
   readonly homeDir: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly trust: TrustCheck | null;
+  /** What the log says of the hooks' runs (foldRunHistory); none when absent. */
+  readonly history?: RunHistory | undefined;
 }
 
 export const LEVEL_RANK: Readonly<Record<FindingLevel, number>> = { info: 0, warn: 1, error: 2 };
@@ -93,8 +96,11 @@ function doctorContext(input: DoctorInput, byDisplay: ReadonlyMap<string, string
   const programs = new Map<string, readonly ProgramRef[]>();
   const probes = new Map<string, FileProbe>();
   const names = new Map<string, string | null>();
+  const history = input.history ?? NO_HISTORY;
   return {
     ...input,
+    history,
+    historyOf: (hook) => history.of(hook.plugin ? "plugin" : hook.level, hook.name),
     host: hostDialect(input.dialect),
     sourcePathOf: (hook) => byDisplay.get(hook.file) ?? null,
     commandHooks: input.snapshot.hooks.filter((h) => h.handler.type === "command"),

@@ -1,6 +1,6 @@
 import { selectHooks } from "../engine/steps/matchHooks.js";
 import { EVENT_TRAITS, type Decision, type EventName } from "../schema/events.js";
-import type { ExplainedHook, Explanation, HookSource, HookVerdict } from "../schema/explanation.js";
+import type { ExplainedHook, Explanation, HookSource, HookVerdict, SessionStart } from "../schema/explanation.js";
 import type { LogDecision } from "../schema/logRecord.js";
 import type { LoadAttestation } from "../schema/doctor.js";
 import type { HookResult, Outcome, SkippedHook } from "../schema/outcome.js";
@@ -33,6 +33,8 @@ export interface ExplainInput {
   readonly wouldSkip?: readonly SkippedHook[];
   /** What explain cannot know, found by the caller (no snapshot in the log...). */
   readonly unknown: readonly string[];
+  /** The session's start and what loaded then (read from the log by sessionStartOf); null when not known. */
+  readonly sessionStart?: SessionStart | null;
 }
 
 /**
@@ -190,6 +192,7 @@ export function explainEvent(input: ExplainInput): Explanation {
     unknown: [...input.unknown],
     configWarnings: [...input.configWarnings],
     attestation: input.attestation,
+    sessionStart: input.sessionStart ?? null,
   };
 }
 

@@ -46,6 +46,8 @@ export function formatExplanation(x: Explanation, o: FormatOptions): string {
   else lines.push(`${x.event} ignores matchers: every hook of the event applies`);
   for (const u of x.unknown) lines.push(`not known: ${t(u, 400)}`);
   if (x.attestation !== null) lines.push(...attestationLines(x.attestation, t));
+  if (x.sessionStart !== null) lines.push(...sessionStartLines(x.sessionStart, x.seq, t, o.time));
+  else if (x.seq !== null && x.sessionId !== null) lines.push("session start: no SessionStart of this session in the log before this event");
 
   // The event's own hooks in full; those of other events (most of a configuration) in one closing line.
   const own = x.hooks.filter((h) => h.verdict.kind !== "other-event");
@@ -118,12 +120,32 @@ function detailOf(_h: ExplainedHook, v: HookVerdict, x: Explanation, t: (s: stri
   }
 }
 
-/** The load attestation: loaded of configured, then each entry that did not load, with why. */
-function attestationLines(a: NonNullable<Explanation["attestation"]>, t: (s: string, max?: number) => string): string[] {
+/** The load attestation: loaded of configured, then each entry that did not load, with why; `indent` before each line. */
+function attestationLines(a: NonNullable<Explanation["attestation"]>, t: (s: string, max?: number) => string, indent = ""): string[] {
   const unread = a.unreadFiles.length ? `; ${a.unreadFiles.length} file(s) could not be read` : "";
-  const lines = [`loaded: ${a.loaded} of ${a.configured} hook${a.configured === 1 ? "" : "s"} configured${unread}`];
-  for (const s of a.skipped) lines.push(`  skipped ${t(s.file, 120)} ${t(s.path, 80)}: ${t(s.why, 300)}`);
-  if (a.notListed) lines.push(`  skipped ${a.notListed.count} more, not listed`);
-  for (const f of a.unreadFiles) lines.push(`  not read ${t(f.file, 120)}: ${t(f.why, 300)}`);
+  const lines = [`${indent}loaded: ${a.loaded} of ${a.configured} hook${a.configured === 1 ? "" : "s"} configured${unread}`];
+  for (const s of a.skipped) lines.push(`${indent}  skipped ${t(s.file, 120)} ${t(s.path, 80)}: ${t(s.why, 300)}`);
+  if (a.notListed) lines.push(`${indent}  skipped ${a.notListed.count} more, not listed`);
+  for (const f of a.unreadFiles) lines.push(`${indent}  not read ${t(f.file, 120)}: ${t(f.why, 300)}`);
+  return lines;
+}
+
+/** The session's start: which event, whether the configuration is still the one of this event, and what loaded then. */
+function sessionStartLines(
+  s: NonNullable<Explanation["sessionStart"]>,
+  seq: number | null,
+  t: (s: string, max?: number) => string,
+  time: (iso: string) => string,
+): string[] {
+  const which = s.seq === seq ? "this event" : `#${s.seq} ${time(s.ts)}`;
+  const how = s.source === null ? "" : ` (${t(s.source, 40)})`;
+  const config =
+    s.configHash === null
+      ? "no configuration logged with it"
+      : s.sameConfig
+        ? "the same configuration as this event"
+        : `configuration ${s.configHash.slice(0, 12)}, changed before this event`;
+  const lines = [`session start: ${which}${how}, ${config}`];
+  if (s.attestation !== null && s.seq !== seq) lines.push(...attestationLines(s.attestation, t, "  "));
   return lines;
 }

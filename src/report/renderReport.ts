@@ -8,6 +8,8 @@ import { showTime } from "../display/times.js";
 import { capped, html, Html, visible, visibleLines } from "./html.js";
 import { contentSecurityPolicy, PAGE_SCRIPT, PAGE_STYLE } from "./pageAssets.js";
 import { percentile, timeBuckets, type ReportData, type SessionTally } from "./reportData.js";
+import { budgetRows } from "./reportBudget.js";
+import type { HookBudgetUsage } from "../schema/usage.js";
 
 /** What the page says about how it was made, besides the data. */
 export interface ReportPage {
@@ -119,6 +121,8 @@ ${activity(data, when)}
 ${blockedList(data.blocked, drawnSeqs, short, when)}
 <h2>Hooks</h2>
 ${hookStats(data)}
+<h2>Budget per hook</h2>
+${budgetTable(budgetRows(data.budget))}
 <h2>Events by decision</h2>
 ${eventStats(data)}
 <h2>Sessions</h2>
@@ -250,6 +254,23 @@ ${rows.map(({ h, p50, p95, max }) => html`<tr data-hook-row="${visible(h.name)}"
 }
 
 const ms = (v: number | null) => (v === null ? "" : String(Math.round(v * 10) / 10));
+
+/**
+ * What each hook cost a turn, as `qhooks hooks --usage` counts it (a hook is its level and name): the time it added
+ * (mean and largest turn, the largest as a bar) and the context it injected, the costliest first.
+ */
+function budgetTable(rows: readonly HookBudgetUsage[]): Html {
+  if (rows.length === 0) return html`<p class="muted" id="hook-budget">No hook ran in a session.</p>`;
+  const sorted = [...rows].sort((a, b) => b.msPerTurn.max - a.msPerTurn.max || a.name.localeCompare(b.name) || a.level.localeCompare(b.level));
+  const longest = Math.max(1, ...rows.map((r) => r.msPerTurn.max));
+  return html`<table id="hook-budget"><thead><tr><th>HOOK</th><th>LEVEL</th><th class="n">TURNS</th><th>MOST TIME IN A TURN</th><th class="n">MS/TURN MEAN</th><th class="n">MS/TURN MAX</th><th class="n">CONTEXT CHARS</th><th class="n">CTX/TURN MAX</th></tr></thead><tbody>
+${sorted.map(
+  (r) =>
+    html`<tr data-budget-row="${visible(r.name)}" data-level="${visible(r.level)}"><td class="mono">${visible(r.name)}</td><td class="mono">${visible(r.level)}</td><td class="n">${count(r.turns)}</td><td><div class="track"><div class="stack" title="${ms(r.msPerTurn.max)} ms"><span class="o-success" style="width:${pct(r.msPerTurn.max, longest)}"></span></div></div></td><td class="n">${ms(r.msPerTurn.mean)}</td><td class="n">${ms(r.msPerTurn.max)}</td><td class="n">${count(r.contextChars.total)}</td><td class="n">${count(r.contextChars.maxPerTurn)}</td></tr>`,
+)}
+</tbody></table>
+<div class="muted">A turn runs from one prompt to the next; context is the text a hook put before the model. <code>qhooks hooks --usage</code> gives the same for any window.</div>`;
+}
 
 /** The summary's line of events by agent host (blocked ones in brackets), most first; none for one host only. */
 function hostTotals(data: ReportData): Html | string {

@@ -1,6 +1,7 @@
 import type { LogDecision, LogRecord, Origin } from "../schema/logRecord.js";
 import type { HookOutcomeKind } from "../schema/outcome.js";
 import type { LoadAttestation } from "../schema/doctor.js";
+import { budgetStep, emptyBudget, type ReportBudget } from "./reportBudget.js";
 
 /** How much of what is read the page shows one by one; the rest is counted. */
 export interface ReportLimits {
@@ -56,6 +57,8 @@ export interface ReportData {
   readonly hooks: Map<string, HookTally>;
   /** Events and blocked events by the agent host whose settings judged them ("" when none did). */
   readonly byHost: Map<string, { events: number; blocked: number }>;
+  /** The budget per hook (time per turn, context injected), by level and name: one tally per hook and turn. */
+  readonly budget: ReportBudget;
   /** Each event's time (ms since the epoch) and whether it was blocked, in the order read. */
   readonly times: number[];
   readonly blockedTimes: number[];
@@ -70,6 +73,7 @@ export const emptyReport = (): ReportData => ({
   byEvent: new Map(),
   hooks: new Map(),
   byHost: new Map(),
+  budget: emptyBudget(),
   times: [],
   blockedTimes: [],
 });
@@ -128,6 +132,8 @@ export function reportStep(data: ReportData, record: LogRecord, limits: ReportLi
     tally.outcomes[h.outcome]++;
     tally.durations.push(h.durationMs);
   }
+  // As `hooks --usage` folds it: an event of no session, or never judged, has no turn.
+  if (record.event !== null && record.sessionId !== null) budgetStep(data.budget, { event: record.event, sessionId: record.sessionId, hooks: record.hooks });
   const t = Date.parse(record.ts);
   if (!Number.isNaN(t)) {
     data.times.push(t);

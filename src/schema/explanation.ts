@@ -64,6 +64,21 @@ export const ExplainedHookSchema = z.object({
 export type ExplainedHook = z.infer<typeof ExplainedHookSchema>;
 
 /** `qhooks explain --json`: why one event got its outcome. */
+/** A session's start as `qhooks explain` shows it: the SessionStart event, its configuration, and what loaded then. */
+export const SessionStartSchema = z.object({
+  seq: z.number().int(),
+  ts: z.string(),
+  /** How the session started: SessionStart's `source` (`startup`, `resume`, `clear`, `compact`); null when absent. */
+  source: z.string().nullable(),
+  /** The configuration the SessionStart was judged by; null when none was logged with it (a recorded event). */
+  configHash: z.string().nullable(),
+  /** The event explained was judged by that same configuration (false: the settings changed since the start). */
+  sameConfig: z.boolean(),
+  /** Configured, loaded, each skipped with why, at the start; null when no configuration was logged with it. */
+  attestation: LoadAttestationSchema.nullable(),
+});
+export type SessionStart = z.infer<typeof SessionStartSchema>;
+
 export const ExplanationSchema = z.object({
   /** The logged event; null for `explain EVENT --payload`. */
   seq: z.number().int().nullable(),
@@ -105,5 +120,11 @@ export const ExplanationSchema = z.object({
    * log holds no configuration for the event.
    */
   attestation: LoadAttestationSchema.nullable(),
+  /**
+   * What loaded when the event's session started: the load attestation recorded with its SessionStart (the newest one
+   * at or before the event: a resumed or compacted session starts again). Null when the log holds none for the
+   * session, and for an unlogged event.
+   */
+  sessionStart: SessionStartSchema.nullable(),
 });
 export type Explanation = z.infer<typeof ExplanationSchema>;

@@ -181,6 +181,9 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   // settings' or a plugin's only its own tier's (project, local, plugins), never the user's guards.
   let offForAllBy: string | null = null;
   let offForSharedBy: string | null = null;
+  // A lower-trust file's `disableAllHooks: false`, and its `qhooks.disabled`: both ignored, each said naming your files.
+  let onAgainBy: string | null = null;
+  const lowerDisabled: { by: string; names: readonly string[] }[] = [];
   const offByName = new Map<string, string>();
   const offByHostName = new Map<string, { by: string; own: boolean }>();
   const redact: RedactPattern[] = [];
@@ -201,6 +204,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
       const had = offByHostName.get(name);
       if (had === undefined || (own && !had.own)) offByHostName.set(name, { by: source.display, own });
     }
+    if (parsed.disableAllHooks === false && !isUserTier(source)) onAgainBy ??= source.display;
     if (parsed.disableAllHooks === true) {
       // A --settings file inside the project is the project's to write: its switch is a lower-trust one.
       if (isUserTier(source)) offForAllBy ??= source.display;
@@ -223,9 +227,8 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
       if (isUserTier(source)) {
         if (!offByName.has(name)) offByName.set(name, source.display);
       } else {
-        warnings.push(
-          `${source.display}: qhooks.disabled: read only from your own settings (the user-level file, or a --settings file outside the project); ignored here`,
-        );
+        // Said once the hooks are known: which of your hooks, in which file, it tried to switch off.
+        lowerDisabled.push({ by: source.display, names: parsed.qhooks.disabled ?? [] });
         break;
       }
     }
@@ -298,6 +301,8 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   const switched = applySwitches(hooks, { allBy: offForAllBy, sharedBy: offForSharedBy, names: offByName, hostNames: offByHostName }, isUserTierHook);
   const { disabled } = switched;
   for (const w of switched.warnings) warnings.push(w);
+  for (const w of lowerSwitchWarnings(hooks, isUserTierHook, current, lowerDisabled, offForAllBy === null ? null : { by: offForAllBy, onAgainBy }))
+    warnings.push(w);
   // A lower-trust file cannot weaken the user's guard by declaring the same command with weaker settings.
   const guarded = keepGuards(switched.enabled, isUserTierHook);
   const enabled = guarded.kept;
@@ -346,4 +351,30 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     watched: [...new Set(watched)],
     document,
   };
+}
+
+/**
+ * The warnings for switches a lower-trust file set and qhooks ignored, each naming that file and yours: its
+ * `qhooks.disabled` (with the hooks of yours it names, and their files), and its `disableAllHooks: false` against
+ * your `true`.
+ */
+function lowerSwitchWarnings(
+  hooks: readonly DeclaredHook[],
+  isUserTierHook: (hook: DeclaredHook) => boolean,
+  current: (name: string) => string,
+  lowerDisabled: readonly { by: string; names: readonly string[] }[],
+  allOff: { by: string; onAgainBy: string | null } | null,
+): string[] {
+  const warnings: string[] = [];
+  for (const { by, names } of lowerDisabled) {
+    const wanted = new Set(names.map(current));
+    const yours = [...new Set(hooks.filter((h) => isUserTierHook(h) && wanted.has(h.name)).map((h) => `${JSON.stringify(h.name)} of ${h.file}`))];
+    warnings.push(
+      `${by}: qhooks.disabled: read only from your own settings (the user-level file, or a --settings file outside the project); ignored here${
+        yours.length === 0 ? "" : `: ${yours.join(", ")} still run${yours.length === 1 ? "s" : ""}`
+      }`,
+    );
+  }
+  if (allOff?.onAgainBy) warnings.push(`${allOff.onAgainBy}: disableAllHooks: false does not turn back on the hooks ${allOff.by} switched off; ignored`);
+  return warnings;
 }

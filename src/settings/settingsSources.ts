@@ -84,11 +84,19 @@ export function explicitSettings(files: readonly string[], baseDir: string, dial
 }
 
 /**
- * The user's own files, whose word on guards is final: the user level, or a `--settings` file outside the project.
- * The project's file, its local settings, a plugin's and a `--settings` file inside the project are of lower trust.
+ * The levels of the machine's managed settings that qhooks reads: Gemini CLI's system files (`system-defaults`,
+ * `system`), written by the machine's administrator outside any project. (Claude Code's managed settings are where
+ * qhooks is installed; qhooks does not read them.)
+ */
+export const MANAGED_LEVELS: ReadonlySet<string> = new Set(["system-defaults", "system"]);
+
+/**
+ * The files whose word on guards is final: the user level, the machine's managed settings, or a `--settings` file
+ * outside the project. The project's file, its local settings, a plugin's and a `--settings` file inside the
+ * project are of lower trust.
  */
 export const isUserTier = (source: SettingsSource): boolean =>
-  source.plugin === undefined && (source.level === "user" || (source.explicit === true && source.insideProject !== true));
+  source.plugin === undefined && (source.level === "user" || MANAGED_LEVELS.has(source.level) || (source.explicit === true && source.insideProject !== true));
 
 function isInside(path: string, dir: string): boolean {
   const rel = relative(dir, path);

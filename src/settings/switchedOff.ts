@@ -67,8 +67,12 @@ export function applySwitches(hooks: readonly DeclaredHook[], switches: Settings
   const warnings: string[] = [];
   const offByAll = disabled.filter((d) => d.switch === "disableAllHooks").length;
   if (switches.allBy !== null) warnings.push(`${switches.allBy}: disableAllHooks: every hook is off (${offByAll})`);
-  else if (switches.sharedBy !== null)
-    warnings.push(`${switches.sharedBy}: disableAllHooks: the hooks of the project, its local settings and plugins are off (${offByAll}); yours still run`);
+  else if (switches.sharedBy !== null) {
+    const yours = [...new Set(enabled.filter(isUserTierHook).map((h) => h.file))];
+    warnings.push(
+      `${switches.sharedBy}: disableAllHooks: the hooks of the project, its local settings and plugins are off (${offByAll}); yours still run${yours.length ? ` (${yours.join(", ")})` : ""}`,
+    );
+  }
   for (const [name, file] of switches.names) {
     const count = named.get(name) ?? 0;
     // Under disableAllHooks of the user's own, every hook is already off: a name is no news then.

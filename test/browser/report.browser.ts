@@ -179,4 +179,17 @@ describe("report: the page in a real browser (headless Chromium)", function () {
     expect(await page.locator("#activity .col").count()).to.be.greaterThan(1);
     expect(problems).to.deep.equal([]);
   });
+
+  it("the budget per hook is a table of each hook and level, its costliest turn drawn as a bar", async () => {
+    const rows = page.locator("#hook-budget tbody tr");
+    expect(await rows.count()).to.be.greaterThan(0);
+    const blockRm = page.locator('#hook-budget tr[data-budget-row="block-rm"]');
+    expect(await blockRm.count()).to.equal(1);
+    const cells = await blockRm.locator("td").allInnerTexts();
+    expect(cells[0]).to.equal("block-rm");
+    expect(Number(cells[2])).to.be.at.least(1);
+    const widths = await rows.locator(".stack span").evaluateAll((els) => els.map((el) => el.getBoundingClientRect().width));
+    expect(Math.max(...widths)).to.be.greaterThan(0);
+    expect(problems).to.deep.equal([]);
+  });
 });

@@ -155,6 +155,21 @@ const CASES: readonly Case[] = [
     good: (sb) => sb.projectSettings(hooksOf("PreToolUse", group("^(Edit|Write)$", "true"))),
   },
   {
+    rule: "matcher-unanchored",
+    bad: (sb) => (sb.projectSettings(hooksOf("PreToolUse", group("(Edit|Write)", "true"))), '"(Edit|Write)"'),
+    good: (sb) =>
+      sb.projectSettings(
+        hooksOf(
+          "PreToolUse",
+          group("^(Edit|Write)$", "true"),
+          group("Edit|Write", "true"),
+          group("mcp__.*", "true"),
+          group("Bash.*", "true"),
+          group("Notebook.*", "true"),
+        ),
+      ),
+  },
+  {
     rule: "guard-timeout",
     dialect: "claude",
     bad: (sb) => (sb.file(join(sb.project, ".claude", "settings.json"), hooksOf("PreToolUse", group("Bash", "true"))), ['"command": "true"', 2]),

@@ -1,5 +1,7 @@
 import { expect } from "chai";
 import { Sandbox, payloadFor } from "../support/sandbox.js";
+import { ExplanationSchema, SessionStartSchema } from "../../src/schema/explanation.js";
+import { sessionStartOf, type SessionStartLog } from "../../src/explain/sessionStart.js";
 
 /**
  * The log keeps each configuration's load attestation (configured, loaded, each skipped entry with why) when an
@@ -88,5 +90,67 @@ describe("explain: the load attestation kept in the log", function () {
     ]);
     expect(session.attestation).to.equal(kept);
     expect(none.attestation).to.equal(null);
+  });
+
+  describe("the session's start (what loaded at its SessionStart)", () => {
+    const explain = async (seq: number) => {
+      const text = await sb.run(["explain", String(seq)]);
+      expect(text.code, text.stderr).to.equal(0);
+      const json = await sb.run(["explain", String(seq), "--json"]);
+      expect(json.code, json.stderr).to.equal(0);
+      return { text: text.stdout, json: ExplanationSchema.parse(JSON.parse(json.stdout)) };
+    };
+
+    it("settings changed since the start: explain shows what loaded then, and says the configuration is not this event's", async () => {
+      sb.userSettings({ qhooks: { disabled: ["noisy"] }, hooks: { PreToolUse: [{ matcher: "Bash", hooks: [guard("guard"), guard("noisy")] }] } });
+      const start = await sb.runEvent("SessionStart", payloadFor("SessionStart", { session_id: "s1", source: "startup" }));
+      sb.userSettings({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [guard("guard"), guard("noisy")] }] } });
+      const tool = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "s1" }));
+      const { text, json } = await explain(tool.outcome!.seq as number);
+      const s = SessionStartSchema.parse(json.sessionStart);
+      expect(s).to.include({ seq: start.outcome!.seq, source: "startup", sameConfig: false });
+      expect(s.attestation).to.include({ configured: 2, loaded: 1 });
+      expect(json.attestation).to.include({ configured: 2, loaded: 2 });
+      expect(text).to.match(new RegExp(`session start: #${start.outcome!.seq} .* \\(startup\\), configuration [0-9a-f]{12}, changed before this event`));
+      expect(text).to.include("  loaded: 1 of 2 hooks configured");
+      expect(text).to.include("    skipped ~/.qoder-cn/settings.json hooks.PreToolUse[0].hooks[1]: switched off: qhooks.disabled in ~/.qoder-cn/settings.json");
+    });
+
+    it("the same configuration: said in one line; the SessionStart explained is its own start", async () => {
+      sb.userSettings({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [guard("guard")] }] } });
+      const start = await sb.runEvent("SessionStart", payloadFor("SessionStart", { session_id: "s2", source: "startup" }));
+      const tool = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "s2" }));
+      const later = await explain(tool.outcome!.seq as number);
+      expect(later.json.sessionStart).to.include({ seq: start.outcome!.seq, sameConfig: true });
+      expect(later.text).to.match(/session start: #\d+ .* \(startup\), the same configuration as this event\n/);
+      const itself = await explain(start.outcome!.seq as number);
+      expect(itself.text).to.include("session start: this event (startup), the same configuration as this event");
+    });
+
+    it("a session restarted after the event: the start before it counts; a session never started in the log: null, and said", async () => {
+      sb.userSettings({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [guard("guard")] }] } });
+      const first = await sb.runEvent("SessionStart", payloadFor("SessionStart", { session_id: "s3", source: "startup" }));
+      const tool = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "s3" }));
+      await sb.runEvent("SessionStart", payloadFor("SessionStart", { session_id: "s3", source: "resume" }));
+      expect((await explain(tool.outcome!.seq as number)).json.sessionStart).to.include({ seq: first.outcome!.seq, source: "startup" });
+      const orphan = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "no-start" }));
+      const none = await explain(orphan.outcome!.seq as number);
+      expect(none.json.sessionStart).to.equal(null);
+      expect(none.text).to.include("session start: no SessionStart of this session in the log before this event");
+    });
+
+    it("sessionStartOf: null for an event of no session, or when the log gives no start", async () => {
+      const empty: SessionStartLog = { events: async function* () {}, event: async () => null };
+      expect(await sessionStartOf(empty, { seq: 5, sessionId: null, snapshot: null, outcome: null })).to.equal(null);
+      expect(await sessionStartOf(empty, { seq: 5, sessionId: "s", snapshot: null, outcome: null })).to.equal(null);
+      const gone: SessionStartLog = {
+        events: async function* () {
+          yield { seq: 9, ts: "t", matchValue: "startup" };
+          yield { seq: 4, ts: "t", matchValue: "startup" };
+        },
+        event: async () => null,
+      };
+      expect(await sessionStartOf(gone, { seq: 5, sessionId: "s", snapshot: null, outcome: null })).to.equal(null);
+    });
   });
 });

@@ -6,6 +6,7 @@ import { explainLogged, explainPayload } from "../../explain/explain.js";
 import { conformanceTable, judgeOnEveryHost } from "../../explain/hostConformance.js";
 import { hostDialect } from "../../hosts/hosts.js";
 import { formatExplanation } from "../../explain/formatExplanation.js";
+import { sessionStartOf } from "../../explain/sessionStart.js";
 import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
 import type { Explanation } from "../../schema/explanation.js";
 import { openStore } from "../../store/openStore.js";
@@ -66,7 +67,8 @@ async function logged(target: string, flags: ExplainFlags, context: CliContext):
     if (detail === null) throw new QhooksError("usage", await notInLog(log, seq));
     const made = explainLogged(detail);
     if (!made.ok) throw new QhooksError("usage", made.problem.message);
-    return made.explanation;
+    // What loaded when the session started: the files may have changed since, and a guard with them.
+    return { ...made.explanation, sessionStart: await sessionStartOf(log, detail) };
   } finally {
     await log.close();
   }

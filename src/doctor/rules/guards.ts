@@ -2,6 +2,7 @@ import type { DeclaredHook } from "../../core/hookDescriptor.js";
 import { EVENT_TRAITS } from "../../schema/events.js";
 import type { DoctorContext, DoctorRule } from "../rule.js";
 import { isGuardEvent } from "../guardEvents.js";
+import { BLOCK_WORDS, type RunsSeen } from "../runHistory.js";
 
 /** A host default this long means a hung guard holds the agent for minutes, and then lets it go on. */
 const LONG_DEFAULT_SECONDS = 60;
@@ -61,8 +62,6 @@ export const onFailureCannotBlock: DoctorRule = {
   },
 };
 
-/** Words a guard's blocking path prints. */
-const BLOCK_WORDS = /\b(deny|denied|block|blocked|blocking|forbid|forbidden|refuse|refused|not allowed|dangerous|reject|rejected)\b/i;
 const TO_STDERR = /(>&2|1>&2|>\s*\/dev\/stderr)/;
 /** Lines before an `exit 1` that may count as its branch. */
 const WINDOW = 4;
@@ -87,14 +86,22 @@ function* scriptsOf(context: DoctorContext, hook: DeclaredHook): Generator<{ rea
   }
 }
 
+/** What the log's runs add to a finding: how many, and the newest (for `qhooks show`). */
+const runsText = (runs: RunsSeen, what: string): string =>
+  `the log has ${runs.count} run${runs.count === 1 ? "" : "s"} of it that ${what} (the newest in event #${runs.lastSeq})`;
+
 export const guardExit1: DoctorRule = {
   id: "guard-exit-1",
   level: "warn",
-  summary: "a guard's script exits 1 just after printing a deny/block message to stderr (a heuristic): exit 1 is a non-blocking error, only exit 2 blocks",
+  summary:
+    "a guard's script exits 1 just after printing a deny/block message to stderr (a heuristic), or the log has its runs that exited 1 with such a message: exit 1 is a non-blocking error, only exit 2 blocks",
   fix: "exit 2 on the blocking path (or print a JSON decision and exit 0)",
   *check(context) {
     for (const hook of context.commandHooks) {
       if (!isGuardEvent(hook.event)) continue;
+      const runs = context.historyOf(hook)?.exit1Blocking ?? null;
+      const logged = runs === null ? "" : `; ${runsText(runs, "exited 1 with a deny/block message on stderr, and so did not block")}`;
+      let found = false;
       for (const { name, text } of scriptsOf(context, hook)) {
         const lines = text.split("\n");
         const at = lines.findIndex((line, i) => {
@@ -106,10 +113,18 @@ export const guardExit1: DoctorRule = {
         yield {
           hook,
           subPath: "command",
-          message: `${name === "its command" ? "its command" : name} (line ${at + 1}) exits 1 after a deny/block message on stderr: exit 1 does not block (heuristic: check that this is the blocking path)`,
+          message: `${name === "its command" ? "its command" : name} (line ${at + 1}) exits 1 after a deny/block message on stderr: exit 1 does not block (heuristic: check that this is the blocking path)${logged}`,
         };
+        found = true;
         break;
       }
+      // What the script does not show (an exit code from a variable, another language): its runs do.
+      if (!found && runs !== null)
+        yield {
+          hook,
+          subPath: "command",
+          message: `${runsText(runs, "exited 1 with a deny/block message on stderr")}: exit 1 does not block, so those calls went ahead`,
+        };
     }
   },
 };
@@ -120,16 +135,22 @@ export const guardPrintsAllow: DoctorRule = {
   id: "guard-prints-allow",
   level: "warn",
   summary:
-    'a guard prints `"permissionDecision": "allow"` (or a PermissionRequest `behavior: allow`): that skips the user\'s permission prompt; print nothing or `{}` for no opinion',
+    'a guard prints `"permissionDecision": "allow"` (or a PermissionRequest `behavior: allow`), in its script or in the log\'s record of its runs: that skips the user\'s permission prompt; print nothing or `{}` for no opinion',
   fix: "print nothing (exit 0) where the hook has no opinion; keep allow only for calls you mean to approve without asking",
   *check(context) {
     for (const hook of context.commandHooks) {
       if (hook.event !== "PreToolUse" && hook.event !== "PermissionRequest") continue;
+      const runs = context.historyOf(hook)?.allowed ?? null;
+      const logged = runs === null ? "" : `; ${runsText(runs, "answered allow")}`;
+      let found = false;
       for (const { name, text } of scriptsOf(context, hook)) {
         if (!PRINTS_ALLOW.test(text)) continue;
-        yield { hook, subPath: "command", message: `${name} prints an allow decision: every call it answers so skips the permission prompt` };
+        yield { hook, subPath: "command", message: `${name} prints an allow decision: every call it answers so skips the permission prompt${logged}` };
+        found = true;
         break;
       }
+      if (!found && runs !== null)
+        yield { hook, subPath: "command", message: `${runsText(runs, "answered allow")}: each of those calls skipped the permission prompt` };
     }
   },
 };

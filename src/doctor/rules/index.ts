@@ -3,7 +3,7 @@ import { hooksNotLoaded } from "./attestation.js";
 import { installCliMissing, installEventMissing } from "./install.js";
 import { commandMissing, commandNotChecked, commandNotExecutable, commandUnreadable, scriptNoShebang } from "./commands.js";
 import { guardAsync, guardExit1, guardPrintsAllow, guardTimeout, onFailureCannotBlock } from "./guards.js";
-import { matcherCase, matcherRegexRefused, matcherUnknownTool } from "./matchers.js";
+import { matcherCase, matcherRegexRefused, matcherUnanchored, matcherUnknownTool } from "./matchers.js";
 import { hookCallsQhooks } from "./recursion.js";
 import { pluginMissing, settingsWarning } from "./settingsWarnings.js";
 import { hookUntrusted } from "./trust.js";
@@ -27,6 +27,7 @@ export const RULES: readonly DoctorRule[] = [
   matcherCase,
   matcherUnknownTool,
   matcherRegexRefused,
+  matcherUnanchored,
   guardTimeout,
   guardAsync,
   guardExit1,

@@ -1,5 +1,6 @@
 import type { DeclaredHook } from "../../core/hookDescriptor.js";
 import { refusalText } from "../../regex/toRe2.js";
+import { compileUserRegex } from "../../regex/userRegex.js";
 import { EVENT_TRAITS } from "../../schema/events.js";
 import { oneLineText } from "../../text/oneLine.js";
 import type { DoctorContext, DoctorRule, RawFinding } from "../rule.js";
@@ -85,6 +86,37 @@ export const matcherRegexRefused: DoctorRule = {
           level: "warn",
           message: `matcher regex refused by the safe engine (${refusalText(m.refusal)}); this group runs for every value`,
         };
+    }
+  },
+};
+
+/** The known tools a regex matches; anchored: as a whole name only. Null when the anchored regex cannot be made. */
+function toolsMatched(source: string, anchored: boolean): string[] | null {
+  const compiled = compileUserRegex(anchored ? `^(?:${source})$` : source);
+  if (!compiled.ok) return null;
+  return [...KNOWN_TOOLS].filter((tool) => compiled.regex.test(tool) === true);
+}
+
+export const matcherUnanchored: DoctorRule = {
+  id: "matcher-unanchored",
+  level: "warn",
+  summary:
+    "a tool matcher regex, tested unanchored, that matches tools whose name only contains a name it lists (`(Edit|Write)` also runs for MultiEdit, NotebookEdit and TodoWrite): an exact name was probably meant",
+  fix: "anchor it, `^(Edit|Write)$`, or write the names as a plain list, `Edit|Write`",
+  *check(context) {
+    for (const hook of eachGroup(context)) {
+      if (EVENT_TRAITS[hook.event].matchField !== "tool_name" || hook.matcher.kind !== "regex") continue;
+      const source = hook.matcher.regex.source;
+      const whole = toolsMatched(source, true);
+      // Nothing matched as a whole name (`mcp__.*`, a prefix on purpose): no exact name was meant.
+      if (whole === null || whole.length === 0) continue;
+      const more = (toolsMatched(source, false) ?? []).filter((tool) => !whole.includes(tool));
+      if (more.length === 0) continue;
+      yield {
+        ...matcherAt(hook),
+        message: `matcher "${oneLineText(source)}" is a regex tested unanchored: besides ${whole.join(", ")} it matches ${more.join(", ")}, whose names only contain one`,
+        fix: `write "^(?:${oneLineText(source)})$" to match only ${whole.join(", ")}`,
+      };
     }
   },
 };
