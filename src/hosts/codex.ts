@@ -2,7 +2,8 @@ import { join } from "node:path";
 import { toHookProtocol } from "../output/hookProtocol.js";
 import type { EventName } from "../schema/events.js";
 import type { HostDialect } from "./hostDialect.js";
-import { QHOOKS_EVENT_NAMES } from "./hostEventNames.js";
+import { hostEventNames } from "./hostEventNames.js";
+import { EVENT_NAMES } from "../schema/eventNames.js";
 import { disableAllHooksKey, NO_HOOK_SETTING_KEYS } from "./hostSettingKeys.js";
 
 /** The events Codex fires (its hooks reference), under the same names as Claude Code's and qhooks'. */
@@ -22,6 +23,18 @@ const CODEX_EVENTS: readonly EventName[] = [
 
 /** Codex's documented default for a command hook that names no `timeout`, in seconds. */
 const DEFAULT_TIMEOUT_SECONDS = 600;
+/**
+ * SessionEnd's hooks (and Interrupt's) run while Codex closes: 1 s when the hook names none, and Codex cuts any longer
+ * `timeout` to 3 s, with a warning at every start.
+ */
+const SESSION_END_DEFAULT_SECONDS = 1;
+const SESSION_END_MAX_SECONDS = 3;
+
+/** Codex's own events that qhooks has none for: its hooks are warned about and skipped. */
+const CODEX_EVENT_NAMES = hostEventNames(
+  EVENT_NAMES.map((e) => [e, e] as const),
+  ["Interrupt"],
+);
 
 /**
  * Codex: `~/.codex/hooks.json`, then the project's `.codex/hooks.json`, in Claude Code's shape and event names, and
@@ -43,13 +56,14 @@ export const codexHost: HostDialect = {
   projectDirVariables: [],
   loadsEnabledPlugins: false,
   events: CODEX_EVENTS,
-  eventNames: QHOOKS_EVENT_NAMES,
+  eventNames: CODEX_EVENT_NAMES,
   hookSettingKeys: NO_HOOK_SETTING_KEYS,
   disablesAllHooks: disableAllHooksKey,
   timeoutUnit: "seconds",
   // Its own entries are skipped where qhooks reads them (core/selfCall.ts): the levels may be read.
   callsQhooksFromOutsideLevels: true,
-  defaultTimeoutSeconds: () => DEFAULT_TIMEOUT_SECONDS,
+  defaultTimeoutSeconds: (_type, event) => (event === "SessionEnd" ? SESSION_END_DEFAULT_SECONDS : DEFAULT_TIMEOUT_SECONDS),
+  maxTimeoutSeconds: (event) => (event === "SessionEnd" ? SESSION_END_MAX_SECONDS : null),
   defaultsName: "Codex's default",
   managedSettings: () => null,
   // Codex shows `systemMessage` as a warning on every event; a block on exit 2 has only stderr.

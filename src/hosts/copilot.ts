@@ -5,15 +5,18 @@ import { disableAllHooksKey } from "./hostSettingKeys.js";
 import { COPILOT_EVENT_NAMES } from "./copilotNames.js";
 import { COPILOT_HOOKS_VERSION, copilotAnswer, copilotDocumentWarnings, copilotHookEntry, copilotHookOutput, copilotPayload } from "./copilotProtocol.js";
 
+/** Where Copilot CLI reads administrators' policy hooks on Linux and macOS (its hooks reference). */
+const POLICY_DIR = "/etc/github-copilot/policy.d";
+
 /** Copilot CLI's hooks configuration reference: a hook's `timeoutSec`, 30 when it names none. */
 const DEFAULT_TIMEOUT_SECONDS = 30;
 
 /**
- * GitHub Copilot CLI: camelCase events (`preToolUse`, `userPromptSubmitted`...) in every `*.json` of the user's
- * `~/.copilot/hooks/` and the repository's `.github/hooks/`, each file `{ "version": 1, "hooks": { event: [hook...] } }`
- * with one hook per entry (`bash`, `powershell`, `cwd`, `env`, `timeoutSec` in seconds) and no matchers. It reads
- * only a preToolUse hook's answer (`permissionDecision`). It has no managed settings: qhooks installs at the user level,
- * in `~/.copilot/hooks/hooks.json`.
+ * GitHub Copilot CLI: camelCase events (`preToolUse`, `userPromptSubmitted`, `agentStop`...) in every `*.json` of the
+ * policy folder, the user's `~/.copilot/hooks/` ($COPILOT_HOME moves it) and the repository's `.github/hooks/`, each
+ * file `{ "version": 1, "hooks": { event: [hook...] } }` with one hook per entry (`bash`/`command`/`exec`, `cwd`,
+ * `env`, `timeoutSec` in seconds, `matcher` on some events, or an `http` entry). Its answers are per event
+ * (copilotProtocol.ts). Its policy folder is root's: qhooks installs at the user level, in `~/.copilot/hooks/hooks.json`.
  */
 export const copilotHost: HostDialect = {
   id: "copilot",
@@ -23,7 +26,16 @@ export const copilotHost: HostDialect = {
     const moved = env.COPILOT_HOME?.trim() ? env.COPILOT_HOME.trim() : null;
     const dir = moved ?? join(homeDir, ".copilot");
     const shown = moved ?? "~/.copilot";
+    // qhooks' own variable names another policy folder (tests, unusual installs), as for Claude Code's managed one.
+    const policy = env.QHOOKS_COPILOT_POLICY_DIR?.trim() || POLICY_DIR;
     return [
+      // Administrators' policy hooks, machine-wide, loaded before all others (every `*.json` of the folder, by name).
+      {
+        level: "system-defaults",
+        path: join(policy, "policy.json"),
+        display: join(policy, "policy.json"),
+        folder: { path: policy, display: policy },
+      },
       {
         level: "user",
         path: join(dir, "hooks", "hooks.json"),

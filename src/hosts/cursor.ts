@@ -5,18 +5,28 @@ import { CURSOR_EVENT_NAMES } from "./cursorNames.js";
 import { CURSOR_HOOKS_VERSION, cursorAnswer, cursorDocumentWarnings, cursorHookEntry, cursorHookOutput } from "./cursorProtocol.js";
 import { cursorPayload } from "./cursorPayload.js";
 
+/** Where Cursor reads its enterprise hooks.json, by platform (Windows is out of scope). */
+const ENTERPRISE_FILES: Partial<Record<NodeJS.Platform, string>> = {
+  linux: "/etc/cursor/hooks.json",
+  darwin: "/Library/Application Support/Cursor/hooks.json",
+};
+const enterpriseFile = (env: Readonly<Record<string, string | undefined>>): string =>
+  env.QHOOKS_CURSOR_ENTERPRISE_FILE?.trim() || (ENTERPRISE_FILES[process.platform] ?? ENTERPRISE_FILES.linux!);
+
 /** A hook's timeout when its entry names none: Cursor documents none that qhooks could confirm (docs/hosts.md). */
 const DEFAULT_TIMEOUT_SECONDS = 60;
 
 /**
- * Cursor: `~/.cursor/hooks.json`, then the project's `.cursor/hooks.json` (`version: 1`, one hook per entry, its own
+ * Cursor: the enterprise `/etc/cursor/hooks.json`, `~/.cursor/hooks.json`, then the project's `.cursor/hooks.json` (`version: 1`, one hook per entry, its own
  * event names), its payload fields (`conversation_id`, `command`...) and its answer (`permission`, `continue`,
  * `followup_message` on stdout). It has no managed settings qhooks writes to.
  */
 export const cursorHost: HostDialect = {
   id: "cursor",
   name: "Cursor",
-  settingsLevels: (homeDir, projectDir) => [
+  settingsLevels: (homeDir, projectDir, env = {}) => [
+    // The enterprise file administrators deploy, machine-wide, listed first; qhooks' own variable moves it (tests).
+    { level: "system-defaults", path: enterpriseFile(env), display: enterpriseFile(env) },
     { level: "user", path: join(homeDir, ".cursor", "hooks.json"), display: "~/.cursor/hooks.json" },
     { level: "project", path: join(projectDir, ".cursor", "hooks.json"), display: ".cursor/hooks.json" },
   ],

@@ -29,7 +29,7 @@ function toolCall(hostEvent: string, p: Readonly<JsonObject>): JsonObject {
 
 /**
  * A Cursor payload in the shape qhooks checks and matches (Claude Code's): `conversation_id` is the session, the first
- * workspace root the working directory when none is named, and the narrowed events' own fields the tool call they
+ * workspace root the working directory when none is named, `tool_output` the tool's response, and the narrowed events' own fields the tool call they
  * stand for. Fields already there are kept: a payload in Claude Code's shape passes as it is.
  */
 export function cursorPayload(fields: Readonly<JsonObject>): JsonObject {
@@ -38,6 +38,8 @@ export function cursorPayload(fields: Readonly<JsonObject>): JsonObject {
   const filled: JsonObject = {};
   if (fields.session_id === undefined && typeof fields.conversation_id === "string") filled.session_id = fields.conversation_id;
   if (fields.cwd === undefined && typeof roots[0] === "string") filled.cwd = roots[0];
+  // postToolUse names the tool's result `tool_output`: qhooks' `tool_response`.
+  if (fields.tool_response === undefined && fields.tool_output !== undefined) filled.tool_response = fields.tool_output;
   // An MCP event names the MCP tool in `tool_name` already: it gets qhooks' prefix.
   const mcp = hostEvent.endsWith("MCPExecution") && !(typeof fields.tool_name === "string" && fields.tool_name.startsWith(CURSOR_MCP_PREFIX));
   if (CURSOR_EVENT_NAMES.narrowed.has(hostEvent) && (fields.tool_name === undefined || mcp)) Object.assign(filled, toolCall(hostEvent, fields));

@@ -113,6 +113,11 @@ export interface HostDialect {
    * gives the same, so that a hook that works under the host is not killed sooner under qhooks.
    */
   defaultTimeoutSeconds(type: HandlerType, event: EventName): number;
+  /**
+   * The most the host gives a hook on this event whatever its settings ask (Codex cuts SessionEnd's to 3 s), or null
+   * for no such bound: install writes no more, and a longer timeout in its files is one warning and cut the same way.
+   */
+  readonly maxTimeoutSeconds?: (event: EventName) => number | null;
   /** What the user's settings are called when they name no timeout: "Claude Code's default". */
   readonly defaultsName: string;
   /**

@@ -88,10 +88,15 @@ export function install(o: InstallOptions): string[] {
   const coverage = o.scope === "managed" ? coverageOf(o.host, o.homeDir, o.projectDir, o.env) : null;
   const timeout = coverage ? Math.max(longestCommandDefault(o.host), Math.ceil(coverage.maxTimeoutSeconds) + MARGIN_SECONDS) : RECORD_TIMEOUT_SECONDS;
   const write = o.host.writeHookEntry;
-  const entries: InstalledEntry[] = o.host.events.map((event) => ({
-    event,
-    group: write ? write({ command: entryCommand(o, event), timeoutSeconds: timeout }) : { hooks: handlersOf(o, event, timeout) },
-  }));
+  const entries: InstalledEntry[] = o.host.events.map((event) => {
+    // Within what the host allows on the event (Codex's 3 s on SessionEnd): more would be cut, with a warning each start.
+    const bound = o.host.maxTimeoutSeconds?.(event) ?? null;
+    const seconds = bound === null ? timeout : Math.min(timeout, bound);
+    return {
+      event,
+      group: write ? write({ command: entryCommand(o, event), timeoutSeconds: seconds }) : { hooks: handlersOf(o, event, seconds) },
+    };
+  });
   const settings = o.scope === "managed" ? { ...managed!.onlyManagedHooks } : {};
   const added = addEntries(base?.toString("utf8") ?? "", entries, settings, target.shown, hostKeys(o.host), o.host.newFileKeys);
   const next = Buffer.from(added.text);

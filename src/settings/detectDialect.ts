@@ -24,7 +24,11 @@ export function chooseDialect(
 ): DialectChoice {
   const pinned = asked ?? (env.QHOOKS_DIALECT?.trim() || undefined);
   const present = DIALECTS.filter((id) =>
-    HOSTS[id].settingsLevels(where.homeDir, where.projectDir, env).some((level) => existsSync(level.folder?.path ?? level.path)),
+    HOSTS[id]
+      .settingsLevels(where.homeDir, where.projectDir, env)
+      // The machine's files (Cursor's enterprise file, Copilot CLI's policy folder) say nothing about this person's host.
+      .filter((level) => level.level === "user" || level.level === "project" || level.level === "local")
+      .some((level) => existsSync(level.folder?.path ?? level.path)),
   );
   if (pinned === undefined && where.detect && present.length === 1) return { dialect: present[0]!, how: "detected", note: null };
   const dialect = dialectOf(asked, env);

@@ -165,6 +165,14 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           );
           timeout = hostDefault;
         }
+        const bound = host.maxTimeoutSeconds?.(event) ?? null;
+        if (bound !== null && timeout > bound) {
+          warn(
+            [...handlerPath, "timeout"],
+            `${timeout} s is more than the ${bound} s ${host.name} allows on ${event}; cut to ${bound} s, as ${host.name} does`,
+          );
+          timeout = bound;
+        }
         const plugin = source.plugin ?? null;
         const handlerData: HandlerSetting =
           handler.data.type === "command" && plugin ? { ...handler.data, command: expandPluginPaths(handler.data.command, plugin) } : handler.data;

@@ -34,7 +34,7 @@ describe("cli: qhooks hooks add for hosts with one hook per entry (Cursor, Copil
     expect(listed.stdout).to.include("Loaded 2 of 2 hooks");
   });
 
-  it("Copilot CLI: writes its own shape (bash, timeoutSec), lists it, and refuses a matcher in one line", async () => {
+  it("Copilot CLI: writes its own shape (bash, timeoutSec), lists it; a matcher where it reads one, else refused in one line", async () => {
     const file = join(sb.home, ".copilot", "hooks", "hooks.json");
     const r = await sb.run(["hooks", "add", "PreToolUse", "--timeout", "7", "--command", "echo c", "--host", "copilot"]);
     expect(r.code, r.stderr).to.equal(0);
@@ -43,7 +43,7 @@ describe("cli: qhooks hooks add for hosts with one hook per entry (Cursor, Copil
     expect(listed.stdout).to.match(/PreToolUse +user +\* +echo c +7s .*hooks\.preToolUse\[0\]/);
 
     const before = readFileSync(file, "utf8");
-    const refused = await sb.run(["hooks", "add", "PreToolUse", "--matcher", "Bash", "--command", "echo d", "--host", "copilot"]);
+    const refused = await sb.run(["hooks", "add", "Stop", "--matcher", "Bash", "--command", "echo d", "--host", "copilot"]);
     expect(refused.code).to.not.equal(0);
     expect(
       refused.stderr
@@ -51,9 +51,13 @@ describe("cli: qhooks hooks add for hosts with one hook per entry (Cursor, Copil
         .split("\n")
         .filter((l) => l.includes("matcher")),
     ).to.have.length(1);
-    expect(refused.stderr).to.match(/Copilot CLI has no matchers on preToolUse/);
+    expect(refused.stderr).to.match(/Copilot CLI has no matchers on agentStop/);
     expect(refused.stderr).to.not.match(/\n\s+at /);
     expect(readFileSync(file, "utf8")).to.equal(before);
+    // Before a tool Copilot CLI reads one, on its own tool names.
+    const matched = await sb.run(["hooks", "add", "PreToolUse", "--matcher", "bash", "--command", "echo d", "--host", "copilot"]);
+    expect(matched.code, matched.stderr).to.equal(0);
+    expect(json(file).hooks.preToolUse[1]).to.deep.equal({ type: "command", bash: "echo d", matcher: "bash" });
   });
 
   it("refuses what the host's entries cannot say, and a level the host lacks, writing nothing", async () => {

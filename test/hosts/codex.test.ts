@@ -83,4 +83,45 @@ describe("Codex host", () => {
       ["echo project", 30],
     ]);
   });
+
+  it("SessionEnd: 1 s when the hook names none, a longer timeout cut to Codex's 3 s with one warning; Interrupt is warned of and skipped", async () => {
+    sb.file(projectFile(), {
+      hooks: {
+        SessionEnd: [
+          {
+            hooks: [
+              { type: "command", command: "echo quick" },
+              { type: "command", command: "echo slow", timeout: 20 },
+            ],
+          },
+        ],
+        Interrupt: [{ hooks: [{ type: "command", command: "echo interrupted" }] }],
+      },
+    });
+    const r = await sb.run(["hooks", "--dialect", "codex", "--json"], { cwd: sb.project });
+    const listed = JSON.parse(r.stdout) as { hooks: { command: string; timeoutSeconds: number }[]; warnings: string[] };
+    expect(listed.hooks.map((h) => [h.command, h.timeoutSeconds])).to.deep.equal([
+      ["echo quick", 1],
+      ["echo slow", 3],
+    ]);
+    expect(listed.warnings).to.include.members([
+      ".codex/hooks.json: hooks.SessionEnd[0].hooks[1].timeout: 20 s is more than the 3 s Codex allows on SessionEnd; cut to 3 s, as Codex does",
+      ".codex/hooks.json: hooks.Interrupt: Codex event with no qhooks equivalent; its hooks are skipped",
+    ]);
+  });
+
+  it("install writes SessionEnd's recorder within Codex's 3 s, the other events' with the recorder's own timeout", async () => {
+    const r = await sb.run(["install", "codex"]);
+    expect(r.code, r.stderr).to.equal(0);
+    const hooks = (
+      JSON.parse(readFileSync(join(sb.home, ".codex", "hooks.json"), "utf8")) as {
+        hooks: Record<string, { hooks: { timeout: number }[] }[]>;
+      }
+    ).hooks;
+    expect(hooks.SessionEnd![0]!.hooks[0]!.timeout).to.equal(3);
+    expect(hooks.PreToolUse![0]!.hooks[0]!.timeout).to.be.greaterThan(3);
+    // Read back by qhooks as Codex reads it: no warning about its own entries.
+    const listed = JSON.parse((await sb.run(["hooks", "--dialect", "codex", "--json"])).stdout) as { warnings: string[] };
+    expect(listed.warnings).to.deep.equal([]);
+  });
 });

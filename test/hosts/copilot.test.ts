@@ -22,12 +22,17 @@ const fixture = (event: string): string => readFileSync(join(FIXTURES, `${event}
 /** Each fixture's event, the qhooks event it is, and the tool it names (none for the others). */
 const KINDS: ReadonlyArray<readonly [string, string, string | null]> = [
   ["preToolUse", "PreToolUse", "bash"],
+  ["permissionRequest", "PermissionRequest", "bash"],
   ["postToolUse", "PostToolUse", "edit"],
+  ["postToolUseFailure", "PostToolUseFailure", "bash"],
   ["userPromptSubmitted", "UserPromptSubmit", null],
   ["sessionStart", "SessionStart", null],
   ["sessionEnd", "SessionEnd", null],
   ["agentStop", "Stop", null],
+  ["subagentStart", "SubagentStart", null],
   ["subagentStop", "SubagentStop", null],
+  ["preCompact", "PreCompact", null],
+  ["notification", "Notification", null],
 ];
 
 describe("Copilot CLI host", () => {
@@ -54,7 +59,8 @@ describe("Copilot CLI host", () => {
       // Copilot CLI's own fields as sent (qhooks adds the event's name, as for every host).
       const got = JSON.parse(readFileSync(join(sb.project, "got.json"), "utf8")) as Record<string, unknown>;
       expect(got).to.deep.include(JSON.parse(fixture(name)) as Record<string, unknown>);
-      expect(got.hook_event_name).to.equal(name);
+      // Copilot CLI names the event in the notification payload itself (`Notification`); qhooks adds it elsewhere.
+      expect(got.hook_event_name).to.equal((JSON.parse(fixture(name)) as { hook_event_name?: string }).hook_event_name ?? name);
       if (tool) expect(copilotPayload(JSON.parse(fixture(name)) as Record<string, unknown>).tool_name).to.equal(tool);
     });
   }
@@ -138,13 +144,40 @@ describe("Copilot CLI host", () => {
     expect(copilotHookEntry("preToolUse", group, warn)).to.equal(group);
   });
 
+  it("copilotHookEntry: command and exec with args stand in for bash, timeout for timeoutSec; http posts; a prompt entry is warned of", () => {
+    const warned: string[] = [];
+    const warn = (key: string, message: string) => warned.push(`${key}: ${message}`);
+    expect(copilotHookEntry("postToolUse", { command: "log.sh", timeout: 9 }, warn)).to.deep.equal({
+      hooks: [{ type: "command", command: "log.sh", timeout: 9 }],
+    });
+    expect(copilotHookEntry("postToolUse", { type: "command", exec: "/usr/bin/guard", args: ["--mode", "it's strict"] }, warn)).to.deep.equal({
+      hooks: [{ type: "command", command: `'/usr/bin/guard' '--mode' 'it'\\''s strict'` }],
+    });
+    expect(
+      copilotHookEntry("postToolUse", { type: "http", url: "https://hooks.example/c", headers: { "X-Source": "cli" }, timeoutSec: 4 }, warn),
+    ).to.deep.equal({ hooks: [{ type: "http", url: "https://hooks.example/c", headers: { "X-Source": "cli" }, timeout: 4 }] });
+    expect(warned).to.deep.equal([]);
+    expect(copilotHookEntry("sessionStart", { type: "prompt", prompt: "/plan" }, warn)).to.deep.equal({ hooks: [] });
+    expect(warned).to.have.length(1);
+    expect(warned[0]).to.match(/^type: a prompt entry .* skipped$/);
+  });
+
+  it("reads administrators' policy folder first, then the user's, then the repository's", () => {
+    const levels = discoverSettings(sb.home, sb.project, "copilot");
+    expect(levels.map((l) => [l.level, l.display])).to.deep.equal([
+      ["system-defaults", "/etc/github-copilot/policy.d/policy.json"],
+      ["user", "~/.copilot/hooks/hooks.json"],
+      ["project", ".github/hooks/hooks.json"],
+    ]);
+  });
+
   it("copilotDocumentWarnings: only a version other than 1", () => {
     expect(copilotDocumentWarnings({ version: 1 })).to.deep.equal([]);
     expect(copilotDocumentWarnings({})).to.deep.equal([]);
     expect(copilotDocumentWarnings({ version: "1" }).map((w) => w.key)).to.deep.equal(["version"]);
   });
 
-  it("copilotAnswer: allow and ask carry their reason; a block without one names qhooks; other events are empty", () => {
+  it("copilotAnswer: allow and ask carry their reason; a block without one names qhooks; a prompt's answer is empty", () => {
     expect(JSON.parse(copilotAnswer(outcomeOf("PreToolUse", { decision: "ask", reason: "prod host" })).stdout)).to.deep.equal({
       permissionDecision: "ask",
       permissionDecisionReason: "prod host",
@@ -153,7 +186,35 @@ describe("Copilot CLI host", () => {
       permissionDecision: "deny",
       permissionDecisionReason: "blocked by qhooks (preToolUse)",
     });
-    expect(copilotAnswer(outcomeOf("Stop", { decision: "block", blocked: true, reason: "tests fail" }))).to.deep.equal({ exitCode: 0, stdout: "", stderr: "" });
+    expect(copilotAnswer(outcomeOf("UserPromptSubmit", { decision: "block", blocked: true, reason: "no" }))).to.deep.equal({
+      exitCode: 0,
+      stdout: "",
+      stderr: "",
+    });
+    expect(copilotAnswer(outcomeOf("SessionEnd", {}))).to.deep.equal({ exitCode: 0, stdout: "", stderr: "" });
+  });
+
+  it("copilotAnswer: a stop blocked is decision block with the reason as the next prompt; a permission request is behavior; a rewrite is modifiedArgs", () => {
+    for (const event of ["Stop", "SubagentStop"] as const)
+      expect(JSON.parse(copilotAnswer(outcomeOf(event, { decision: "block", blocked: true, reason: "tests fail" })).stdout)).to.deep.equal({
+        decision: "block",
+        reason: "tests fail",
+      });
+    expect(JSON.parse(copilotAnswer(outcomeOf("PermissionRequest", { decision: "deny", blocked: true, reason: "not here" })).stdout)).to.deep.equal({
+      behavior: "deny",
+      message: "not here",
+    });
+    expect(
+      JSON.parse(copilotAnswer(outcomeOf("PermissionRequest", { decision: "deny", blocked: true, reason: "stop", continue: false })).stdout),
+    ).to.deep.equal({ behavior: "deny", message: "stop", interrupt: true });
+    expect(JSON.parse(copilotAnswer(outcomeOf("PermissionRequest", { decision: "allow" })).stdout)).to.deep.equal({ behavior: "allow" });
+    expect(JSON.parse(copilotAnswer(outcomeOf("PreToolUse", { decision: "allow", updatedInput: { command: "ls -la" } })).stdout)).to.deep.equal({
+      permissionDecision: "allow",
+      modifiedArgs: { command: "ls -la" },
+    });
+    expect(JSON.parse(copilotAnswer(outcomeOf("PostToolUse", { additionalContext: ["lint: 2 warnings"] })).stdout)).to.deep.equal({
+      additionalContext: "lint: 2 warnings",
+    });
   });
 
   it("copilotHookOutput: permissionDecision is the PreToolUse decision; other output passes", () => {
@@ -162,6 +223,69 @@ describe("Copilot CLI host", () => {
     });
     expect(copilotHookOutput("PostToolUse", { permissionDecision: "deny" })).to.deep.equal({ permissionDecision: "deny" });
     expect(copilotHookOutput("PreToolUse", "text")).to.equal("text");
+  });
+
+  it("copilotHookOutput: modifiedArgs, a permission request's behavior, additionalContext and a stop's allow read in Claude Code's shape", () => {
+    expect(copilotHookOutput("PreToolUse", { permissionDecision: "allow", modifiedArgs: { command: "ls" } })).to.deep.equal({
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { command: "ls" } },
+    });
+    expect(copilotHookOutput("PermissionRequest", { behavior: "deny", message: "no", interrupt: true })).to.deep.equal({
+      hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "no", interrupt: true } },
+    });
+    expect(copilotHookOutput("SessionStart", { additionalContext: "on branch main" })).to.deep.equal({
+      hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "on branch main" },
+    });
+    expect(copilotHookOutput("Stop", { decision: "allow" })).to.deep.equal({});
+    expect(copilotHookOutput("SubagentStop", { decision: "block", reason: "again" })).to.deep.equal({ decision: "block", reason: "again" });
+  });
+
+  it("permissionRequest end to end: a guard's behavior deny (or exit 2) is Copilot CLI's deny, with the message", async () => {
+    sb.file(repoFile(), {
+      version: 1,
+      hooks: { permissionRequest: [{ type: "command", matcher: "bash", bash: `cat >/dev/null; echo '{"behavior":"deny","message":"no publishing"}'` }] },
+    });
+    const r = await run("permissionRequest", "hook");
+    expect([r.code, r.stderr]).to.deep.equal([0, ""]);
+    expect(JSON.parse(r.stdout)).to.deep.equal({ behavior: "deny", message: "no publishing" });
+  });
+
+  it("agentStop end to end: a guard's decision block keeps the agent going with its reason", async () => {
+    sb.file(repoFile(), {
+      version: 1,
+      hooks: { agentStop: [{ type: "command", bash: `cat >/dev/null; echo '{"decision":"block","reason":"run the tests first"}'` }] },
+    });
+    // With the log, whose Stop-loop guard lets a block through (without it qhooks warns that the guard is off).
+    const r = await sb.run(["run", "agentStop", "--format", "hook", "--dialect", "copilot"], { input: fixture("agentStop"), cwd: sb.project });
+    expect([r.code, r.stderr]).to.deep.equal([0, ""]);
+    expect(JSON.parse(r.stdout)).to.deep.equal({ decision: "block", reason: "run the tests first" });
+  });
+
+  it("matcher: read as a whole-name regex on the events Copilot CLI reads it on; elsewhere one warning", async () => {
+    sb.file(repoFile(), {
+      version: 1,
+      hooks: {
+        preToolUse: [
+          { type: "command", matcher: "edit|create", bash: "echo edits" },
+          { type: "command", matcher: "ba.*", bash: "echo shells" },
+        ],
+        sessionEnd: [{ type: "command", matcher: "x", bash: "echo end" }],
+      },
+    });
+    const listed = JSON.parse((await sb.run(["hooks", "--dialect", "copilot", "--json"], { cwd: sb.project })).stdout) as {
+      hooks: { command: string; matcher: string | null }[];
+      warnings: string[];
+    };
+    expect(listed.hooks.map((h) => [h.command, h.matcher])).to.deep.equal([
+      ["echo edits", "edit|create"],
+      ["echo shells", "^(?:ba.*)$"],
+      ["echo end", null],
+    ]);
+    expect(listed.warnings).to.deep.equal([
+      ".github/hooks/guards.json: hooks.sessionEnd[0].matcher: not read on sessionEnd: Copilot CLI runs its hooks for every sessionEnd event",
+    ]);
+    const r = await run("preToolUse", "json");
+    const outcome = OutcomeSchema.parse(JSON.parse(r.stdout));
+    expect(outcome.hooks.map((h) => h.name)).to.deep.equal(["echo shells"]);
   });
 
   it("copilotPayload: toolArgs text is the tool input, sessionId the session (a fixed one when absent); a Claude-shaped payload passes", () => {

@@ -5,6 +5,7 @@ import { CURSOR_EVENT_NAMES } from "../../src/hosts/cursorNames.js";
 import { cursorPayload } from "../../src/hosts/cursorPayload.js";
 import { cursorAnswer, cursorDocumentWarnings, cursorHookEntry, cursorHookOutput } from "../../src/hosts/cursorProtocol.js";
 import { OutcomeSchema } from "../../src/schema/outcome.js";
+import { discoverSettings } from "../../src/settings/settingsSources.js";
 import { outcomeOf } from "../support/outcomes.js";
 import { REPO_ROOT, Sandbox } from "../support/sandbox.js";
 
@@ -23,6 +24,12 @@ const KINDS: ReadonlyArray<readonly [string, string, string | null]> = [
   ["beforeSubmitPrompt", "UserPromptSubmit", null],
   ["stop", "Stop", null],
   ["sessionStart", "SessionStart", null],
+  ["postToolUse", "PostToolUse", "Shell"],
+  ["postToolUseFailure", "PostToolUseFailure", "Shell"],
+  ["sessionEnd", "SessionEnd", null],
+  ["subagentStart", "SubagentStart", null],
+  ["subagentStop", "SubagentStop", null],
+  ["preCompact", "PreCompact", null],
 ];
 
 describe("Cursor host", () => {
@@ -48,7 +55,9 @@ describe("Cursor host", () => {
       expect(r.stderr).to.equal("");
       const got = JSON.parse(readFileSync(join(sb.project, "got.json"), "utf8")) as Record<string, unknown>;
       expect(got.hook_event_name).to.equal(name);
-      expect(got.tool_input === undefined || name === "preToolUse" || name.includes("MCP")).to.equal(true);
+      // The hook gets Cursor's own fields: a tool input only where Cursor sent one (its tool events, MCP calls).
+      const sent = JSON.parse(fixture(name)) as Record<string, unknown>;
+      expect(got.tool_input).to.deep.equal(sent.tool_input);
       if (tool) expect(cursorPayload(JSON.parse(fixture(name)) as Record<string, unknown>).tool_name).to.equal(tool);
     });
   }
@@ -194,5 +203,18 @@ describe("Cursor host", () => {
     expect(prompt.cwd).to.equal("/home/dev/shop");
     const claude = { session_id: "s", hook_event_name: "preToolUse", tool_name: "Bash", tool_input: { command: "ls" }, cwd: "/x" };
     expect(cursorPayload(claude)).to.deep.equal(claude);
+  });
+
+  it("postToolUse: Cursor's tool_output is the tool's response qhooks matches and logs", () => {
+    const read = cursorPayload(JSON.parse(fixture("postToolUse")) as Record<string, unknown>);
+    expect([read.tool_name, read.tool_response]).to.deep.equal(["Shell", "12 passing"]);
+  });
+
+  it("reads the enterprise hooks.json first (the machine's, /etc/cursor on Linux), then the user's, then the project's", () => {
+    expect(discoverSettings(sb.home, sb.project, "cursor").map((l) => [l.level, l.display])).to.deep.equal([
+      ["system-defaults", process.platform === "darwin" ? "/Library/Application Support/Cursor/hooks.json" : "/etc/cursor/hooks.json"],
+      ["user", "~/.cursor/hooks.json"],
+      ["project", ".cursor/hooks.json"],
+    ]);
   });
 });

@@ -29,6 +29,8 @@ export function describeHostDialect(host: HostDialect): void {
     const machineWide = (): Record<string, string> => ({
       GEMINI_CLI_SYSTEM_DEFAULTS_PATH: join(sb.root, "etc", "system-defaults.json"),
       GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(sb.root, "etc", "settings.json"),
+      QHOOKS_COPILOT_POLICY_DIR: join(sb.root, "etc", "copilot-policy.d"),
+      QHOOKS_CURSOR_ENTERPRISE_FILE: join(sb.root, "etc", "cursor-hooks.json"),
     });
 
     it("has a user level then a project level (and a local one after it), each file where its level says; machine-wide ones the environment moves", () => {

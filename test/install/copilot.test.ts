@@ -71,7 +71,20 @@ describe("install: the qhooks recorder in front of Copilot CLI, and out again", 
       text.startsWith('{\n  "version": 1,\n  "hooks": {\n    "sessionStart": [ { "type": "command", "bash": "echo hi >> ~/copilot.log", "timeoutSec": 5 }'),
     ).to.equal(true);
     const hooks = (JSON.parse(text) as { hooks: Record<string, { type: string; bash: string; timeoutSec: number }[]> }).hooks;
-    expect(Object.keys(hooks)).to.deep.equal(["sessionStart", "preToolUse", "postToolUse", "userPromptSubmitted", "sessionEnd", "agentStop", "subagentStop"]);
+    expect(Object.keys(hooks)).to.deep.equal([
+      "sessionStart",
+      "preToolUse",
+      "permissionRequest",
+      "postToolUse",
+      "postToolUseFailure",
+      "userPromptSubmitted",
+      "sessionEnd",
+      "agentStop",
+      "subagentStart",
+      "subagentStop",
+      "preCompact",
+      "notification",
+    ]);
     const recorder = hooks.preToolUse![0]!;
     expect(recorder.type).to.equal("command");
     expect(recorder.bash).to.match(/qhooks\.cjs record preToolUse --dialect copilot$/);

@@ -1,6 +1,7 @@
 import { QhooksError } from "../../errors.js";
 import type { HostDialect } from "../../hosts/hostDialect.js";
 import type { EventName } from "../../schema/events.js";
+import { COPILOT_MATCHER_EVENTS } from "../../hosts/copilotNames.js";
 
 /** What `hooks add` writes into a one-hook-per-entry host's file: the entry, under the host's event name. */
 export interface FlatHookEntry {
@@ -29,8 +30,10 @@ export function flatHookEntry(
   const entry = host.writeHookEntry({ command: flags.command, timeoutSeconds: flags.timeout });
   const matcher = flags.matcher?.trim();
   if (matcher !== undefined && matcher !== "" && matcher !== "*") {
-    // Cursor reads a `matcher` on its tool events' entries (docs/hosts.md); Copilot CLI's entries have none.
-    if (host.id !== "cursor" || (event !== "PreToolUse" && event !== "PostToolUse" && event !== "PostToolUseFailure"))
+    // Cursor reads a `matcher` on its tool events' entries, Copilot CLI on the events of COPILOT_MATCHER_EVENTS (docs/hosts.md).
+    const cursorReads = host.id === "cursor" && (event === "PreToolUse" || event === "PostToolUse" || event === "PostToolUseFailure");
+    const copilotReads = host.id === "copilot" && COPILOT_MATCHER_EVENTS.has(hostEvent);
+    if (!cursorReads && !copilotReads)
       throw new QhooksError("usage", `${host.name} has no matchers on ${hostEvent}: its hooks run for every call; drop --matcher (nothing was added)`);
     entry.matcher = matcher;
   }
