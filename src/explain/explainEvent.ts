@@ -33,6 +33,8 @@ export interface ExplainInput {
   readonly wouldSkip?: readonly SkippedHook[];
   /** What explain cannot know, found by the caller (no snapshot in the log...). */
   readonly unknown: readonly string[];
+  /** The host that called an entry pinned to another (Cursor calling Claude Code's entry); none when its own host did. */
+  readonly caller?: Explanation["caller"];
 }
 
 /**
@@ -181,6 +183,7 @@ export function explainEvent(input: ExplainInput): Explanation {
     matchValue,
     basis: input.basis,
     configHash: input.configHash,
+    caller: input.caller ?? null,
     decision: input.decision,
     blocked: outcome?.blocked ?? false,
     reason: outcome?.reason ?? null,

@@ -18,7 +18,7 @@ import { hostDialect } from "../../hosts/hosts.js";
 import { type FailureNotice, failureNotices, memoryCounter, noticesToSay } from "../../output/failureNotices.js";
 import { foldBudget, overBudget, overrunText } from "../../core/hookBudget.js";
 import type { BudgetSettings } from "../../schema/settings.js";
-import { callerHostOf } from "../../hosts/callerHost.js";
+import { callerHostOf, callerToolsText } from "../../hosts/callerHost.js";
 import type { Dialect } from "../../schema/dialect.js";
 import { fileNoticeCounter } from "../../handlers/noticeMemory.js";
 import type { Outcome } from "../../schema/outcome.js";
@@ -219,5 +219,8 @@ function budgetNotices(outcome: Outcome, budget: BudgetSettings | null | undefin
 function callerWarnings(caller: Dialect | null, pinned: Dialect): string[] {
   if (caller === null) return [];
   const p = hostDialect(pinned).name;
-  return [`${hostDialect(caller).name} called this entry for ${p} (--dialect ${pinned}); judged by ${p}'s hooks, answered in ${p}'s format`];
+  const tools = callerToolsText(caller, pinned);
+  return [
+    `${hostDialect(caller).name} called this entry for ${p} (--dialect ${pinned}); judged by ${p}'s hooks, answered in ${p}'s format${tools === "" ? "" : `; its tools matched as ${p}'s: ${tools}`}`,
+  ];
 }
