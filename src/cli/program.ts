@@ -1,6 +1,7 @@
 import { Command, Help, Option } from "commander";
 import { QhooksError } from "../errors.js";
 import { DIALECTS } from "../schema/dialect.js";
+import { HOSTS } from "../hosts/hosts.js";
 import { editDistance } from "../settings/editDistance.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { CommandSpec } from "./commandSpec.js";
@@ -88,7 +89,7 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
     )
     .version(version(), "-V, --version")
     .option("--db <path>", "event log file, or a PostgreSQL URL postgres://... (default: $QHOOKS_DB, else ~/.qhooks/events.db)")
-    .option("--project-dir <dir>", "project directory (default: $QODERCN_PROJECT_DIR, else the working directory)")
+    .option("--project-dir <dir>", `project directory (default: the host's own variable, ${projectDirVariablesText()}; else the working directory)`)
     // Every command's help shows the options above too, which apply to it (given before or after its name).
     .configureHelp({
       showGlobalOptions: true,
@@ -104,7 +105,7 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
     .addOption(
       new Option(
         "--dialect <name>",
-        "whose settings to read: qoder (~/.qoder-cn, .qoder), claude (~/.claude, .claude, and Claude Code's enabled plugins), gemini (~/.gemini, .gemini, /etc/gemini-cli), codex (~/.codex/hooks.json, .codex/hooks.json), cursor (~/.cursor/hooks.json, .cursor/hooks.json) or copilot (~/.copilot/hooks/*.json, .github/hooks/*.json); default $QHOOKS_DIALECT, else qoder",
+        "whose settings to read: qoder (~/.qoder-cn, .qoder), claude (~/.claude, .claude, and Claude Code's enabled plugins), gemini (~/.gemini, .gemini, /etc/gemini-cli), codex (~/.codex/hooks.json, .codex/hooks.json), cursor (~/.cursor/hooks.json, .cursor/hooks.json) or copilot (~/.copilot/hooks/*.json, .github/hooks/*.json); default $QHOOKS_DIALECT, else (for a command you type) the one host whose settings files exist here, else qoder",
       ).choices(DIALECTS),
     )
     .addOption(new Option("--host <name>", "the same as --dialect: the agent whose files and protocol qhooks speaks").choices(DIALECTS))
@@ -149,3 +150,10 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
   program.allowExcessArguments();
   return program;
 }
+
+/** `$CLAUDE_PROJECT_DIR (claude), ...`: each host's first variable for the project, for `--project-dir`'s help. */
+const projectDirVariablesText = (): string =>
+  Object.values(HOSTS)
+    .filter((h) => h.projectDirVariables.length > 0)
+    .map((h) => `$${h.projectDirVariables[0]} (${h.id})`)
+    .join(", ");

@@ -4,7 +4,7 @@ import { EXIT, messageOf } from "../errors.js";
 import { CALL_CHAIN_VAR, parseCallChain } from "../exec/hookEnvironment.js";
 import { DetachedHooks } from "../handlers/detachedHooks.js";
 import { fileOnce } from "../handlers/once.js";
-import { callerHostOf } from "../hosts/callerHost.js";
+import { callerHostOf, callerToolsText } from "../hosts/callerHost.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
 import type { EventName } from "../schema/events.js";
@@ -206,5 +206,8 @@ function passEnvOn(
 function callerWarnings(caller: Dialect | null, pinned: Dialect): string[] {
   if (caller === null) return [];
   const p = hostDialect(pinned).name;
-  return [`${hostDialect(caller).name} called this entry for ${p} (--dialect ${pinned}); judged by ${p}'s hooks, answered in ${p}'s format`];
+  const tools = callerToolsText(caller, pinned);
+  return [
+    `${hostDialect(caller).name} called this entry for ${p} (--dialect ${pinned}); judged by ${p}'s hooks, answered in ${p}'s format${tools === "" ? "" : `; its tools matched as ${p}'s: ${tools}`}`,
+  ];
 }

@@ -1,6 +1,6 @@
 import { selectHooks } from "../engine/steps/matchHooks.js";
 import { parsePayload } from "../payload/parsePayload.js";
-import { hostDialect } from "../hosts/hosts.js";
+import { callerHostOf, loggedCallerOf, payloadReading } from "../hosts/callerHost.js";
 import type { EventDetail } from "../schema/eventDetail.js";
 import type { EventName } from "../schema/events.js";
 import type { Explanation } from "../schema/explanation.js";
@@ -41,6 +41,7 @@ export function explainLogged(detail: EventDetail): { ok: true; explanation: Exp
     );
   }
   const view = detail.snapshot ? configOfSnapshot(detail.snapshot) : null;
+  const caller = loggedCaller(detail);
   const explanation = explainEvent({
     seq: detail.seq,
     ts: detail.ts,
@@ -57,9 +58,25 @@ export function explainLogged(detail: EventDetail): { ok: true; explanation: Exp
     decision: detail.decision,
     ...(detail.rejection !== null ? { notJudged: detail.rejection } : {}),
     unknown,
+    caller,
   });
   return { ok: true, explanation };
 }
+
+/** Who called the entry that judged a logged event, when it was another host than the entry's (from the stored payload). */
+function loggedCaller(detail: EventDetail): Explanation["caller"] {
+  const entry = detail.origin.host;
+  const host = loggedCallerOf(parsedOrNull(detail.payload), entry);
+  return host === null || entry === null ? null : { host, entry: entry as Dialect };
+}
+
+const parsedOrNull = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+};
 
 export interface ExplainPayloadOptions {
   readonly event: EventName;
@@ -78,12 +95,12 @@ export interface ExplainPayloadOptions {
  * others would not. No hook runs, so no decision is given.
  */
 export function explainPayload(options: ExplainPayloadOptions): { ok: true; explanation: Explanation } | { ok: false; problem: ExplainProblem } {
-  const host = options.dialect === undefined ? undefined : hostDialect(options.dialect);
+  // A payload of another host sent to this host's entry (Cursor's to Claude Code's) is read as `qhooks run` reads it.
+  const sender = options.dialect === undefined ? null : callerHostOf(options.input, options.dialect);
   const parsed = parsePayload(options.input, {
     event: options.event,
     projectDir: options.projectDir,
-    hostEvents: host?.eventNames,
-    readPayload: host?.readPayload,
+    ...payloadReading(options.dialect, sender ?? options.dialect),
   });
   if (!parsed.ok) return { ok: false, problem: { kind: "invalid-payload", message: parsed.value.error } };
   const valid = parsed.value;
@@ -107,6 +124,7 @@ export function explainPayload(options: ExplainPayloadOptions): { ok: true; expl
     decision: null,
     wouldSkip: split.skipped,
     unknown: [],
+    caller: sender === null || options.dialect === undefined ? null : { host: sender, entry: options.dialect },
   });
   return { ok: true, explanation };
 }

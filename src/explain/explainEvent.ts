@@ -35,6 +35,8 @@ export interface ExplainInput {
   readonly unknown: readonly string[];
   /** The session's start and what loaded then (read from the log by sessionStartOf); null when not known. */
   readonly sessionStart?: SessionStart | null;
+  /** The host that called an entry pinned to another (Cursor calling Claude Code's entry); none when its own host did. */
+  readonly caller?: Explanation["caller"];
 }
 
 /**
@@ -183,6 +185,7 @@ export function explainEvent(input: ExplainInput): Explanation {
     matchValue,
     basis: input.basis,
     configHash: input.configHash,
+    caller: input.caller ?? null,
     decision: input.decision,
     blocked: outcome?.blocked ?? false,
     reason: outcome?.reason ?? null,

@@ -1,4 +1,6 @@
 import type { ExplainedHook, Explanation, HookSource, HookVerdict } from "../schema/explanation.js";
+import { callerToolsText } from "../hosts/callerHost.js";
+import { hostDialect } from "../hosts/hosts.js";
 import { oneLineText } from "../text/oneLine.js";
 
 export interface FormatOptions {
@@ -42,6 +44,7 @@ export function formatExplanation(x: Explanation, o: FormatOptions): string {
   }
   const config = x.configHash === null ? "unknown" : x.configHash.slice(0, 12);
   lines.push(`configuration: ${config} (${x.basis === "log" ? "the snapshot logged with the event" : "the settings files as they are now; no hook was run"})`);
+  if (x.caller !== null) lines.push(callerLine(x.caller));
   if (x.matchField !== null) lines.push(`matchers are tested against ${x.matchField}: ${x.matchValue === null ? "-" : JSON.stringify(t(x.matchValue, 80))}`);
   else lines.push(`${x.event} ignores matchers: every hook of the event applies`);
   for (const u of x.unknown) lines.push(`not known: ${t(u, 400)}`);
@@ -148,4 +151,11 @@ function sessionStartLines(
   const lines = [`session start: ${which}${how}, ${config}`];
   if (s.attestation !== null && s.seq !== seq) lines.push(...attestationLines(s.attestation, t, "  "));
   return lines;
+}
+
+/** `caller: Cursor, through the entry pinned to Claude Code (--dialect claude); ...`: who sent an event to whose entry. */
+function callerLine(caller: NonNullable<Explanation["caller"]>): string {
+  const entry = hostDialect(caller.entry).name;
+  const tools = callerToolsText(caller.host, caller.entry);
+  return `caller: ${hostDialect(caller.host).name}, through the entry pinned to ${entry} (--dialect ${caller.entry}); judged by ${entry}'s hooks${tools === "" ? "" : `, its tools matched as ${entry}'s: ${tools}`}`;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DialectSchema } from "./dialect.js";
 import { DecisionSchema, EventNameSchema } from "./events.js";
 import { LogDecisionSchema } from "./logRecord.js";
 import { HookOutcomeKindSchema } from "./outcome.js";
@@ -91,6 +92,11 @@ export const ExplanationSchema = z.object({
   /** `log`: the configuration snapshot logged with the event; `settings`: the files as they are now (unlogged event). */
   basis: z.enum(["log", "settings"]),
   configHash: z.string().nullable(),
+  /**
+   * The host that sent the event to an entry pinned to another host (`entry`): Cursor calling the entry `qhooks
+   * install claude` wrote. Judged by `entry`'s hooks; null when the entry's own host sent it.
+   */
+  caller: z.object({ host: DialectSchema, entry: DialectSchema }).nullable(),
   /** The logged decision; null for an event that was never logged (no hook is run to find it). */
   decision: LogDecisionSchema.nullable(),
   blocked: z.boolean(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DialectSchema } from "./dialect.js";
 import { DecisionSchema, EventNameSchema } from "./events.js";
 import { HookResultSchema, OutcomeSchema } from "./outcome.js";
 
@@ -47,6 +48,12 @@ export const LogRecordSchema = OutcomeSchema.extend({
    * nothing of the kind. A listing's column: the whole input is in `payload`.
    */
   tried: z.string().nullable(),
+  /**
+   * The host that called an entry pinned to another host (`cursor` for Cursor running the entry `qhooks install
+   * claude` wrote): the event was judged by `origin.host`'s hooks, sent by this one. Made from the payload when the
+   * record is read, as `tried` is; null when the judging host called, or the event was not judged.
+   */
+  caller: DialectSchema.nullable(),
   projectDir: z.string(),
   /** The payload as hooks received it (a string when it was not even JSON). */
   payload: z.unknown(),

@@ -15,7 +15,7 @@ import type { DeclaredHook, HookPlugin } from "../core/hookDescriptor.js";
 import { isQhooksSelfCall } from "../core/selfCall.js";
 import type { SettingsSource } from "./settingsSources.js";
 import { DEFAULT_DIALECT } from "../hosts/hostDialect.js";
-import { hostDialect } from "../hosts/hosts.js";
+import { HOSTS, hostDialect } from "../hosts/hosts.js";
 import type { HostEventNames } from "../hosts/hostEventNames.js";
 import { describeJsonError } from "../json/describeJsonError.js";
 import { editDistance } from "./editDistance.js";
@@ -250,6 +250,14 @@ function suggestEvent(key: string, names: HostEventNames, hostName: string): str
   const theirs = EventNameSchema.safeParse(key);
   const ours = theirs.success ? names.toHost.get(theirs.data) : undefined;
   if (ours !== undefined) return ` (${hostName} calls it ${ours})`;
+  // Another host's own name (Cursor's and Copilot CLI's `preToolUse`): a file of that host's shape read as this one's.
+  const others = theirs.success ? [] : Object.values(HOSTS).filter((h) => h.name !== hostName && h.eventNames.toQhooks.has(key));
+  if (others.length) {
+    const event = others[0]!.eventNames.toQhooks.get(key)!;
+    const whose = others.map((h) => `${h.name}'s`).join(" or ");
+    const flags = others.map((h) => `--dialect ${h.id}`).join(" or ");
+    return ` (${whose} name for ${event}: a file of another host? ${hostName} calls it ${names.toHost.get(event) ?? event}; ${flags} reads that host's own files)`;
+  }
   const close = known.find((e) => e.toLowerCase() === key.toLowerCase() || editDistance(e, key) <= 2);
   return close ? ` (did you mean ${close}?)` : ` (known: ${known.join(", ")})`;
 }

@@ -70,6 +70,13 @@ describe("cli: help and usage errors", () => {
     expect(global).to.include("--db").and.not.include("--strict");
   });
 
+  it("--project-dir's help names each host's own variable, Claude Code's among them; --dialect's names the detection", async () => {
+    const help = (await sb.run(["--help"])).stdout.replace(/\s+/g, " ");
+    for (const v of ["$QODERCN_PROJECT_DIR (qoder)", "$CLAUDE_PROJECT_DIR (claude)", "$GEMINI_PROJECT_DIR (gemini)", "$CURSOR_PROJECT_DIR (cursor)"])
+      expect(help).to.include(v);
+    expect(help).to.include("the one host whose settings files exist here");
+  });
+
   it("a bad filter reads like every other error, naming the flag and never an internal path", async () => {
     const cases: [string[], string][] = [
       [["log", "--event", "PreTool"], 'qhooks: --event: unknown event "PreTool"; did you mean PreToolUse?'],

@@ -34,6 +34,7 @@ function record(e: SeedEvent, payload: unknown = { session_id: e.sessionId, hook
     matchValue: e.matchValue ?? null,
     tried: toolInputSummary(payload),
     projectDir: "/p",
+    caller: null,
     payload,
     source: "dispatch",
     replay: null,

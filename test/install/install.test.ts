@@ -129,6 +129,54 @@ describe("install: qhooks in front of Claude Code, and out again", function () {
     expect(readdirSync(managed)).to.deep.equal([]);
   });
 
+  it("done when: a fresh HOME with user, project and plugin hooks; hooks lists them without flags; dry run, install, one event judged by every hook, a missing guard script as a systemMessage, uninstall byte for byte", async () => {
+    claudeSetup();
+    // A guard whose script is missing, in the project's file: the person must see it, not an unguarded agent.
+    const missing = join(sb.project, ".claude", "hooks", "guard.sh");
+    sb.file(join(sb.project, ".claude", "settings.json"), {
+      hooks: { PreToolUse: [{ hooks: [mark("project")] }, { matcher: "Bash", hooks: [{ type: "command", command: missing }] }] },
+    });
+
+    // In the project, without flags: Claude Code's files, found because only they exist.
+    const listed = await run(["hooks", "--json"]);
+    expect(listed.code, listed.stderr).to.equal(0);
+    const config = JSON.parse(listed.stdout) as { dialect: string; hooks: { level: string; command: string }[] };
+    expect(config.dialect).to.equal("claude");
+    expect(config.hooks.map((h) => h.level).sort()).to.deep.equal(["plugin", "project", "project", "user"]);
+    expect(existsSync(join(sb.home, ".qoder-cn"))).to.equal(false);
+
+    const before = tree(sb.root);
+    const dry = await run(["install", "claude", "--dry-run"]);
+    expect(dry.code, dry.stderr).to.equal(0);
+    expect(dry.stdout).to.include(`+++ ${dropIn()}`);
+    expect(
+      [...tree(sb.root).keys()].filter((k) => !before.has(k)),
+      "dry run",
+    ).to.deep.equal([]);
+
+    expect((await run(["install", "claude"])).code).to.equal(0);
+    const document = JSON.parse(readFileSync(dropIn(), "utf8")) as { hooks: Record<string, { hooks: Json[] }[]> };
+    const entry = String(document.hooks.PreToolUse![0]!.hooks[0]!.command);
+    const payload = JSON.stringify({ ...payloadFor("PreToolUse", { tool_input: { command: "ls" } }), hook_event_name: "PreToolUse" });
+    const judged = await sh(entry, payload, sb.project, sb.env({ PATH: "/usr/bin:/bin", CLAUDE_PROJECT_DIR: sb.project }));
+    expect(judged.code, judged.stderr).to.equal(0);
+    expect(readdirSync(marks).sort()).to.deep.equal(["plugin", "project", "user"]);
+    const answer = JSON.parse(judged.stdout) as { systemMessage?: string };
+    expect(answer.systemMessage).to.match(/^qhooks: hook "guard\.sh" failed \(exit 127/);
+    const [logged] = JSON.parse((await run(["log", "--json"])).stdout) as { hooks: { name: string; outcome: string }[]; origin: { host: string } }[];
+    expect(logged!.origin.host).to.equal("claude");
+    expect(logged!.hooks.map((h) => h.outcome).sort()).to.deep.equal(["error", "success", "success", "success"]);
+
+    expect((await run(["uninstall", "claude"])).code).to.equal(0);
+    const after = tree(sb.root);
+    for (const k of [...after.keys()]) if (/^(marks|notices|home\/\.qhooks)\/|^events\.db/.test(k)) after.delete(k);
+    expect(
+      [...after.keys()].filter((k) => !before.has(k)),
+      "after",
+    ).to.deep.equal([]);
+    expect(after).to.deep.equal(before);
+  });
+
   it("user scope: recorder entries in ~/.claude/settings.json; uninstall restores the file byte for byte", async () => {
     claudeSetup();
     const installed = await run(["install", "claude", "--scope", "user"]);
@@ -136,8 +184,13 @@ describe("install: qhooks in front of Claude Code, and out again", function () {
     expect(installed.stdout).to.include("Claude Code still runs your user, project, local and plugin hooks itself").and.include("--scope managed");
     const text = readFileSync(userFile(), "utf8");
     expect(text.startsWith('{\n    "model": "opus",\n    "permissions": {"allow": ["Bash(ls:*)"]},')).to.equal(true);
-    const hooks = (JSON.parse(text) as { hooks: Record<string, { hooks: { command: string }[] }[]> }).hooks;
+    const hooks = (JSON.parse(text) as { hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]> }).hooks;
     expect(hooks.Stop![0]!.hooks[0]!.command).to.match(/qhooks\.cjs record Stop --dialect claude$/);
+    // A recorder's timeout is never above Claude Code's own default for the event (30 s on UserPromptSubmit), so
+    // doctor finds nothing to say about qhooks' own entries.
+    expect([hooks.Stop![0]!.hooks[0]!.timeout, hooks.UserPromptSubmit![0]!.hooks[0]!.timeout]).to.deep.equal([60, 30]);
+    const doctor = await run(["doctor"]);
+    expect(doctor.stdout).to.include("hooks checked").and.not.include("UserPromptSubmit");
 
     const recorder = hooks.PreToolUse![1]!.hooks[0]!.command;
     const recorded = await sh(recorder, JSON.stringify(payloadFor("PreToolUse")), sb.project, sb.env({ PATH: "/usr/bin:/bin" }));

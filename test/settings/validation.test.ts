@@ -42,6 +42,18 @@ describe("settings validation, entry by entry", () => {
     expect(commands(s)).to.deep.equal(["echo ok"]);
   });
 
+  it("another host's event names: the warning names that host and its --dialect; the known events still apply", () => {
+    sb.projectSettings(
+      settings({ preToolUse: [{ hooks: [good("cursor")] }], BeforeTool: [{ hooks: [good("gemini")] }], PreToolUse: [{ hooks: [good("ok")] }] }),
+    );
+    const s = load();
+    expect(s.warnings).to.deep.equal([
+      ".qoder/settings.json: hooks.preToolUse: unknown event (Cursor's or Copilot CLI's name for PreToolUse: a file of another host? Qoder CN CLI calls it PreToolUse; --dialect cursor or --dialect copilot reads that host's own files); its hooks are skipped",
+      ".qoder/settings.json: hooks.BeforeTool: unknown event (Gemini CLI's name for PreToolUse: a file of another host? Qoder CN CLI calls it PreToolUse; --dialect gemini reads that host's own files); its hooks are skipped",
+    ]);
+    expect(commands(s)).to.deep.equal(["echo ok"]);
+  });
+
   it("an event key far from every event: one warning listing the known events", () => {
     sb.projectSettings(settings({ OnSave: [{ hooks: [good("x")] }], Stop: [{ hooks: [good("ok")] }] }));
     const s = load();

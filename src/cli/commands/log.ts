@@ -106,6 +106,8 @@ export function logColumns(utc: boolean, rows?: readonly LogRecord[]): Column<Lo
     { header: "SESSION", cell: (r) => (short ? short(r.sessionId) : (r.sessionId ?? "-")), min: 6, keep: 7 },
     // Where each event came from, in a table whose rows came from more than one host, machine, user or log.
     ...(rows ? originColumns(rows, (r) => r.origin) : []),
+    // Who called, in a table with an event another host sent to this host's entry (Cursor through Claude Code's).
+    ...(rows?.some((r) => r.caller !== null) ? [{ header: "CALLER", cell: (r: LogRecord) => r.caller ?? "-", min: 4, keep: 4 }] : []),
     { header: "EVENT", cell: (r) => r.event ?? "?", min: 8, keep: 10 },
     { header: "MATCH", cell: (r) => r.matchValue ?? "", max: 24, min: 6, keep: 4 },
     ...(rows ? [tried] : []),

@@ -1,5 +1,8 @@
 import { z } from "zod";
 import { storedInputSummary } from "../../core/toolInputSummary.js";
+import { loggedCallerOf } from "../../hosts/callerHost.js";
+import { hostDialect } from "../../hosts/hosts.js";
+import type { Dialect } from "../../schema/dialect.js";
 import { EXIT, QhooksError } from "../../errors.js";
 import { prettyStoredJson } from "../../json/storedJson.js";
 import type { EventDetail } from "../../schema/eventDetail.js";
@@ -54,6 +57,7 @@ export function showLines(d: EventDetail, options: { utc: boolean; text: DetailT
     ...fieldLines([
       // What the agent tried, in one line, before the details: the whole input is in the payload below.
       ["tried", tried === null ? null : line(tried)],
+      ["caller", callerText(d)],
       ["time", `${time.text} ${time.zone}`.trim()],
       ["session", d.sessionId === null ? "-" : line(d.sessionId)],
       ["project", line(d.projectDir)],
@@ -99,6 +103,18 @@ export function showLines(d: EventDetail, options: { utc: boolean; text: DetailT
   }
   if (d.snapshot?.warnings.length) result.push("", "Settings warnings", ...d.snapshot.warnings.map((w) => `  ${line(w)}`));
   return result;
+}
+
+/** The host that called the entry of another host that judged the event (Cursor through Claude Code's), or null. */
+function callerText(d: EventDetail): string | null {
+  let payload: unknown = null;
+  try {
+    payload = JSON.parse(d.payload);
+  } catch {
+    return null;
+  }
+  const caller = loggedCallerOf(payload, d.origin.host);
+  return caller === null ? null : `${hostDialect(caller).name}, through the entry pinned to ${hostDialect(d.origin.host as Dialect).name}`;
 }
 
 /** `DENY` for a blocking decision (as the log's table shows it), the decision otherwise. */

@@ -1,6 +1,6 @@
 import { parsePayload } from "../../payload/parsePayload.js";
 import type { Dialect } from "../../hosts/hostDialect.js";
-import { hostDialect } from "../../hosts/hosts.js";
+import { payloadReading } from "../../hosts/callerHost.js";
 import type { SettingsSnapshot } from "../../settings/loadSettings.js";
 import type { Rejected } from "../../core/rejected.js";
 import type { Arrival } from "../../core/arrival.js";
@@ -22,10 +22,9 @@ export interface ValidateOptions {
  */
 export function validateStep(options: ValidateOptions): (arrival: Arrival) => Validated | Rejected {
   const { projectDir } = options;
-  const sender = options.payloadDialect ?? options.dialect;
-  const host = sender === undefined ? undefined : hostDialect(sender);
-  const hostEvents = host?.eventNames;
-  const readPayload = host?.readPayload;
+  // A caller of another host's entry (Cursor calling Claude Code's): read in its words, its tools named as the
+  // judging host names them.
+  const { hostEvents, readPayload } = payloadReading(options.dialect, options.payloadDialect ?? options.dialect);
   return (arrival) => {
     const parsed = parsePayload(arrival.input, { event: arrival.event, projectDir, hostEvents, readPayload });
     if (!parsed.ok) return { kind: "rejected", arrival, rejection: parsed.value, seq: null, warnings: [] };

@@ -1,4 +1,5 @@
 import { toolInputSummary } from "../../core/toolInputSummary.js";
+import { loggedCallerOf } from "../../hosts/callerHost.js";
 import { nestsDeeperThan } from "../../json/jsonDepth.js";
 import type { LogRecord } from "../../schema/logRecord.js";
 import type { Outcome } from "../../schema/outcome.js";
@@ -43,6 +44,7 @@ export function toLogRecord(row: EventListRow): LogRecord {
     matchValue: row.match_value,
     // Made here, where both backends' rows become records, so that SQLite and PostgreSQL list the same summary.
     tried: toolInputSummary(payload),
+    caller: loggedCallerOf(payload, row.judged_by),
     projectDir: row.project_dir ?? "",
     payload,
     asyncHooks: row.async_hooks === null ? [] : (JSON.parse(row.async_hooks) as LogRecord["asyncHooks"]),
