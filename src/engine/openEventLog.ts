@@ -12,6 +12,7 @@ import { logDirectoryWarnings } from "../store/sqlite/logFile.js";
 import { isPostgresUrl, openStore } from "../store/openStore.js";
 import { checkDatabaseName } from "../store/postgres/databaseName.js";
 import { QhooksError } from "../errors.js";
+import { DEFAULT_SIGN_EVERY } from "../store/sqlite/periodicHeads.js";
 
 export interface OpenEventLogOptions {
   /** A path or a PostgreSQL URL; `false` for no log; undefined for $QHOOKS_DB, else <homeDir>/.qhooks/events.db. */
@@ -34,8 +35,21 @@ export function openEventLogWithWarnings(options: OpenEventLogOptions): { log: E
     if ("refused" in name) throw new QhooksError("usage", name.refused);
     return { log: centralWithFallback(path, options), warnings: name.warning === null ? [] : [name.warning] };
   }
-  const log = openStore(path);
+  const log = openStore(path, { signEvery: signEveryOf(options.env) });
   return { log, warnings: logDirectoryWarnings(path) };
+}
+
+/**
+ * How many records the local log's head is signed every as events are logged: $QHOOKS_SIGN_EVERY (0: never, only
+ * ship and export sign), else DEFAULT_SIGN_EVERY.
+ */
+export function signEveryOf(env: Readonly<Record<string, string | undefined>>): number {
+  const value = env.QHOOKS_SIGN_EVERY;
+  if (value === undefined || value === "") return DEFAULT_SIGN_EVERY;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new QhooksError("usage", `QHOOKS_SIGN_EVERY=${value}: expected a whole number of records (0: sign only at ship and export)`);
+  return n;
 }
 
 /** Where events go that the central log cannot take in time: a SQLite log in the local data folder. */

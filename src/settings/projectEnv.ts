@@ -4,7 +4,7 @@ import { readSettingsSource } from "./readSettingsSource.js";
 /**
  * qhooks' variables that can weaken a guard when someone else sets them: switch every hook off, raise or drop the
  * Stop-loop cap, move the log (or keep none), change the evaluator of prompt hooks, change whose settings are read,
- * cut hooks' output (a deny cut short is no deny), or make a live event look like a replay's, a test's or a hook's
+ * cut hooks' output (a deny cut short is no deny), stop the log's heads being signed, or make a live event look like a replay's, a test's or a hook's
  * own call.
  */
 export const GUARDED_VARIABLES = [
@@ -20,6 +20,7 @@ export const GUARDED_VARIABLES = [
   "QHOOKS_REPLAY",
   "QHOOKS_TEST",
   "QHOOKS_CALL_CHAIN",
+  "QHOOKS_SIGN_EVERY",
 ] as const;
 
 /** One settings file's `env` block, and whether the file is the user's own (user level) or a project's. */

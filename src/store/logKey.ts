@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { QhooksError } from "../errors.js";
 
 /**
@@ -30,6 +30,8 @@ export function logKeyPair(log: string): LogKeyPair {
 
 /** Writes a new pair unless the private key exists; true when it made one. */
 function makeKeyPair(log: string): boolean {
+  // Most calls find the key there: a pair is generated (milliseconds) only when there is none.
+  if (existsSync(keyFileOf(log))) return false;
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
   try {
     // O_EXCL: two processes making the pair at once never overwrite each other's key.

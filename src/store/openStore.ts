@@ -16,6 +16,8 @@ export interface OpenStoreOptions {
   readonly writer?: string;
   /** PostgreSQL: a dispatch's deadlines or an audit's (see PostgresLogOptions). */
   readonly deadlines?: "dispatch" | "audit";
+  /** SQLite: sign the chain's head every this many records as it is written (sqlite/periodicHeads.ts). */
+  readonly signEvery?: number;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface OpenStoreOptions {
  * down still decides (the append fails, and says so).
  */
 export function openStore(location: string, options: OpenStoreOptions = {}): Store {
-  if (!isPostgresUrl(location)) return openSqliteLog(location, { mustExist: options.mustExist ?? false });
+  if (!isPostgresUrl(location)) return openSqliteLog(location, { mustExist: options.mustExist ?? false, signEvery: options.signEvery ?? 0 });
   const name = checkDatabaseName(location);
   if ("refused" in name) throw new QhooksError("usage", name.refused);
   return lazyStore(async () => (await import("./postgres/postgresEventLog.js")).openPostgresLog(location, options));

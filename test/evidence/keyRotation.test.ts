@@ -127,6 +127,56 @@ describe("key rotation: a key record signed by the old key hands the log to a ne
     expect(c.code, c.stderr).to.equal(0);
   });
 
+  it("a prune on the central database past a shipped chain's rotation record copies it forward: verify and evidence still follow the keys", async () => {
+    expect((await local(["key", "rotate"])).code).to.equal(0);
+    // Events of today after the rotation: they stay; the rotation record and what came before it go.
+    const now = Date.now();
+    await seedLog(
+      sb.db,
+      Array.from({ length: 4 }, (_, i) => ({
+        ts: new Date(now - (4 - i) * 1000),
+        event: "PreToolUse",
+        sessionId: "two",
+        matchValue: "Bash",
+        decision: "none",
+      })),
+    );
+    expect((await local(["ship", "--to", db.url])).code).to.equal(0);
+    const id = await writer();
+    const onCentral = (args: string[]) => sb.run(args, { env: { QHOOKS_DB: db.url } });
+    const keyRows = () =>
+      withClient(db.url, async (c) =>
+        (await c.query<{ writer_id: string; body: Buffer }>("SELECT writer_id, body FROM qhooks_journal WHERE kind = 'key' ORDER BY gid")).rows.map((r) => ({
+          writer: r.writer_id,
+          body: JSON.parse(r.body.toString("utf8")) as { chain?: string; seq?: number; change: string },
+        })),
+      );
+    const original = await keyRows();
+    expect(original.map((k) => k.writer)).to.deep.equal([id]);
+    for (const round of [1, 2]) {
+      const p = await onCentral(["prune", "--before", "2026-03-01"]);
+      expect(p.code, p.stderr).to.equal(0);
+      const rows = await keyRows();
+      // The chain's own record is gone; one copy, in the maintaining writer's chain, names the chain and its seq.
+      expect(rows, `round ${round}`).to.have.length(1);
+      expect(rows[0]!.writer).to.not.equal(id);
+      expect(rows[0]!.body).to.include({ chain: id, change: "rotate" });
+      const v = await onCentral(["verify"]);
+      expect(v.code, v.stderr).to.equal(0);
+      expect(v.stdout).to.match(/signed heads? still match/);
+    }
+    const file = sb.file("two.json", "");
+    const e = await onCentral(["export", "--evidence", file, "--session", "two"]);
+    expect(e.code, e.stderr).to.equal(0);
+    const check = await sb.run(["verify", "--evidence", file, "--key", `${sb.db}.pub`]);
+    expect(check.code, check.stderr).to.equal(0);
+    // Without the copy, the new key's heads would have no record vouching for them.
+    await withClient(db.url, (c) => c.query("DELETE FROM qhooks_journal WHERE kind = 'key'"));
+    const broken = await onCentral(["verify"]);
+    expect(broken.code).to.equal(3);
+    expect(broken.stderr).to.include("a key changed without a rotation record");
+  });
+
   it("reset without --lost, or while the key is there: refused in one line", async () => {
     const a = await local(["key", "reset"]);
     expect(a.code).to.equal(1);

@@ -6,6 +6,8 @@ import { contentDigest, linkHash, wellFormed } from "../journal/hashFormat.js";
 import type { JournalRow } from "../journal/record.js";
 import { storedSnapshotRow, type PendingRow } from "../journal/rows.js";
 import { allocateGids, insertPlaced, journalRowOf, lockWriter, setHead, type PlacedRow } from "./placeRows.js";
+import { keyChangeRow, KeyChangeBodySchema, type KeyChangeBody } from "../keyChange.js";
+import { keyRecordPlace, type KeyCopyBody } from "./keyRecords.js";
 
 /**
  * Erasure and retention on the central database. It holds many chains, some of them copies of laptops' logs that
@@ -141,7 +143,8 @@ export async function erasePlan(client: pg.Client, selector: EraseSelector): Pro
  * Deletes, chain by chain, the records older than `before` by the same rules as the SQLite log (an event goes with
  * its outcome; the snapshots just before the first kept record stay with it), with their audit rows; moves each
  * pruned chain's anchor to its last deleted record; copies configuration snapshots no kept record holds to the
- * maintaining writer's chain; and appends there one prune record per chain that has an anchor. One transaction:
+ * maintaining writer's chain, and the key records deleted (keyRecords.ts: each naming its chain and seq there);
+ * and appends there one prune record per chain that has an anchor. One transaction:
  * appends of other writers go on meanwhile (they lock their own chain's head, not these rows). A dry run rolls the
  * transaction back (the gids it drew from the sequence stay unused).
  */
@@ -221,6 +224,25 @@ export async function pruneChains(client: pg.Client, maintainer: string, before:
          WHERE k.kind = 'snapshot' AND k.config_hash = s.config_hash AND (kc.cut IS NULL OR k.seq >= kc.cut))
        ORDER BY s.config_hash, s.gid`,
       );
+      // Key records a deleted range holds (a chain's own, or copies an earlier prune made): verify follows each
+      // chain's keys from its first through them, so they are copied forward unless a kept one says the same.
+      const { rows: keyRows } = await client.query<{ writer_id: string; seq: string; body: Buffer; deleted: boolean }>(
+        `SELECT k.writer_id, k.seq, k.body, (c.cut IS NOT NULL AND k.seq < c.cut) AS deleted FROM qhooks_journal k
+       LEFT JOIN qhooks_cut c ON c.writer_id = k.writer_id WHERE k.kind = 'key' ORDER BY k.gid`,
+      );
+      const keptKeys = new Set<string>();
+      const keyCopies: PendingRow[] = [];
+      const placed = keyRows.map((k) => ({ deleted: k.deleted, ...keyRecordPlace(k.writer_id, Number(k.seq), k.body.toString("utf8")) }));
+      for (const k of placed) if (!k.deleted) keptKeys.add(`${k.chain}\n${k.at.seq}`);
+      for (const k of placed) {
+        const said = `${k.chain}\n${k.at.seq}`;
+        if (!k.deleted || keptKeys.has(said)) continue;
+        keptKeys.add(said);
+        const body = parseKeyBody(k.at.body);
+        if (body === null) continue;
+        const copy: KeyCopyBody = { ...body, chain: k.chain, seq: k.at.seq };
+        keyCopies.push({ ...keyChangeRow(ts, body), body: JSON.stringify(copy) });
+      }
       const { rows: counted } = await client.query<{ records: number; events: number }>(
         `SELECT count(*) AS records, count(*) FILTER (WHERE j.kind = 'event') AS events FROM qhooks_journal j JOIN qhooks_cut c ON c.writer_id = j.writer_id AND j.seq < c.cut`,
       );
@@ -259,7 +281,7 @@ export async function pruneChains(client: pg.Client, maintainer: string, before:
       const gids = await appendToChain(
         client,
         maintainer,
-        [...copies, ...prunes].map((row) => ({ row, refGid: null })),
+        [...copies, ...keyCopies, ...prunes].map((row) => ({ row, refGid: null })),
       );
       const from = firstKept[0]?.g ?? null;
       const records = Number(counted[0]!.records);
@@ -275,4 +297,13 @@ export async function pruneChains(client: pg.Client, maintainer: string, before:
     // A dry run does all of it, then rolls it back: what it reports is exactly what a prune would do.
     !dryRun,
   );
+}
+
+/** A key record's body as written; null when it is not one (verify names such a record where it still is). */
+function parseKeyBody(text: string): KeyChangeBody | null {
+  try {
+    return KeyChangeBodySchema.parse(JSON.parse(text));
+  } catch {
+    return null;
+  }
 }

@@ -6,6 +6,7 @@ import { journalRowOf } from "./placeRows.js";
 import { headSignatureHolds, type SignedHeadLine } from "../signedHeads.js";
 import { keyFingerprint } from "../logKey.js";
 import { keyMaySign, keyPeriods } from "../keyChange.js";
+import { chainKeyChanges } from "./keyRecords.js";
 
 const PAGE = 5_000;
 
@@ -49,11 +50,8 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
     else signedHeads.set(h.writer_id, [head]);
   }
   // Key records of each chain: which keys may sign its heads, and where a lost key broke what vouches for it.
-  const keyChanges = new Map<string, { seq: number; body: string }[]>();
-  const { rows: keyRows } = await client.query<{ writer_id: string; seq: string; body: Buffer }>(
-    "SELECT writer_id, seq, body FROM qhooks_journal WHERE kind = 'key' ORDER BY writer_id, seq",
-  );
-  for (const k of keyRows) keyChanges.set(k.writer_id, [...(keyChanges.get(k.writer_id) ?? []), { seq: Number(k.seq), body: k.body.toString("utf8") }]);
+  // Those a central prune deleted are there as copies in the maintaining writer's chain, naming their chain and seq.
+  const keyChanges = await chainKeyChanges(client);
   const keyBreaks: { seq: number; key: string; chain: string }[] = [];
   let signedChecked = 0;
   let unsigned = 0;

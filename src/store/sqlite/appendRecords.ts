@@ -20,6 +20,8 @@ export interface AppendedRecords {
   readonly snapshots: string[];
   /** Records placed. */
   readonly records: number;
+  /** The chain's head after the transaction, and its seq before it. */
+  readonly head: { readonly before: number; readonly seq: number; readonly hash: string };
 }
 
 /** What appending needs of an open log (its Connection): the statements of the write path, and what it knows. */
@@ -75,7 +77,7 @@ export function appendRecords(conn: AppendTarget, appends: readonly PreparedAppe
     });
     return { ok: true, seqs: append.entryRows.map((i) => rowSeqs[i]!) };
   });
-  return { outcomes, snapshots: added, records: seq - (head?.seq ?? 0) };
+  return { outcomes, snapshots: added, records: seq - (head?.seq ?? 0), head: { before: head?.seq ?? 0, seq, hash } };
 }
 
 /** The Stop-loop guard's count (appendRules.ts), in the same transaction as the record. */

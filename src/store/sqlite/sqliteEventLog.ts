@@ -34,6 +34,7 @@ import type { ReplayRun } from "../../schema/replay.js";
 import { queryMatchCounts, querySessions, queryStats } from "./querySummaries.js";
 import { verifyChain } from "./verifyChain.js";
 import { chainSlice, recordHashes } from "./chainSlice.js";
+import { PeriodicHeads } from "./periodicHeads.js";
 import { replayRuns } from "./replayRuns.js";
 import { APPEND_BUDGET_MS, isBusy, isLocked, READ_SPIN_MS, whileBusy, WRITE_SPIN_MS } from "./busy.js";
 import { describeSqliteError } from "./openErrors.js";
@@ -41,6 +42,11 @@ import { describeSqliteError } from "./openErrors.js";
 export interface SqliteLogOptions {
   /** Audits read an existing log and never create one where a path was mistyped. */
   readonly mustExist?: boolean;
+  /**
+   * Sign the chain's head each time it passes a multiple of this many records (periodicHeads.ts); 0 or absent: only
+   * ship and export sign. What `run`, `record` and the server open the log with.
+   */
+  readonly signEvery?: number;
 }
 
 export type SqliteEventLog = EventLog &
@@ -58,13 +64,13 @@ export type SqliteEventLog = EventLog &
  * transactions but never corrupts the file. The file is private to its owner (0600, directory 0700).
  */
 export function openSqliteLog(path: string, options: SqliteLogOptions = {}): SqliteEventLog {
-  return logOn(path, openDatabase(path, options.mustExist ?? false));
+  return logOn(path, openDatabase(path, options.mustExist ?? false), options.signEvery ?? 0);
 }
 
 /** The log over an open, migrated file; reading its id can still meet a damaged page. */
-function logOn(path: string, db: Db): SqliteLog {
+function logOn(path: string, db: Db, signEvery: number): SqliteLog {
   try {
-    return new SqliteLog(path, db);
+    return new SqliteLog(path, db, signEvery);
   } catch (e) {
     db.close();
     throw new QhooksError("log", `cannot use the event log ${path}: ${describeSqliteError(e)}`, { cause: e });
@@ -86,12 +92,15 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
   /** appendNow() found the path naming another file after its commit: the next batch reopens it first. */
   private moved = false;
   private readonly commits: GroupCommit<PreparedAppend, AppendOutcome>;
+  private readonly heads: PeriodicHeads;
 
   constructor(
     readonly path: string,
     db: Db,
+    signEvery: number,
   ) {
     this.conn = new Connection(db, path);
+    this.heads = new PeriodicHeads(path, signEvery, (w) => this.warnings.push(w));
     // Locks are waited for by whileBusy(), in steps of a tenth of a millisecond: SQLite's own busy handler sleeps 1,
     // 2, 5, 10 ms... between attempts, so each collision with another process's short transaction cost a
     // millisecond or more (measured: a bus flooding the log ran 3 times slower while another process appended
@@ -175,6 +184,7 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
     }
     for (const hash of done.snapshots) conn.knownSnapshots.add(hash);
     this.projector.committed(done.records);
+    this.heads.committed(conn.logId, done.head);
     const outcome = done.outcomes[0]!;
     if (!outcome.ok) return null;
     const warnings = this.warnings;
@@ -199,6 +209,7 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
       if (sameFile(identityOf(this.path), conn.identity)) {
         for (const hash of done.snapshots) conn.knownSnapshots.add(hash);
         this.projector.committed(done.records);
+        this.heads.committed(conn.logId, done.head);
         return { ok: true, results: done.outcomes };
       }
       if (attempt === 3) throw new QhooksError("log", `the event log file ${this.path} keeps being removed or replaced`);
@@ -305,6 +316,7 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
 
   async close(): Promise<void> {
     await this.commits.settled();
+    await this.heads.settled();
     await this.projector.stop();
     closeDatabase(this.conn, this.path);
   }
