@@ -48,10 +48,12 @@ export function parseForwardArgs(words: readonly string[]): ForwardArgs | null {
   // Global options given before `run` are commander's too, but a command name must come first among the words.
   if (positionals.length !== 2 || positionals[0] !== "run") return null;
   const last = (name: string): string | undefined => values.get(name)?.at(-1);
-  if (last("--format") !== "hook") return null;
+  // Commander checks each value of a choice: one that is not a choice is its error to give.
+  if (!(values.get("--format") ?? []).every((f) => f === "hook") || last("--format") !== "hook") return null;
+  if (!(values.get("--color") ?? []).every((c) => c === "auto" || c === "always" || c === "never")) return null;
+  if ([...values.values()].flat().some((v) => v === "")) return null;
   const settings = values.get("--settings") ?? [];
   const plugins = values.get("--plugin") ?? [];
-  if ([...settings, ...plugins].some((p) => p === "")) return null;
   const globals: { db?: string; projectDir?: string; dialect?: string; host?: string } = {};
   const db = last("--db");
   const projectDir = last("--project-dir");
