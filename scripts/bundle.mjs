@@ -97,6 +97,20 @@ await build({
   logLevel: "warning",
 });
 
+// The forward client (src/cli/forwardClient.ts): what `qhooks run --format hook` loads first, to hand the run to a
+// running `qhooks serve`. Its own small file: when it answers, the CLI bundle is never read.
+await build({
+  entryPoints: ["dist/src/cli/forwardClient.js"],
+  outfile: "dist/bin/forward.cjs",
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  ...importMetaInCjs,
+  minify: true,
+  logLevel: "warning",
+});
+
 copyFileSync("dist/src/cli/bin.cjs", "dist/bin/qhooks.cjs");
 chmodSync("dist/bin/qhooks.cjs", 0o755);
 

@@ -37,3 +37,18 @@ export function messageOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split("\n", 1)[0]!.trim();
 }
+
+/**
+ * A failure as the CLI says it (one place for the words; cli/main.ts turns them into the process's output): a
+ * qhooks error's line with `qhooks: ` once (a hook's own qhooks, quoted, does not get it twice), anything else as an
+ * internal error on one line, with the stack trace under QHOOKS_DEBUG.
+ */
+export function failureLines(error: unknown, debug: boolean): { readonly lines: readonly string[]; readonly exitCode: number } {
+  if (isQhooksError(error)) return { lines: [errorLine(error.message)], exitCode: exitCodeFor(error) };
+  const lines = [errorLine(`internal error: ${messageOf(error)} (set QHOOKS_DEBUG=1 for a stack trace)`)];
+  if (debug) lines.push(error instanceof Error ? (error.stack ?? "") : String(error));
+  return { lines, exitCode: EXIT.failure };
+}
+
+/** An error's line on stderr: `qhooks: ` once. */
+export const errorLine = (message: string): string => `qhooks: ${message.replace(/^qhooks: /, "")}`;

@@ -4,7 +4,7 @@ import { Agent, request } from "node:http";
 import { join } from "node:path";
 import { serverPaths } from "../../src/server/paths.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
-import { BenchDir, benchEnv, CLI, preToolUsePayload, rawSpawn } from "../fixtures.js";
+import { BenchDir, benchEnv, CLI, preToolUsePayload, rawSpawn, runChild } from "../fixtures.js";
 import { caseResult, interleave, median, percentile, progress, timeMs, type CaseResult } from "../harness.js";
 import type { BenchConfig } from "../config.js";
 
@@ -104,6 +104,23 @@ export async function serverCases(config: BenchConfig): Promise<CaseResult[]> {
       if (status !== 200) throw new Error(`the server answered ${status}`);
     };
 
+    // Before S1-S4: its seconds without a post would let the server close the agent's idle keep-alive sockets
+    // just as the agent reuses one.
+    progress(`case S5: qhooks run --format hook forwarded to the server vs judged in its own process, ${config.startupReps} each`);
+    // The entry Claude Code runs as a command hook; forwarded when a server runs (and QHOOKS_NO_FORWARD is unset).
+    const runArgs = [CLI, "run", "PreToolUse", "--format", "hook", "--dialect", "claude", "--db", db];
+    const runEnv = { ...env, CLAUDE_PROJECT_DIR: dir.project };
+    const runOnce = async (extra: Record<string, string>) => {
+      const r = await runChild(process.execPath, runArgs, { input: matching, env: { ...runEnv, ...extra }, cwd: dir.project });
+      // The guard lets this command through (as in S1): exit 0, nothing to say.
+      if (r.code !== 0 || r.stdout !== "" || r.stderr !== "") throw new Error(`qhooks run answered ${r.code}: ${r.stdout}${r.stderr}`);
+      return r.ms;
+    };
+    const forwardedAtAll = (await countEvents(db)) + 1;
+    await runOnce({});
+    if ((await countEvents(db)) !== forwardedAtAll) throw new Error("a forwarded run was not logged exactly once");
+    const r = await interleave({ forwarded: () => runOnce({}), own: () => runOnce({ QHOOKS_NO_FORWARD: "1" }) }, config.startupReps, 2);
+
     progress(`case S1/S2: qhooks serve over loopback vs a direct spawn and a bare HTTP server, ${config.oneHookReps} each`);
     const s = await interleave(
       {
@@ -129,7 +146,7 @@ export async function serverCases(config: BenchConfig): Promise<CaseResult[]> {
       );
     };
     // S1 and S2 posted (reps + warm-up) events of each kind: bring the server to 1,000, measure, then S3, then the rest.
-    let served = (config.oneHookReps + 5) * 2;
+    let served = (config.oneHookReps + 5) * 2 + config.startupReps + 3;
     await flood(Math.max(0, 1_000 - served));
     served = Math.max(served, 1_000);
     const rss1k = rssMB(server.child.pid!);
@@ -178,6 +195,15 @@ export async function serverCases(config: BenchConfig): Promise<CaseResult[]> {
         baseline: s.echo,
         baselineName: "bare Node HTTP server round trip",
         target: { kind: "ratio-max", value: 2 },
+      }),
+      caseResult({
+        id: "S5",
+        name: "qhooks run --format hook, one guard, forwarded to qhooks serve",
+        unit: "ms",
+        qhooks: r.forwarded,
+        baseline: r.own,
+        baselineName: "judged in its own process (QHOOKS_NO_FORWARD=1)",
+        target: { kind: "ratio-max", value: 0.8 },
       }),
       caseResult({
         id: "S3",

@@ -74,22 +74,47 @@ function saveCache(script: Script, file: string): void {
   }
 }
 
-let bundleStat: Stats | undefined;
-try {
-  bundleStat = statSync(bundle);
-} catch {
-  // readFileSync below says what is wrong
-}
-const userCache = bundleStat && userCacheFile(bundleStat);
-const cachedData = bundleStat && (usable(userCache, bundleStat) ?? usable(builtCache, bundleStat));
+/** Loads and runs the CLI bundle, from the code cache when there is a usable one. */
+function runCli(): void {
+  let bundleStat: Stats | undefined;
+  try {
+    bundleStat = statSync(bundle);
+  } catch {
+    // readFileSync below says what is wrong
+  }
+  const userCache = bundleStat && userCacheFile(bundleStat);
+  const cachedData = bundleStat && (usable(userCache, bundleStat) ?? usable(builtCache, bundleStat));
 
-// "#!" becomes "//": the shebang is not JavaScript, and the same length keeps every position of the bundle.
-const source = readFileSync(bundle, "utf8").replace(/^#!/, "//");
-const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-  filename: bundle,
-  cachedData,
-});
-// Once the run is over, so that the cache holds the functions it compiled, not only the top level.
-if (userCache !== undefined && (cachedData === undefined || script.cachedDataRejected)) process.once("exit", () => saveCache(script, userCache));
-const cli = { exports: {} };
-script.runInThisContext()(cli.exports, createRequire(bundle), cli, bundle, dirname(bundle));
+  // "#!" becomes "//": the shebang is not JavaScript, and the same length keeps every position of the bundle.
+  const source = readFileSync(bundle, "utf8").replace(/^#!/, "//");
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundle,
+    cachedData,
+  });
+  // Once the run is over, so that the cache holds the functions it compiled, not only the top level.
+  if (userCache !== undefined && (cachedData === undefined || script.cachedDataRejected)) process.once("exit", () => saveCache(script, userCache));
+  const cli = { exports: {} };
+  script.runInThisContext()(cli.exports, createRequire(bundle), cli, bundle, dirname(bundle));
+}
+
+/**
+ * `qhooks run --format hook` may be answered by the user's running `qhooks serve` (dist/bin/forward.cjs, see
+ * src/cli/forwardClient.ts) without loading the CLI at all; it says false whenever the run is this process's to
+ * judge. Only a command line that names `run` and `hook` loads it, so that no other command pays for the check.
+ */
+const words = process.argv.slice(2);
+let forwarding: Promise<boolean> | null = null;
+if (process.env.QHOOKS_NO_FORWARD !== "1" && words.includes("run") && words.some((w) => w === "hook" || w === "--format=hook")) {
+  try {
+    const client = require(join(__dirname, "forward.cjs")) as { forward(words: readonly string[]): Promise<boolean> };
+    forwarding = client.forward(words);
+  } catch {
+    // not built (a checkout's tsc output alone): the run is judged here
+  }
+}
+if (forwarding === null) runCli();
+else
+  forwarding.then(
+    (answered) => answered || runCli(),
+    () => runCli(),
+  );

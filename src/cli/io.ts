@@ -1,11 +1,17 @@
 import { QhooksError } from "../errors.js";
 
+/** Where the forward client leaves the stdin it read for this process's `readStdin` (a symbol shared by both bundles). */
+export const STDIN_TAKEN = Symbol.for("qhooks.forward.stdin");
+
 /**
  * Reads stdin as UTF-8, keeping at most `limit + 1` bytes: enough for the payload check to see that it is too large.
  * Reading stops there, whether or not the writer ever ends (`cat /dev/zero | qhooks run ...`, stdin redirected from
  * a device): the payload is refused at once, with its documented error, instead of being read forever.
  */
 export async function readStdin(limit: number, hint: string): Promise<string> {
+  // Read already by the forward client, which then left the run to this process (forwardClient.ts).
+  const taken = (globalThis as Record<symbol, unknown>)[STDIN_TAKEN];
+  if (taken instanceof Buffer) return taken.subarray(0, limit + 1).toString("utf8");
   if (process.stdin.isTTY) throw new QhooksError("usage", `${hint} reads the event payload on stdin; pipe it in`);
   const chunks: Buffer[] = [];
   let kept = 0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { CommanderError } from "commander";
-import { EXIT, exitCodeFor, isQhooksError, messageOf } from "../errors.js";
+import { EXIT, errorLine, failureLines, messageOf } from "../errors.js";
 import { killAllGroupsNow } from "../exec/processGroups.js";
 import { err } from "./io.js";
 import { buildProgram } from "./program.js";
@@ -12,12 +12,6 @@ import { COMMANDS } from "./registry/index.js";
  * commands print listings, and a reader that stops early (`qhooks log | head`) has seen all it wanted.
  */
 let exitStatusIsTheAnswer = false;
-
-/**
- * An error's line on stderr: `qhooks: ` once. Messages are written without it (QhooksError's rule); one that
- * carries it anyway (a hook's own qhooks, quoted) does not get it twice.
- */
-const errorLine = (message: string): string => `qhooks: ${message.replace(/^qhooks: /, "")}`;
 
 /** The one place that turns errors into a line on stderr and an exit status. */
 async function main(argv: readonly string[]): Promise<number> {
@@ -36,14 +30,9 @@ async function main(argv: readonly string[]): Promise<number> {
       err(errorLine(error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")));
       return EXIT.failure;
     }
-    if (isQhooksError(error)) {
-      err(errorLine(error.message));
-      return exitCodeFor(error);
-    }
-    // Not the user's doing: say so, with enough to file a report, still on one line unless asked for more.
-    err(errorLine(`internal error: ${messageOf(error)} (set QHOOKS_DEBUG=1 for a stack trace)`));
-    if (process.env.QHOOKS_DEBUG) err(error instanceof Error ? (error.stack ?? "") : String(error));
-    return EXIT.failure;
+    const failure = failureLines(error, Boolean(process.env.QHOOKS_DEBUG));
+    for (const line of failure.lines) err(line);
+    return failure.exitCode;
   }
 }
 

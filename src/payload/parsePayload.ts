@@ -4,8 +4,9 @@ import { EVENT_NAMES, EVENT_TRAITS, PAYLOAD_SCHEMAS, matchValueOf, type EventNam
 import { firstIssueLine } from "../schema/zodIssues.js";
 import type { HostEventNames } from "../hosts/hostEventNames.js";
 
-/** Largest payload accepted, in bytes of JSON. */
-export const MAX_PAYLOAD_BYTES = 16 * 1024 * 1024;
+import { MAX_PAYLOAD_BYTES } from "./payloadLimit.js";
+
+export { MAX_PAYLOAD_BYTES };
 
 /** A payload that passed validation, ready to be matched and handed to hooks. */
 export interface ValidEvent {

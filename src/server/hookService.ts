@@ -12,6 +12,7 @@ import type { Dialect } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
 import type { EventLog } from "../store/eventLog.js";
+import { forwardedRun } from "./forwardedRun.js";
 import { httpAnswer, textAnswer, type HookAnswer } from "./httpAnswer.js";
 import { projectOf } from "./projectOf.js";
 
@@ -32,6 +33,8 @@ export interface HookRequest {
  */
 export interface HookService {
   handle(request: HookRequest): Promise<HookAnswer>;
+  /** A forwarded `qhooks run` (POST /run): its answer, or 409 when it is the caller's to judge (forwardedRun.ts). */
+  judgeRun(body: string): Promise<HookAnswer>;
   /** Events being judged now. */
   readonly inFlight: number;
   /** Resolves once every event under way has its answer (and its records in the log). */
@@ -48,6 +51,8 @@ export interface HookServiceOptions {
   /** Where once-hook markers are kept (beside the log, as `qhooks run` keeps them); null: this server's memory. */
   readonly onceDir: string | null;
   readonly warn: (line: string) => void;
+  /** What forwarded runs need beyond the above: without it, every one is the caller's to judge. */
+  readonly forwarding?: { readonly version: string; readonly db: string; readonly logged: boolean; readonly cliScript: string };
 }
 
 /**
@@ -97,12 +102,21 @@ export function hookService(options: HookServiceOptions): HookService {
     return httpAnswer(host, judgement.outcome);
   };
 
+  const track = (answer: Promise<HookAnswer>): Promise<HookAnswer> => {
+    pending.add(answer);
+    void answer.then(() => pending.delete(answer));
+    return answer;
+  };
+  const forwarding = options.forwarding;
+
   return {
     handle(request) {
-      const answer = judge(request).catch((e: unknown) => textAnswer(500, `qhooks: internal error: ${messageOf(e)}`));
-      pending.add(answer);
-      void answer.then(() => pending.delete(answer));
-      return answer;
+      return track(judge(request).catch((e: unknown) => textAnswer(500, `qhooks: internal error: ${messageOf(e)}`)));
+    },
+    judgeRun(body) {
+      if (forwarding === undefined) return Promise.resolve(textAnswer(409, "this server takes no forwarded runs"));
+      const setup = { ...forwarding, homeDir: options.homeDir, log: forwarding.logged ? options.log : null };
+      return track(forwardedRun(body, setup).catch((e: unknown) => textAnswer(500, `qhooks: internal error: ${messageOf(e)}`)));
     },
     get inFlight() {
       return pending.size;

@@ -30,6 +30,8 @@ export interface RequestLimits {
  * still cuts off a slow or half-open client.
  */
 export const DEFAULT_LIMITS: RequestLimits = { maxBodyBytes: MAX_PAYLOAD_BYTES, headersTimeoutMs: 30_000, requestTimeoutMs: 60_000 };
+/** Room for a forwarded run's environment and command line beside its payload. */
+const FORWARD_OVERHEAD_BYTES = 1024 * 1024;
 /** Connections the kernel queues before they are accepted (Node's default, 511, is just above the 500 tested at once). */
 const LISTEN_BACKLOG = 2048;
 
@@ -130,8 +132,9 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
         true,
       );
 
+    if (url.pathname === "/run") return forwarded(req, res);
     const route = /^\/hook\/([^/]+)$/.exec(url.pathname);
-    if (route === null) return send(res, textAnswer(404, "qhooks: the routes are POST /hook/<dialect> and GET /health"), true);
+    if (route === null) return send(res, textAnswer(404, "qhooks: the routes are POST /hook/<dialect>, POST /run and GET /health"), true);
     if (req.method !== "POST") return send(res, textAnswer(405, "qhooks: POST the event"), true);
     const dialect = HookDialectSchema.safeParse(route[1]);
     if (!dialect.success) return send(res, textAnswer(404, `qhooks: ${dialect.error.issues[0]!.message}`), true);
@@ -160,6 +163,24 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
     });
     options.onEvent?.();
     // A caller that went away still had its event judged and logged; there is no one left to answer.
+    if (!res.destroyed) send(res, answer);
+  }
+
+  /**
+   * POST /run: a `qhooks run` that forwarded itself (cli/forwardClient.ts); its body carries the caller's environment
+   * besides the payload, so it may be larger than an event by FORWARD_OVERHEAD_BYTES.
+   */
+  async function forwarded(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== "POST") return send(res, textAnswer(405, "qhooks: POST the run"), true);
+    const limit = limits.maxBodyBytes + FORWARD_OVERHEAD_BYTES;
+    const declared = Number(req.headers["content-length"] ?? "0");
+    if (declared > limit) return refuse(req, res, textAnswer(413, `qhooks: the run is larger than ${limit} bytes`), `body of ${declared} bytes`, true);
+    const body = await readBody(req, limit);
+    if (body === "gone") return options.log("qhooks serve: POST /run: the client went away before sending the whole run; not judged");
+    if (body === "too large") return refuse(req, res, textAnswer(413, `qhooks: the run is larger than ${limit} bytes`), "body too large", true);
+    options.onEvent?.();
+    const answer = await options.service.judgeRun(body);
+    options.onEvent?.();
     if (!res.destroyed) send(res, answer);
   }
 

@@ -82,6 +82,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     log,
     onceDir: logged ? join(besideLog(options.db, options.homeDir), "once") : null,
     warn: (line) => options.say(`qhooks: warning: ${line}`),
+    forwarding: { version: options.version, db: options.db, logged, cliScript: process.argv[1] ?? "" },
   });
   // One reader for the transport and the live view: after `serve --rotate-token`, both hear only the new secret.
   const currentToken = tokenReader(paths.token, token, (line) => options.say(`qhooks serve: warning: ${line}`));

@@ -44,3 +44,39 @@ export const HookQuerySchema = z.object({
   plugin: z.array(z.string().startsWith("/", { error: "plugin must be absolute paths" })).default([]),
 });
 export type HookQuery = z.infer<typeof HookQuerySchema>;
+
+/**
+ * POST /run: a `qhooks run --format hook` that forwarded itself (cli/forwardClient.ts), with what its process would
+ * have judged with: its command line (parsed), environment, working directory, home, qhooks version and stdin.
+ */
+export const ForwardedRunSchema = z.object({
+  version: z.string(),
+  homeDir: z.string().startsWith("/"),
+  cwd: z.string().startsWith("/"),
+  env: z.record(z.string(), z.string()),
+  event: z.string(),
+  settings: z.array(z.string()),
+  plugins: z.array(z.string()),
+  log: z.boolean(),
+  hooks: z.boolean(),
+  failClosed: z.boolean(),
+  globals: z.object({
+    db: z.string().optional(),
+    projectDir: z.string().optional(),
+    dialect: z.string().optional(),
+    host: z.string().optional(),
+  }),
+  stdin: z.string(),
+});
+export type ForwardedRun = z.infer<typeof ForwardedRunSchema>;
+
+/** The answer to a forwarded run: what the caller prints, in order, and its exit status (engine/runEvent.ts's reply). */
+export const ForwardedReplySchema = z.object({
+  /** What the run said on stderr before its answer (warnings, errors), as written. */
+  early: z.string(),
+  stdout: z.string().nullable(),
+  blockIfUndelivered: z.string().nullable(),
+  stderr: z.string().nullable(),
+  exitCode: z.number().int(),
+});
+export type ForwardedReply = z.infer<typeof ForwardedReplySchema>;

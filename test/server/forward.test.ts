@@ -1,0 +1,194 @@
+import { expect } from "chai";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Sandbox, group, payloadFor, type CliResult } from "../support/sandbox.js";
+import { bearer, post, startServer, type ForegroundServer } from "./serveSupport.js";
+
+/**
+ * `qhooks run --format hook` beside a running `qhooks serve`: forwarded, it gives the same bytes, stderr and exit
+ * status as judged in its own process; whenever the server is not there or not the caller's, it judges itself.
+ * Which process ran a hook is told by the hook itself: $PPID is the process that started its shell.
+ */
+describe("qhooks run forwarded to qhooks serve", function () {
+  this.timeout(60_000);
+  let sb: Sandbox;
+  let server: ForegroundServer | null;
+  let settings: string;
+  let ppidFile: string;
+
+  const payload = (command: string) => ({
+    session_id: "s1",
+    transcript_path: "/tmp/t.jsonl",
+    cwd: sb.project,
+    ...payloadFor("PreToolUse"),
+    tool_input: { command },
+  });
+  const run = (command: string, env: Record<string, string | undefined> = {}, extra: readonly string[] = []): Promise<CliResult> =>
+    sb.run(["run", "PreToolUse", "--format", "hook", "--settings", settings, ...extra], { input: JSON.stringify(payload(command)), env });
+  /** The processes the last hook ran under: the server among them when the run was forwarded. */
+  const ranUnder = (): number[] => readFileSync(ppidFile, "utf8").trim().split(/\s+/).map(Number);
+  const count = async (env: Record<string, string | undefined> = {}): Promise<number> => {
+    const res = await sb.run(["log", "--json", "--limit", "1000"], { env });
+    return res.code !== 0 ? 0 : (JSON.parse(res.stdout) as unknown[]).length;
+  };
+
+  beforeEach(async () => {
+    sb = new Sandbox();
+    server = null;
+    ppidFile = join(sb.root, "ppid");
+    const guard = sb.script(
+      "guard.sh",
+      `p=$$; chain=""; for i in 1 2 3 4 5 6; do chain="$chain $p"; p=$(sed 's/.*) . //; s/ .*//' /proc/$p/stat 2>/dev/null); [ "$p" -gt 1 ] 2>/dev/null || break; done; echo $chain > ${ppidFile}
+input=$(cat)
+case "$input" in
+  *rm\\ -rf*) echo 'no rm -rf here' >&2; exit 2 ;;
+  *broken*) echo 'the guard broke' >&2; exit 1 ;;
+  *slow*) sleep 5 ;;
+  *ask*) echo '{"systemMessage":"careful","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"check it"}}' ;;
+esac
+exit 0`,
+    );
+    settings = sb.file("guards.json", { hooks: { PreToolUse: [group("Bash", { command: guard, timeout: 1 })] } });
+    server = await startServer(sb);
+  });
+  afterEach(async () => {
+    if (server && server.child.exitCode === null) {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+    await sb.cleanup();
+  });
+
+  for (const [name, command] of [
+    ["an allowed call", "ls"],
+    ["a block (exit 2)", "rm -rf /tmp/x"],
+    ["a failing hook (exit 1)", "broken"],
+    ["a hook that times out", "slow"],
+    ["a hook's JSON answer", "ask"],
+  ] as const) {
+    it(`${name}: the same stdout, stderr and exit status forwarded as in its own process`, async () => {
+      const forwarded = await run(command);
+      expect(ranUnder(), "the server ran the hook").to.include(server!.child.pid);
+      const own = await run(command, { QHOOKS_NO_FORWARD: "1" });
+      expect(ranUnder(), "this run's own process ran it").to.not.include(server!.child.pid);
+      expect({ code: forwarded.code, stdout: forwarded.stdout, stderr: forwarded.stderr }).to.deep.equal({
+        code: own.code,
+        stdout: own.stdout,
+        stderr: own.stderr,
+      });
+      // Each run judged once, and both logged in the one log.
+      expect(await count()).to.equal(2);
+    });
+  }
+
+  it("a block's reason and exit 2 as the host reads them, judged once by the server", async () => {
+    const res = await run("rm -rf /tmp/x");
+    expect(res.code).to.equal(2);
+    expect(res.stderr).to.equal("no rm -rf here\n");
+    expect(ranUnder()).to.include(server!.child.pid);
+    expect(await count()).to.equal(1);
+  });
+
+  it("a server killed -9 (its state file left behind): the run is judged in its own process", async () => {
+    server!.child.kill("SIGKILL");
+    await server!.exited;
+    const res = await run("rm -rf /tmp/x");
+    expect(res.code).to.equal(2);
+    expect(res.stderr).to.equal("no rm -rf here\n");
+    expect(ranUnder()).to.not.include(server!.child.pid);
+    expect(await count()).to.equal(1);
+  });
+
+  it("a stale state file (a live pid that is no server, a port nothing listens on): judged in its own process", async () => {
+    server!.child.kill("SIGTERM");
+    await server!.exited;
+    const state = join(sb.home, ".qhooks", "server", "serve.json");
+    const written = JSON.parse(readFileSync(state, "utf8")) as Record<string, unknown>;
+    writeFileSync(state, JSON.stringify({ ...written, pid: process.pid }));
+    const res = await run("rm -rf /tmp/x");
+    expect(res.code).to.equal(2);
+    expect(ranUnder()).to.not.include(server!.child.pid);
+    expect(await count()).to.equal(1);
+  });
+
+  it("another log (QHOOKS_DB): the server is not the caller's, the run judges and logs in its own process", async () => {
+    const other = join(sb.root, "other.db");
+    const res = await run("rm -rf /tmp/x", { QHOOKS_DB: other });
+    expect(res.code).to.equal(2);
+    expect(ranUnder()).to.not.include(server!.child.pid);
+    expect(await count({ QHOOKS_DB: other })).to.equal(1);
+    expect(await count()).to.equal(0);
+  });
+
+  it("an option the client does not know is left to the CLI (judged in its own process, same answer)", async () => {
+    const res = await run("rm -rf /tmp/x", {}, ["--color", "never"]);
+    expect(res.code).to.equal(2);
+    expect(ranUnder()).to.include(server!.child.pid);
+    const odd = await run("rm -rf /tmp/x", {}, ["--no-such-option"]);
+    expect(odd.code).to.equal(1);
+    expect(odd.stderr).to.match(/unknown option '--no-such-option'/);
+  });
+
+  it("the server's errors before judging stay the CLI's: a missing project directory", async () => {
+    const res = await run("ls", {}, ["--project-dir", join(sb.root, "nowhere")]);
+    const own = await run("ls", { QHOOKS_NO_FORWARD: "1" }, ["--project-dir", join(sb.root, "nowhere")]);
+    expect(res.code).to.equal(1);
+    expect({ code: res.code, stderr: res.stderr }).to.deep.equal({ code: own.code, stderr: own.stderr });
+    expect(await count()).to.equal(0);
+  });
+
+  it("POST /run needs the secret, and refuses a caller of another version with 409 before judging", async () => {
+    const body = {
+      version: "0.0.1",
+      homeDir: sb.home,
+      cwd: sb.project,
+      env: { PATH: process.env.PATH ?? "", HOME: sb.home, QHOOKS_DB: sb.db },
+      event: "PreToolUse",
+      settings: [settings],
+      plugins: [],
+      log: true,
+      hooks: true,
+      failClosed: false,
+      globals: {},
+      stdin: JSON.stringify(payload("rm -rf /tmp/x")),
+    };
+    expect((await post(server!.port, "/run", body)).status).to.equal(401);
+    expect((await post(server!.port, "/run", body, bearer("x".repeat(43)))).status).to.equal(401);
+    const other = await post(server!.port, "/run", body, bearer(server!.token));
+    expect(other.status).to.equal(409);
+    expect(other.body).to.match(/the caller 0\.0\.1/);
+    expect(await count()).to.equal(0);
+  });
+
+  it("POST /run of this version answers the reply the client prints", async () => {
+    const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
+    const res = await post(
+      server!.port,
+      "/run",
+      {
+        version: pkg.version,
+        homeDir: sb.home,
+        cwd: sb.project,
+        env: { PATH: process.env.PATH ?? "", HOME: sb.home, QHOOKS_DB: sb.db },
+        event: "PreToolUse",
+        settings: [settings],
+        plugins: [],
+        log: true,
+        hooks: true,
+        failClosed: false,
+        globals: {},
+        stdin: JSON.stringify(payload("rm -rf /tmp/x")),
+      },
+      bearer(server!.token),
+    );
+    expect(res.status).to.equal(200);
+    expect(JSON.parse(res.body)).to.deep.equal({
+      early: "",
+      stdout: null,
+      blockIfUndelivered: "no rm -rf here",
+      stderr: "no rm -rf here",
+      exitCode: 2,
+    });
+    expect(await count()).to.equal(1);
+  });
+});
