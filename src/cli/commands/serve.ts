@@ -11,6 +11,7 @@ import { TOKEN_VARIABLE } from "../../install/serverEntries.js";
 import type { CliContext } from "../globals.js";
 import { err, out } from "../io.js";
 import { version } from "../version.js";
+import { holdYoungGeneration } from "../youngGeneration.js";
 import { defaultLogPath } from "../../store/logPath.js";
 import { isPostgresUrl } from "../../store/openStore.js";
 
@@ -116,6 +117,8 @@ async function foreground(flags: ServeFlags, context: CliContext): Promise<numbe
     killAllGroupsNow();
   };
   for (const s of SIGNALS) process.on(s, onSignal);
+  // A server lives for hours: a burst of events must not leave V8's young generation at its largest for the rest.
+  const releaseYoungGeneration = holdYoungGeneration();
   const server = await startServer({
     homeDir: context.homeDir,
     env: context.env,
@@ -133,6 +136,7 @@ async function foreground(flags: ServeFlags, context: CliContext): Promise<numbe
       : `qhooks serve: ${signal}: answering the events under way, then stopping`,
   );
   await server.close(STOP_GRACE_MS);
+  releaseYoungGeneration();
   say("qhooks serve: stopped");
   return EXIT.ok;
 }
