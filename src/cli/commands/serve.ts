@@ -11,6 +11,8 @@ import { TOKEN_VARIABLE } from "../../install/serverEntries.js";
 import type { CliContext } from "../globals.js";
 import { err, out } from "../io.js";
 import { version } from "../version.js";
+import { boundOldGenerationGrowth } from "../oldGeneration.js";
+import { holdYoungGeneration } from "../youngGeneration.js";
 import { defaultLogPath } from "../../store/logPath.js";
 import { isPostgresUrl } from "../../store/openStore.js";
 
@@ -116,6 +118,10 @@ async function foreground(flags: ServeFlags, context: CliContext): Promise<numbe
     killAllGroupsNow();
   };
   for (const s of SIGNALS) process.on(s, onSignal);
+  // A server lives for hours: a burst of events must not leave V8's young generation at its largest for the rest,
+  // nor its old generation fill with hours of the dead between full collections.
+  const releaseYoungGeneration = holdYoungGeneration();
+  boundOldGenerationGrowth();
   const server = await startServer({
     homeDir: context.homeDir,
     env: context.env,
@@ -133,6 +139,7 @@ async function foreground(flags: ServeFlags, context: CliContext): Promise<numbe
       : `qhooks serve: ${signal}: answering the events under way, then stopping`,
   );
   await server.close(STOP_GRACE_MS);
+  releaseYoungGeneration();
   say("qhooks serve: stopped");
   return EXIT.ok;
 }
