@@ -87,19 +87,19 @@ export function install(o: InstallOptions): string[] {
 
   const coverage = o.scope === "managed" ? coverageOf(o.host, o.homeDir, o.projectDir, o.env) : null;
   const timeout = coverage ? Math.max(longestCommandDefault(o.host), Math.ceil(coverage.maxTimeoutSeconds) + MARGIN_SECONDS) : RECORD_TIMEOUT_SECONDS;
-  // A recorder needs no more than the host's own default on any event (Claude Code's UserPromptSubmit: 30 s): a
-  // longer timeout than the host's default is what doctor warns about in a hook.
-  const timeoutOf = (event: EventName): number => (coverage ? timeout : Math.min(timeout, o.host.defaultTimeoutSeconds("command", event)));
-  const write = o.host.writeHookEntry;
-  const entries: InstalledEntry[] = o.host.events.map((event) => {
-    // Within what the host allows on the event (Codex's 3 s on SessionEnd): more would be cut, with a warning each start.
+  // Where the host caps an event (Codex's 3 s on SessionEnd), the entry gets all it allows: more would be cut, with a
+  // warning at each start. Elsewhere a recorder needs no more than the host's own default (Claude Code's
+  // UserPromptSubmit: 30 s), a longer timeout being what doctor warns about in a hook.
+  const timeoutOf = (event: EventName): number => {
     const bound = o.host.maxTimeoutSeconds?.(event) ?? null;
-    const seconds = bound === null ? timeoutOf(event) : Math.min(timeoutOf(event), bound);
-    return {
-      event,
-      group: write ? write({ command: entryCommand(o, event), timeoutSeconds: seconds }) : { hooks: handlersOf(o, event, seconds) },
-    };
-  });
+    if (bound !== null) return Math.min(timeout, bound);
+    return coverage ? timeout : Math.min(timeout, o.host.defaultTimeoutSeconds("command", event));
+  };
+  const write = o.host.writeHookEntry;
+  const entries: InstalledEntry[] = o.host.events.map((event) => ({
+    event,
+    group: write ? write({ command: entryCommand(o, event), timeoutSeconds: timeoutOf(event) }) : { hooks: handlersOf(o, event, timeoutOf(event)) },
+  }));
   const settings = o.scope === "managed" ? { ...managed!.onlyManagedHooks } : {};
   const added = addEntries(base?.toString("utf8") ?? "", entries, settings, target.shown, hostKeys(o.host), o.host.newFileKeys);
   const next = Buffer.from(added.text);

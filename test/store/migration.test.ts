@@ -46,9 +46,9 @@ const PRINTED = JSON.parse(readFileSync(join(REPO_ROOT, "test", "fixtures", "v3-
 /**
  * What that qhooks printed, with the fields added since: `skipped` and `env` (empty for outcomes older than them),
  * `asyncHooks` (none: that qhooks had no async hooks), `tried` (made from the payload as it is read, so an old log
- * has it too).
+ * has it too), `caller` (also read from the payload: none of these events came from another host's entry).
  */
-const added = (r: Row): Row => ({ skipped: [], env: {}, asyncHooks: [], tried: toolInputSummary(r.payload), ...r });
+const added = (r: Row): Row => ({ skipped: [], env: {}, asyncHooks: [], tried: toolInputSummary(r.payload), caller: null, ...r });
 const EXPECTED = { ...PRINTED, log: PRINTED.log.map(added), replayLog: PRINTED.replayLog.map(added) };
 /**
  * And `origin`: records older than hash format 5 know no machine, user or judging host; their writer is the id the

@@ -7,7 +7,7 @@ import { CLI, Sandbox, group, payloadFor } from "../support/sandbox.js";
 import { logJson, nonEmptyLines, qhooksLines, seedLog } from "./storeHelpers.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const RECORD_EXTRAS = ["ts", "matchValue", "tried", "projectDir", "payload", "source", "replay", "asyncHooks", "origin"] as const;
+const RECORD_EXTRAS = ["ts", "matchValue", "tried", "caller", "projectDir", "payload", "source", "replay", "asyncHooks", "origin"] as const;
 
 /** A log record without the fields the log adds: what `qhooks run` printed for the event. */
 function outcomePart(record: LogRecord): Record<string, unknown> {
