@@ -1,35 +1,24 @@
 import { settleDataDirOnce } from "../store/dataDirMigration.js";
-import { callerContext, type CallerGlobals } from "../engine/callerContext.js";
+import { callerContext, type CallerContext, type CallerGlobals } from "../engine/callerContext.js";
 import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { QhooksError } from "../errors.js";
 import { err } from "./io.js";
-import type { Dialect } from "../hosts/hostDialect.js";
 import { oneLineText } from "../text/oneLine.js";
 import { hostDialect } from "../hosts/hosts.js";
 import { settingsFileProblem } from "../settings/settingsFileProblem.js";
 import { ColourChoiceSchema, type ColourChoice } from "../display/colour.js";
 
-/** What every command needs to know about where it runs. */
-export interface CliContext {
-  /** Whose settings levels are read (`--dialect`, else $QHOOKS_DIALECT, else the one host with settings here, else qoder). */
-  readonly dialect: Dialect;
-  /** Whether the person named it (`--dialect`, $QHOOKS_DIALECT): else a logged event's own host may decide. */
-  readonly dialectNamed: boolean;
-  readonly projectDir: string;
-  readonly homeDir: string;
-  /** The log file or PostgreSQL URL: `--db`, else $QHOOKS_DB, else ~/.qhooks/events.db. */
-  readonly dbPath: string;
-  readonly env: NodeJS.ProcessEnv;
+/**
+ * What every command needs to know about where it runs: its caller's context (the note about the dialect chosen is
+ * said at once) and `--color`. `envWarnings`: `run` and `record` say them with their configuration's; other commands
+ * have said them already.
+ */
+export interface CliContext extends Omit<CallerContext, "note"> {
   /** `--color`: whether tables and listings on a terminal show decisions and failures in colour. */
   readonly colour: ColourChoice;
-  /**
-   * The warnings about qhooks variables a project's settings `env` block set and the user's own did not: they are
-   * left out of `env`. `run` and `record` say them with their configuration's; other commands have said them already.
-   */
-  readonly envWarnings: readonly string[];
 }
 
 /**

@@ -57,13 +57,10 @@ export function callerContext(globals: CallerGlobals, place: CallerPlace): Calle
     .find((value) => value !== undefined);
   // A project's settings can put variables into the environment the host runs qhooks with: those that would weaken
   // the user's guards are left out unless the user's own settings set the same.
-  const guarded = guardEnvironment(place.env, homeDir, resolve(cwd, globals.projectDir ?? anyHostsProject ?? cwd));
+  const anyProjectDir = resolve(cwd, globals.projectDir ?? anyHostsProject ?? cwd);
+  const guarded = guardEnvironment(place.env, homeDir, anyProjectDir);
   const env = guarded.env;
-  const choice = chooseDialect(asked, env, {
-    homeDir,
-    projectDir: resolve(cwd, globals.projectDir ?? anyHostsProject ?? cwd),
-    detect: place.detectDialect,
-  });
+  const choice = chooseDialect(asked, env, { homeDir, projectDir: anyProjectDir, detect: place.detectDialect });
   const dialect = choice.dialect;
   // The host's hooks environment names the project (CLAUDE_PROJECT_DIR in front of Claude Code).
   const fromEnv = hostDialect(dialect)
