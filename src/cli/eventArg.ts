@@ -3,7 +3,7 @@ import { EVENT_NAMES } from "../schema/eventNames.js";
 import type { EventName } from "../schema/events.js";
 import { editDistance } from "../settings/editDistance.js";
 import { oneLineText } from "../text/oneLine.js";
-import type { HostEventNames } from "../hosts/hostEventNames.js";
+import { eventNamed, type HostEventNames } from "../hosts/hostEventNames.js";
 
 export const isEventName = (raw: string): raw is EventName => (EVENT_NAMES as readonly string[]).includes(raw);
 
@@ -25,9 +25,7 @@ export function unknownEvent(raw: string): string {
 
 /** An event named on the command line (`qhooks run PreToolUse`), by its qhooks name or its host's. */
 export function eventArgument(raw: string, hostEvents?: HostEventNames): EventName {
-  if (isEventName(raw)) return raw;
-  // The host's own name for it (`qhooks run BeforeTool --dialect gemini`).
-  const translated = hostEvents?.toQhooks.get(raw);
-  if (translated !== undefined) return translated;
-  throw new QhooksError("usage", unknownEvent(raw));
+  const event = eventNamed(raw, hostEvents);
+  if (event === null) throw new QhooksError("usage", unknownEvent(raw));
+  return event;
 }

@@ -2,6 +2,15 @@ import { EVENT_NAMES } from "../schema/eventNames.js";
 import type { EventName } from "../schema/events.js";
 
 /**
+ * An event named on a command line (`qhooks run PreToolUse`, `qhooks run BeforeTool --dialect gemini`): by its qhooks
+ * name, else by the host's own name for it; null when neither.
+ */
+export function eventNamed(raw: string, hostEvents?: HostEventNames): EventName | null {
+  if ((EVENT_NAMES as readonly string[]).includes(raw)) return raw as EventName;
+  return hostEvents === undefined ? null : qhooksEventOf(hostEvents, raw);
+}
+
+/**
  * A host's names for its events, both ways: its settings files and payloads use them (Gemini CLI's `BeforeTool` is
  * qhooks' `PreToolUse`). Qoder CN CLI and Claude Code use qhooks' own names.
  */

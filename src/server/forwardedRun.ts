@@ -2,10 +2,9 @@ import { existsSync, statSync } from "node:fs";
 import { callerContext } from "../engine/callerContext.js";
 import { runEvent } from "../engine/runEvent.js";
 import { failureLines } from "../errors.js";
-import { DIALECTS, type Dialect } from "../hosts/hostDialect.js";
+import { DIALECTS } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
-import { EVENT_NAMES } from "../schema/eventNames.js";
-import type { EventName } from "../schema/events.js";
+import { eventNamed } from "../hosts/hostEventNames.js";
 import type { EventLog } from "../store/eventLog.js";
 import type { HookAnswer } from "./httpAnswer.js";
 import { ForwardedRunSchema, type ForwardedReply } from "./schemas.js";
@@ -56,7 +55,7 @@ export async function forwardedRun(body: string, setup: ForwardingSetup): Promis
   }
   if (context.dbPath !== setup.db) return notMine("another log");
   const host = hostDialect(context.dialect);
-  const event = eventOf(run.event, context.dialect);
+  const event = eventNamed(run.event, host.eventNames);
   if (event === null) return notMine("unknown event");
   // The errors `qhooks run` gives before it judges are its own to give.
   if (run.settings.length === 0 && !host.callsQhooksFromOutsideLevels) return notMine("--format hook without --settings");
@@ -94,12 +93,6 @@ export async function forwardedRun(body: string, setup: ForwardingSetup): Promis
     reply = { early, stdout: null, blockIfUndelivered: null, stderr: null, exitCode: failure.exitCode };
   }
   return { status: 200, body: JSON.stringify(reply), contentType: "application/json" };
-}
-
-/** The event named on the caller's command line, by its qhooks name or its host's (cli/eventArg.ts's rule). */
-function eventOf(raw: string, dialect: Dialect): EventName | null {
-  if ((EVENT_NAMES as readonly string[]).includes(raw)) return raw as EventName;
-  return hostDialect(dialect).eventNames.toQhooks.get(raw) ?? null;
 }
 
 const isDirectory = (path: string): boolean => existsSync(path) && statSync(path).isDirectory();

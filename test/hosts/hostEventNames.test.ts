@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { QHOOKS_EVENT_NAMES, hostEventNames, hostEventOf, qhooksEventOf } from "../../src/hosts/hostEventNames.js";
+import { QHOOKS_EVENT_NAMES, eventNamed, hostEventNames, hostEventOf, qhooksEventOf } from "../../src/hosts/hostEventNames.js";
 import { EVENT_NAMES } from "../../src/schema/eventNames.js";
 import { parsePayload } from "../../src/payload/parsePayload.js";
 
@@ -20,6 +20,15 @@ describe("host event names", () => {
     expect(qhooksEventOf(names, "__proto__")).to.equal(null);
     expect(hostEventOf(names, "Notification")).to.equal(null);
     expect([...names.unmapped]).to.deep.equal(["BeforeModel"]);
+  });
+
+  it("an event named on a command line: qhooks' name, else the host's; neither is null", () => {
+    expect(eventNamed("PreToolUse")).to.equal("PreToolUse");
+    expect(eventNamed("PreToolUse", names)).to.equal("PreToolUse");
+    expect(eventNamed("BeforeTool", names)).to.equal("PreToolUse");
+    expect(eventNamed("BeforeTool")).to.equal(null);
+    expect(eventNamed("BeforeModel", names)).to.equal(null);
+    expect(eventNamed("pretooluse", names)).to.equal(null);
   });
 
   it("refuses a name for two events, two names for one event, and a name both mapped and unmapped", () => {
