@@ -1,21 +1,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
-import pg from "pg";
 import type { Evidence } from "../../src/schema/evidence.js";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";
-import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
+import { createTestDatabase, type TestDatabase, withClient } from "../support/postgres.js";
 import { nonEmptyLines, sqlite3 } from "../store/storeHelpers.js";
-
-async function withClient<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * Two laptops (two HOMEs, two logs) ship to one fresh database; evidence of one laptop's session is taken from the

@@ -1,25 +1,14 @@
 import { expect } from "chai";
 import { readFileSync, rmSync } from "node:fs";
-import pg from "pg";
 import { recordHash } from "../../src/store/journal/hashFormat.js";
 import { journalRowOf } from "../../src/store/postgres/placeRows.js";
 import { Sandbox } from "../support/sandbox.js";
-import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
+import { createTestDatabase, type TestDatabase, withClient } from "../support/postgres.js";
 import { seedLog, type SeedEvent } from "../store/storeHelpers.js";
 
 const t0 = Date.parse("2026-02-01T08:00:00.000Z");
 const events = (n: number, from: number): SeedEvent[] =>
   Array.from({ length: n }, (_, i) => ({ ts: new Date(t0 + (from + i) * 1000), event: "PreToolUse", sessionId: "one", matchValue: "Bash", decision: "none" }));
-
-async function withClient<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 describe("key rotation: a key record signed by the old key hands the log to a new one; a lost key is a visible break", function () {
   this.timeout(120_000);

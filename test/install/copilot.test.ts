@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { REPO_ROOT, Sandbox } from "../support/sandbox.js";
+import { sh } from "../support/shell.js";
 
 /** Every file under `dir` with its bytes, for "nothing was written". */
 function tree(dir: string): Map<string, string> {
@@ -16,18 +16,6 @@ function tree(dir: string): Map<string, string> {
   };
   walk(dir);
   return files;
-}
-
-/** A `bash` entry as Copilot CLI starts it: through a shell, the payload on stdin, in the repository. */
-function sh(command: string, input: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("/bin/sh", ["-c", command], { cwd, env, stdio: ["pipe", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("error", reject);
-    child.stdin.end(input);
-    child.on("close", (code) => resolve({ code, stderr }));
-  });
 }
 
 const fixture = (event: string): string => readFileSync(join(REPO_ROOT, "test", "fixtures", "hosts", "copilot", `${event}.json`), "utf8");

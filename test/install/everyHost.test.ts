@@ -1,22 +1,8 @@
 import { expect } from "chai";
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT, Sandbox } from "../support/sandbox.js";
-
-/** A command line as a host starts a hook: through a shell, the payload on stdin, in the project. */
-function sh(command: string, input: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("/bin/sh", ["-c", command], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("error", reject);
-    child.stdin.end(input);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { sh } from "../support/shell.js";
 
 interface HostCase {
   readonly host: "gemini" | "codex" | "cursor" | "copilot";

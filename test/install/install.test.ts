@@ -1,9 +1,9 @@
 import { expect } from "chai";
-import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { claudeHost } from "../../src/hosts/claude.js";
 import { Sandbox, payloadFor } from "../support/sandbox.js";
+import { sh } from "../support/shell.js";
 
 type Json = Record<string, unknown>;
 
@@ -19,20 +19,6 @@ function tree(dir: string): Map<string, string> {
   };
   walk(dir);
   return files;
-}
-
-/** A command line as Claude Code starts it: `sh -c`, the payload on stdin, in the project, with CLAUDE_PROJECT_DIR. */
-function sh(command: string, input: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("/bin/sh", ["-c", command], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("error", reject);
-    child.stdin.end(input);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 /**

@@ -1,5 +1,4 @@
 import { expect } from "chai";
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { COMMAND_ONLY_EVENTS, MIN_CLAUDE_VERSION, checkHostVersion, failsClosed } from "../../src/install/serverEntries.js";
@@ -7,22 +6,9 @@ import type { EventName } from "../../src/schema/events.js";
 import { Sandbox, group } from "../support/sandbox.js";
 import { post, tokenOf } from "../server/serveSupport.js";
 import { isAlive, waitFor } from "../exec/processes.js";
+import { sh } from "../support/shell.js";
 
 type Handler = Record<string, unknown> & { type: string; url?: string; headers?: Record<string, string>; allowedEnvVars?: string[]; command?: string };
-
-/** A command line as Claude Code starts it: `sh -c`, the payload on stdin. */
-function sh(command: string, input: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("/bin/sh", ["-c", command], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("error", reject);
-    child.stdin.end(input);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** A header value as Claude Code fills it: `$VAR` and `${VAR}` from the environment for the allowed names only, else "". */
 const interpolate = (value: string, allowed: readonly string[], env: Record<string, string>): string =>

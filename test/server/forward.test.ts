@@ -137,21 +137,24 @@ exit 0`,
     expect(await count()).to.equal(0);
   });
 
+  /** What the forwarding client posts for a `run PreToolUse --format hook` of `rm -rf /tmp/x` in the sandbox. */
+  const runBody = (version: string) => ({
+    version,
+    homeDir: sb.home,
+    cwd: sb.project,
+    env: { PATH: process.env.PATH ?? "", HOME: sb.home, QHOOKS_DB: sb.db },
+    event: "PreToolUse",
+    settings: [settings],
+    plugins: [],
+    log: true,
+    hooks: true,
+    failClosed: false,
+    globals: {},
+    stdin: JSON.stringify(payload("rm -rf /tmp/x")),
+  });
+
   it("POST /run needs the secret, and refuses a caller of another version with 409 before judging", async () => {
-    const body = {
-      version: "0.0.1",
-      homeDir: sb.home,
-      cwd: sb.project,
-      env: { PATH: process.env.PATH ?? "", HOME: sb.home, QHOOKS_DB: sb.db },
-      event: "PreToolUse",
-      settings: [settings],
-      plugins: [],
-      log: true,
-      hooks: true,
-      failClosed: false,
-      globals: {},
-      stdin: JSON.stringify(payload("rm -rf /tmp/x")),
-    };
+    const body = runBody("0.0.1");
     expect((await post(server!.port, "/run", body)).status).to.equal(401);
     expect((await post(server!.port, "/run", body, bearer("x".repeat(43)))).status).to.equal(401);
     const other = await post(server!.port, "/run", body, bearer(server!.token));
@@ -162,25 +165,7 @@ exit 0`,
 
   it("POST /run of this version answers the reply the client prints", async () => {
     const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
-    const res = await post(
-      server!.port,
-      "/run",
-      {
-        version: pkg.version,
-        homeDir: sb.home,
-        cwd: sb.project,
-        env: { PATH: process.env.PATH ?? "", HOME: sb.home, QHOOKS_DB: sb.db },
-        event: "PreToolUse",
-        settings: [settings],
-        plugins: [],
-        log: true,
-        hooks: true,
-        failClosed: false,
-        globals: {},
-        stdin: JSON.stringify(payload("rm -rf /tmp/x")),
-      },
-      bearer(server!.token),
-    );
+    const res = await post(server!.port, "/run", runBody(pkg.version), bearer(server!.token));
     expect(res.status).to.equal(200);
     expect(JSON.parse(res.body)).to.deep.equal({
       early: "",

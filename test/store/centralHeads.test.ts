@@ -2,28 +2,17 @@ import { expect } from "chai";
 import { generateKeyPairSync } from "node:crypto";
 import { chmodSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import pg from "pg";
 import { recordHash } from "../../src/store/journal/hashFormat.js";
 import { publicKeyText, signHead } from "../../src/store/logKey.js";
 import { journalRowOf } from "../../src/store/postgres/placeRows.js";
 import { headSignatureHolds } from "../../src/store/signedHeads.js";
 import { Sandbox } from "../support/sandbox.js";
-import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
+import { createTestDatabase, type TestDatabase, withClient } from "../support/postgres.js";
 import { seedLog, type SeedEvent } from "./storeHelpers.js";
 
 const t0 = Date.parse("2026-02-01T08:00:00.000Z");
 const events = (n: number, session: string): SeedEvent[] =>
   Array.from({ length: n }, (_, i) => ({ ts: new Date(t0 + i * 1000), event: "PreToolUse", sessionId: session, matchValue: "Bash", decision: "none" }));
-
-async function withClient<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * What someone holding the database but not a laptop's key can do: edit a record of its chain, recompute every hash

@@ -43,3 +43,14 @@ export async function createTestDatabase(prefix = "qhooks_test"): Promise<TestDa
     drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }
+
+/** A connection to `url` for one piece of work, closed after it whatever happens. */
+export async function withClient<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
