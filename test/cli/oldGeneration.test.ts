@@ -31,10 +31,19 @@ describe("cli: the bound on the old generation's growth of the server", () => {
     return Number(r.stdout.trim()) / (1024 * 1024);
   }
 
-  it("keeps the old generation's peak well below V8's own growth", () => {
-    const own = oldGenerationPeak(false);
-    const bounded = oldGenerationPeak(true);
-    expect(bounded).to.be.greaterThan(0);
-    expect(bounded).to.be.below(own * 0.8);
+  // One peak depends on when the collector's threads ran, which a loaded machine moves (seen: 32 MB own beside 31 MB
+  // bounded, once in ten): the median of three runs each is what is compared.
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[1]!;
+
+  it("keeps the old generation's peak well below V8's own growth", function () {
+    this.timeout(60_000);
+    const own: number[] = [];
+    const bounded: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      own.push(oldGenerationPeak(false));
+      bounded.push(oldGenerationPeak(true));
+    }
+    expect(Math.min(...bounded)).to.be.greaterThan(0);
+    expect(median(bounded)).to.be.below(median(own) * 0.8);
   });
 });
