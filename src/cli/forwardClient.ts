@@ -4,7 +4,9 @@ import { homedir } from "node:os";
 import { MAX_PAYLOAD_BYTES } from "../payload/payloadLimit.js";
 import { serverPaths } from "../server/paths.js";
 import { parseForwardArgs, type ForwardArgs } from "./forwardArgs.js";
-import { delivered, err, STDIN_TAKEN } from "./io.js";
+import type { ForwardedReply } from "../server/schemas.js";
+import { STDIN_TAKEN } from "./io.js";
+import { sayReply } from "./sayReply.js";
 import { version } from "./version.js";
 
 /**
@@ -121,41 +123,25 @@ export function parseResponse(raw: Buffer): { readonly status: number; readonly 
   return { status: Number(status[1]), body: body.toString("utf8") };
 }
 
-interface Reply {
-  readonly early: string;
-  readonly stdout: string | null;
-  readonly blockIfUndelivered: string | null;
-  readonly stderr: string | null;
-  readonly exitCode: number;
-}
-
 /** A 200 answer's reply (server/schemas.ts's ForwardedReplySchema, checked by hand: no zod here); null otherwise. */
-function replyOf(answer: { readonly status: number; readonly body: string }): Reply | null {
+function replyOf(answer: { readonly status: number; readonly body: string }): ForwardedReply | null {
   if (answer.status !== 200) return null;
   try {
     const r = JSON.parse(answer.body) as Record<string, unknown>;
     const textOrNull = (v: unknown): boolean => v === null || typeof v === "string";
     if (typeof r.early !== "string" || !textOrNull(r.stdout) || !textOrNull(r.blockIfUndelivered) || !textOrNull(r.stderr)) return null;
     if (typeof r.exitCode !== "number" || !Number.isInteger(r.exitCode)) return null;
-    return r as unknown as Reply;
+    return r as unknown as ForwardedReply;
   } catch {
     return null;
   }
 }
 
-/** The reply as `qhooks run` prints it (run.ts's `say`), after what it said before it. */
-async function say(reply: Reply): Promise<number> {
+/** The reply as `qhooks run` prints it, after what it said before it. */
+function say(reply: ForwardedReply): Promise<number> {
   // As cli/main.ts for `run`: the exit status is the answer, whatever happens to stdout and stderr.
   process.stdout.on("error", () => undefined);
   process.stderr.on("error", () => undefined);
   if (reply.early !== "") process.stderr.write(reply.early);
-  if (reply.stdout !== null) {
-    if (reply.blockIfUndelivered === null) process.stdout.write(reply.stdout.endsWith("\n") ? reply.stdout : `${reply.stdout}\n`);
-    else if (!(await delivered(reply.stdout))) {
-      err(reply.blockIfUndelivered);
-      return 2;
-    }
-  }
-  if (reply.stderr !== null) err(reply.stderr);
-  return reply.exitCode;
+  return sayReply(reply);
 }

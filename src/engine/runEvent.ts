@@ -8,6 +8,7 @@ import { callerHostOf, callerToolsText } from "../hosts/callerHost.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
 import type { EventName } from "../schema/events.js";
+import type { RunReply } from "../schema/runReply.js";
 import { runSwitchOf } from "../settings/runSwitch.js";
 import { nullEventLog, type EventLog } from "../store/eventLog.js";
 import { besideLog } from "../store/logPath.js";
@@ -43,18 +44,6 @@ export interface RunEventOptions {
   readonly openLog?: EventLog;
   /** Each line for stderr, as it is said (warnings, errors); the reply carries what comes after stdout. */
   readonly err: (line: string) => void;
-}
-
-/**
- * What is left to say once the event is judged: `stdout` (null: nothing), then `stderr` (null: nothing) and the exit
- * status. `blockIfUndelivered`: the reason to say instead, with exit 2, when stdout cannot be delivered (a block
- * carried in a JSON reply that no one reads would let the tool call go ahead).
- */
-export interface RunReply {
-  readonly stdout: string | null;
-  readonly blockIfUndelivered: string | null;
-  readonly stderr: string | null;
-  readonly exitCode: number;
 }
 
 /**

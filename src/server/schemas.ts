@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DIALECTS } from "../hosts/hostDialect.js";
+import { RunReplySchema } from "../schema/runReply.js";
 
 /** The server's state file: where the user's one server listens and which process it is. */
 export const ServerStateSchema = z.object({
@@ -71,12 +72,8 @@ export const ForwardedRunSchema = z.object({
 export type ForwardedRun = z.infer<typeof ForwardedRunSchema>;
 
 /** The answer to a forwarded run: what the caller prints, in order, and its exit status (engine/runEvent.ts's reply). */
-export const ForwardedReplySchema = z.object({
+export const ForwardedReplySchema = RunReplySchema.extend({
   /** What the run said on stderr before its answer (warnings, errors), as written. */
   early: z.string(),
-  stdout: z.string().nullable(),
-  blockIfUndelivered: z.string().nullable(),
-  stderr: z.string().nullable(),
-  exitCode: z.number().int(),
 });
 export type ForwardedReply = z.infer<typeof ForwardedReplySchema>;

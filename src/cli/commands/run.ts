@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { runEvent, type RunReply } from "../../engine/runEvent.js";
-import { EXIT, QhooksError } from "../../errors.js";
+import { runEvent } from "../../engine/runEvent.js";
+import { QhooksError } from "../../errors.js";
 import { MAX_PAYLOAD_BYTES } from "../../payload/parsePayload.js";
 import type { EventName } from "../../schema/events.js";
-import { delivered, err, out, readStdin } from "../io.js";
+import { err, readStdin } from "../io.js";
+import { sayReply } from "../sayReply.js";
 import { requireProjectDir, type CliContext } from "../globals.js";
 import { hostDialect } from "../../hosts/hosts.js";
 
@@ -54,18 +55,5 @@ export async function runCommand(event: EventName, flags: RunFlags, context: Cli
     cliScript: process.argv[1] ?? "",
     err,
   });
-  return say(reply);
-}
-
-/** The reply on stdout and stderr, as judged; the exit status. */
-export async function say(reply: RunReply): Promise<number> {
-  if (reply.stdout !== null) {
-    if (reply.blockIfUndelivered === null) out(reply.stdout);
-    else if (!(await delivered(reply.stdout))) {
-      err(reply.blockIfUndelivered);
-      return EXIT.blocked;
-    }
-  }
-  if (reply.stderr !== null) err(reply.stderr);
-  return reply.exitCode;
+  return sayReply(reply);
 }
