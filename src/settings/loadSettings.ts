@@ -239,18 +239,12 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     }
     if (parsed.qhooks.budget !== undefined) {
       if (isUserTier(source)) budget = parsed.qhooks.budget;
-      else
-        warnings.push(
-          `${source.display}: qhooks.budget: read only from your own settings (the user-level file, or a --settings file outside the project); ignored here`,
-        );
+      else warnings.push(userOnlyText(source.display, "qhooks.budget"));
     }
     if (parsed.qhooks.notify !== undefined) {
       // Safety first: a project that could set it could hide that its own hooks, or the user's, fail or do not run.
       if (isUserTier(source)) notify = parsed.qhooks.notify;
-      else
-        warnings.push(
-          `${source.display}: qhooks.notify: read only from your own settings (the user-level file, or a --settings file outside the project); ignored here`,
-        );
+      else warnings.push(userOnlyText(source.display, "qhooks.notify"));
     }
     if (parsed.hooksSection !== undefined) {
       document.push(
@@ -369,12 +363,13 @@ function lowerSwitchWarnings(
   for (const { by, names } of lowerDisabled) {
     const wanted = new Set(names.map(current));
     const yours = [...new Set(hooks.filter((h) => isUserTierHook(h) && wanted.has(h.name)).map((h) => `${JSON.stringify(h.name)} of ${h.file}`))];
-    warnings.push(
-      `${by}: qhooks.disabled: read only from your own settings (the user-level file, or a --settings file outside the project); ignored here${
-        yours.length === 0 ? "" : `: ${yours.join(", ")} still run${yours.length === 1 ? "s" : ""}`
-      }`,
-    );
+    const still = yours.length === 0 ? "" : `: ${yours.join(", ")} still run${yours.length === 1 ? "s" : ""}`;
+    warnings.push(`${userOnlyText(by, "qhooks.disabled")}${still}`);
   }
   if (allOff?.onAgainBy) warnings.push(`${allOff.onAgainBy}: disableAllHooks: false does not turn back on the hooks ${allOff.by} switched off; ignored`);
   return warnings;
 }
+
+/** A setting a lower-trust file may not make, ignored: `<file>: <key>: read only from your own settings ...`. */
+const userOnlyText = (file: string, key: string): string =>
+  `${file}: ${key}: read only from your own settings (the user-level file, or a --settings file outside the project); ignored here`;
