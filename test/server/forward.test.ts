@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ForwardedReplySchema } from "../../src/server/schemas.js";
 import { Sandbox, group, payloadFor, type CliResult } from "../support/sandbox.js";
 import { bearer, post, startServer, type ForegroundServer } from "./serveSupport.js";
 
@@ -167,6 +168,7 @@ exit 0`,
     const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
     const res = await post(server!.port, "/run", runBody(pkg.version), bearer(server!.token));
     expect(res.status).to.equal(200);
+    expect(ForwardedReplySchema.safeParse(JSON.parse(res.body)).success).to.equal(true);
     expect(JSON.parse(res.body)).to.deep.equal({
       early: "",
       stdout: null,
