@@ -1,6 +1,5 @@
 import { settleDataDirOnce } from "../store/dataDirMigration.js";
 import { callerContext, type CallerContext, type CallerGlobals } from "../engine/callerContext.js";
-import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
@@ -10,6 +9,7 @@ import { oneLineText } from "../text/oneLine.js";
 import { hostDialect } from "../hosts/hosts.js";
 import { settingsFileProblem } from "../settings/settingsFileProblem.js";
 import { ColourChoiceSchema, type ColourChoice } from "../display/colour.js";
+import { isDirectory } from "../settings/isDirectory.js";
 
 /**
  * What every command needs to know about where it runs: its caller's context (the note about the dialect chosen is
@@ -46,7 +46,7 @@ export function cliContext(
 
 /** Hooks run in the project directory: a missing one is the user's mistake, said before anything runs. */
 export function requireProjectDir(context: CliContext): string {
-  if (!existsSync(context.projectDir) || !statSync(context.projectDir).isDirectory()) {
+  if (!isDirectory(context.projectDir)) {
     throw new QhooksError(
       "usage",
       `project directory ${context.projectDir} does not exist (${["--project-dir", ...hostDialect(context.dialect).projectDirVariables.map((name) => `$${name}`)].join(", ")} or the working directory)`,

@@ -1,4 +1,3 @@
-import { existsSync, statSync } from "node:fs";
 import { callerContext } from "../engine/callerContext.js";
 import { runEvent } from "../engine/runEvent.js";
 import { failureLines } from "../errors.js";
@@ -8,6 +7,7 @@ import { eventNamed } from "../hosts/hostEventNames.js";
 import type { EventLog } from "../store/eventLog.js";
 import type { HookAnswer } from "./httpAnswer.js";
 import { ForwardedRunSchema, type ForwardedReply } from "./schemas.js";
+import { isDirectory } from "../settings/isDirectory.js";
 
 /** What the server judges forwarded runs with: its own version, home and log. */
 export interface ForwardingSetup {
@@ -94,5 +94,3 @@ export async function forwardedRun(body: string, setup: ForwardingSetup): Promis
   }
   return { status: 200, body: JSON.stringify(reply), contentType: "application/json" };
 }
-
-const isDirectory = (path: string): boolean => existsSync(path) && statSync(path).isDirectory();
