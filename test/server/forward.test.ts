@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { FORWARD_SILENCE_MS } from "../../src/server/forwardTiming.js";
@@ -126,6 +126,23 @@ exit 0`,
       /qhooks serve: POST \/run: the caller stopped waiting before its answer and judged the run itself; its hooks may have run twice/,
     );
     expect(await count()).to.equal(1);
+  });
+
+  it("a server killed -9 while its hook runs: the run is judged again here, says its hooks may have run twice, both in the log", async () => {
+    settings = sb.file("patient.json", { hooks: { PreToolUse: [group("Bash", { command: join(sb.root, "scripts", "guard.sh"), timeout: 30 })] } });
+    const running = run("long");
+    const deadline = Date.now() + 20_000;
+    while (!(existsSync(ppidFile) && ranUnder().includes(server!.child.pid!)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    rmSync(ppidFile);
+    server!.child.kill("SIGKILL");
+    const res = await running;
+    expect(res.code).to.equal(0);
+    expect(res.stderr).to.match(
+      /^qhooks: warning: the server at 127\.0\.0\.1:\d+ \(pid \d+\) closed the connection while judging this run; it is judged here again, so hooks the server had started may run twice\n$/,
+    );
+    expect(ranUnder(), "the hook ran again, in the run's own process").to.not.include(server!.child.pid);
+    const events = JSON.parse((await sb.run(["log", "--json", "--limit", "10"])).stdout) as { decision: string }[];
+    expect(events.map((e) => e.decision).sort(), "the server's attempt, and the event judged here").to.deep.equal(["none", "unfinished"]);
   });
 
   it("a server killed -9 (its state file left behind): the run is judged in its own process", async () => {
