@@ -45,6 +45,12 @@ export interface EventLog {
    * outcome has no record to wait for. Said by the log, so that a wrapper can say it too.
    */
   readonly keepsNothing?: boolean;
+  /**
+   * Waits for the work appends left running after they returned (a chain head being signed) and hands over the
+   * warnings no append has said yet: a failure of the last append's follow-up has no next append to ride on, so a
+   * process calls this before it answers or exits, and says what it gets. Absent: nothing is ever left over.
+   */
+  settle?(): Promise<readonly LogWarning[]>;
   close(): Promise<void>;
 }
 
