@@ -260,6 +260,11 @@ export interface ChainSlice {
    * end at, and the earlier heads it signed at or after the selected records. Absent where the log signs its own head.
    */
   readonly signed?: { readonly head: SignedHeadLine; readonly earlier: readonly SignedHeadLine[] };
+  /**
+   * On the central database: the erasure records of selected records erased there rather than in their writer's log,
+   * from the chain of the process that erased them (`writer`), which no key signs. Absent or empty elsewhere.
+   */
+  readonly erasedHere?: readonly { readonly writer: string; readonly record: JournalRow }[];
 }
 
 /** How erase and prune run: `dryRun` says what they would remove and changes nothing. */
