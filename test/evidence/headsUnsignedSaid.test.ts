@@ -4,6 +4,7 @@ import { expect } from "chai";
 import { headsFileOf } from "../../src/store/signedHeads.js";
 import { Sandbox, group, payloadFor } from "../support/sandbox.js";
 import { sqlite3 } from "../store/storeHelpers.js";
+import { bearer, post, startServer } from "../server/serveSupport.js";
 
 type Json = Record<string, unknown>;
 
@@ -90,6 +91,30 @@ describe("a head that cannot be signed is said before the process exits", functi
     await bus.close();
     expect(said.filter((w) => w.includes("heads are not signed"))).to.have.length(1);
     expect(said.join("\n")).to.match(/event log: the log's heads are not signed: .*is not an Ed25519 private key/);
+  });
+
+  it("qhooks serve: the head due at its last append fails, and the server says so as it stops", async () => {
+    corruptKey();
+    const server = await startServer(sb, ["--port", "0"], { QHOOKS_SIGN_EVERY: "1" });
+    try {
+      const res = await post(
+        server.port,
+        "/hook/claude",
+        { hook_event_name: "PreToolUse", session_id: "s1", cwd: sb.project, ...payloadFor("PreToolUse") },
+        bearer(server.token),
+      );
+      expect(res.status).to.equal(200);
+    } finally {
+      server.child.kill("SIGTERM");
+    }
+    await server.exited;
+    expect(
+      server
+        .stderr()
+        .split("\n")
+        .filter((l) => l.includes("heads are not signed")),
+    ).to.have.length(1);
+    expect(server.stderr()).to.match(/qhooks: warning: event log: the log's heads are not signed: .*is not an Ed25519 private key/);
   });
 
   it("a usable key: nothing said, the head signed", async () => {
