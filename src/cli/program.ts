@@ -105,7 +105,7 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
     .addOption(
       new Option(
         "--dialect <name>",
-        "whose settings to read: qoder (~/.qoder-cn, .qoder), claude (~/.claude, .claude, and Claude Code's enabled plugins), gemini (~/.gemini, .gemini, /etc/gemini-cli), codex (~/.codex/hooks.json, .codex/hooks.json), cursor (~/.cursor/hooks.json, .cursor/hooks.json) or copilot (~/.copilot/hooks/*.json, .github/hooks/*.json); default $QHOOKS_DIALECT, else (for a command you type) the one host whose settings files exist here, else qoder",
+        "whose settings to read: qoder (~/.qoder-cn, .qoder), claude (~/.claude, .claude, and Claude Code's enabled plugins), gemini (~/.gemini, .gemini, /etc/gemini-cli), codex (~/.codex/hooks.json, .codex/hooks.json), cursor (~/.cursor/hooks.json, .cursor/hooks.json) or copilot (~/.copilot/hooks/*.json, .github/hooks/*.json); default $QHOOKS_DIALECT, else (for a command you type) the one qhooks config dialect remembers, else the one host whose settings files exist here, else qoder",
       ).choices(DIALECTS),
     )
     .addOption(new Option("--host <name>", "the same as --dialect: the agent whose files and protocol qhooks speaks").choices(DIALECTS))
