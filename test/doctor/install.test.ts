@@ -89,6 +89,19 @@ describe("doctor: qhooks' entries whose CLI is gone", function () {
     expect(await report()).to.deep.equal([]);
   });
 
+  it("a managed folder that cannot be read: one warning for it, and the user install is still checked", async () => {
+    const notAFolder = sb.file("managed-file", "x");
+    const gone = join(sb.root, "gone", "qhooks.cjs");
+    sb.file(userFile(), { hooks: { Stop: [group(undefined, { command: `node ${gone} record Stop --dialect claude`, timeout: 60 })] } });
+    const r = await sb.run(["doctor", "--dialect", "claude", "--format", "json"], { env: { QHOOKS_CLAUDE_MANAGED_DIR: notAFolder } });
+    const findings = DoctorReportSchema.parse(JSON.parse(r.stdout)).findings;
+    expect(findings.map((f) => [f.rule, f.level, f.settingsLevel])).to.deep.equal([
+      ["install-cli-missing", "warn", "managed"],
+      ["install-cli-missing", "error", "user"],
+    ]);
+    expect(findings[0]!.message).to.match(/^qhooks' managed install could not be checked: cannot read .*ENOTDIR$/);
+  });
+
   it("entries written by hand (no install record) are one finding per file too; another hook's missing script is still command-missing", async () => {
     const gone = join(sb.root, "gone", "qhooks.cjs");
     const entry = (event: string) => group(undefined, { command: `node ${gone} record ${event} --dialect claude`, timeout: 60 });

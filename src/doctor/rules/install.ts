@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import type { DeclaredHook } from "../../core/hookDescriptor.js";
+import { QhooksError } from "../../errors.js";
 import { isQhooksEntry } from "../../core/selfCall.js";
 import { INSTALL_SCOPES, installRecordPath, type InstallScope } from "../../install/installPaths.js";
 import { readInstallRecord } from "../../install/installRecordFile.js";
@@ -21,7 +22,14 @@ export const installEventMissing: DoctorRule = {
     "qhooks is installed in front of the host (managed), but not on an event a configured hook uses: the host never calls qhooks there, so the hook never runs",
   fix: "run qhooks install again: it puts an entry on every event of the host",
   *check(context) {
-    const record = installOf(context, "managed");
+    let record: InstallRecord | null;
+    try {
+      record = installOf(context, "managed");
+    } catch (e) {
+      // A record that cannot be read is install-cli-missing's to say, once.
+      if (e instanceof QhooksError) return;
+      throw e;
+    }
     if (record === null) return;
     const installed = new Set(record.entries.map((e) => e.event));
     for (const hook of context.snapshot.hooks)
@@ -84,7 +92,20 @@ export const installCliMissing: DoctorRule = {
     }
     // The installs as their records say (a managed drop-in is no level qhooks reads).
     for (const scope of INSTALL_SCOPES) {
-      const record = installOf(context, scope);
+      let record: InstallRecord | null;
+      try {
+        record = installOf(context, scope);
+      } catch (e) {
+        // A managed folder this user cannot read: said once, and the other scope is still checked.
+        if (!(e instanceof QhooksError)) throw e;
+        yield {
+          place: { settingsLevel: scope, file: null, path: null },
+          level: "warn",
+          message: `qhooks' ${scope} install could not be checked: ${e.message.replace("; nothing was changed", "")}`,
+          fix: "run qhooks doctor as a user who can read it",
+        };
+        continue;
+      }
       if (record === null) continue;
       const file = fileOf(record.file, { settingsLevel: scope, file: record.file, path: null });
       file.install = record;
