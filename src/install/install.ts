@@ -161,7 +161,7 @@ const noDialectRemembered = (homeDir: string): boolean => {
  */
 function rememberLine(o: InstallOptions): string {
   try {
-    const path = writeDialect(o.homeDir, o.host.id, "install");
+    const path = writeDialect(o.homeDir, { dialect: o.host.id, setBy: "install" });
     return `Remembered ${o.host.id} as the dialect of the commands you type (${path}; qhooks config dialect changes it)`;
   } catch (e) {
     return `warning: ${messageOf(e)}: the commands you type still need --dialect ${o.host.id} (or qhooks config dialect ${o.host.id})`;

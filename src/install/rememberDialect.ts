@@ -9,10 +9,10 @@ import { readConfig, type QhooksConfig } from "../settings/dialectConfig.js";
  * file left empty is removed. A bad file is replaced: what it held could not be used anyway. The file is replaced in
  * one step, so a command reading it meanwhile sees the old file or the new one. Returns the file's path.
  */
-export function writeDialect(homeDir: string, dialect: Dialect | null, setBy: "install" | "config"): string {
+export function writeDialect(homeDir: string, chosen: { readonly dialect: Dialect; readonly setBy: "install" | "config" } | null): string {
   const read = readConfig(homeDir);
   const { dialect: _dialect, dialectSetBy: _setBy, ...rest } = read.state === "read" ? read.config : {};
-  const next: QhooksConfig = dialect === null ? rest : { ...rest, dialect, dialectSetBy: setBy };
+  const next: QhooksConfig = chosen === null ? rest : { ...rest, dialect: chosen.dialect, dialectSetBy: chosen.setBy };
   try {
     if (Object.keys(next).length === 0) rmSync(read.path, { force: true });
     else writePrivateFile(read.path, `${JSON.stringify(next, null, 2)}\n`);

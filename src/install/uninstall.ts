@@ -105,7 +105,7 @@ function forgetDialect(o: UninstallOptions, host: Dialect): string[] {
   if (remembered === null || remembered.dialect !== host || remembered.setBy !== "install") return [];
   if (o.dryRun) return [`(uninstall would also forget the dialect ${host} in ${remembered.path}, which install remembered)`];
   try {
-    writeDialect(o.homeDir, null, "install");
+    writeDialect(o.homeDir, null);
     return [`Forgot the dialect ${host} install remembered (${remembered.path})`];
   } catch (e) {
     return [`warning: ${messageOf(e)}: the dialect ${host} stays remembered (qhooks config dialect --unset forgets it)`];

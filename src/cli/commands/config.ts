@@ -21,7 +21,7 @@ export function configDialectCommand(flags: z.infer<typeof ConfigFlagsSchema>, c
       out("No dialect is remembered; nothing to do");
       return EXIT.ok;
     }
-    const path = writeDialect(context.homeDir, null, "config");
+    const path = writeDialect(context.homeDir, null);
     out(`Forgot the dialect ${before.dialect} (${path})`);
     return EXIT.ok;
   }
@@ -29,7 +29,7 @@ export function configDialectCommand(flags: z.infer<typeof ConfigFlagsSchema>, c
     const host = flags.value;
     if (!(DIALECTS as readonly string[]).includes(host)) throw new QhooksError("usage", `unknown host "${host}": expected ${hostChoicesText()}`);
     const dialect = host as (typeof DIALECTS)[number];
-    const path = writeDialect(context.homeDir, dialect, "config");
+    const path = writeDialect(context.homeDir, { dialect, setBy: "config" });
     out(`Remembered the dialect ${dialect} (${HOSTS[dialect].name}) in ${path}`);
     const env = context.env.QHOOKS_DIALECT?.trim();
     if (env && env !== dialect) out(`$QHOOKS_DIALECT=${env} is set here, and comes first`);
