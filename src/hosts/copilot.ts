@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { EventName } from "../schema/events.js";
-import type { HostDialect } from "./hostDialect.js";
+import type { HostDialect, SettingsLevel } from "./hostDialect.js";
 import { disableAllHooksKey } from "./hostSettingKeys.js";
 import { COPILOT_EVENT_NAMES } from "./copilotNames.js";
 import { COPILOT_HOOKS_VERSION, copilotAnswer, copilotDocumentWarnings, copilotHookEntry, copilotHookOutput, copilotPayload } from "./copilotProtocol.js";
@@ -28,6 +28,13 @@ export const copilotHost: HostDialect = {
     const shown = moved ?? "~/.copilot";
     // qhooks' own variable names another policy folder (tests, unusual installs), as for Claude Code's managed one.
     const policy = env.QHOOKS_COPILOT_POLICY_DIR?.trim() || POLICY_DIR;
+    const settings = (level: "user" | "project" | "local", path: string, display: string, more: Partial<SettingsLevel> = {}): SettingsLevel => ({
+      level,
+      path,
+      display,
+      comments: true,
+      ...more,
+    });
     return [
       // Administrators' policy hooks, machine-wide, loaded before all others (every `*.json` of the folder, by name).
       {
@@ -36,18 +43,25 @@ export const copilotHost: HostDialect = {
         display: join(policy, "policy.json"),
         folder: { path: policy, display: policy },
       },
+      // The user's hooks files (install writes the first level named user), then the inline `hooks` of its settings.
       {
         level: "user",
         path: join(dir, "hooks", "hooks.json"),
         display: `${shown}/hooks/hooks.json`,
         folder: { path: join(dir, "hooks"), display: `${shown}/hooks` },
       },
+      settings("user", join(dir, "settings.json"), `${shown}/settings.json`),
       {
         level: "project",
         path: join(projectDir, ".github", "hooks", "hooks.json"),
         display: ".github/hooks/hooks.json",
         folder: { path: join(projectDir, ".github", "hooks"), display: ".github/hooks" },
       },
+      // The repository's inline hooks: its committed settings, Claude Code's files it also reads, then the local ones.
+      settings("project", join(projectDir, ".github", "copilot", "settings.json"), ".github/copilot/settings.json"),
+      settings("project", join(projectDir, ".claude", "settings.json"), ".claude/settings.json", { comments: false, ownedBy: "claude" }),
+      settings("local", join(projectDir, ".github", "copilot", "settings.local.json"), ".github/copilot/settings.local.json"),
+      settings("local", join(projectDir, ".claude", "settings.local.json"), ".claude/settings.local.json", { comments: false, ownedBy: "claude" }),
     ];
   },
   projectFolder: ".github",

@@ -22,6 +22,13 @@ export interface SettingsLevel {
    * order, as this level; `path` is then the folder's file that install writes to.
    */
   readonly folder?: { readonly path: string; readonly display: string };
+  /** The file may hold comments and trailing commas (JSONC: Copilot CLI's `settings.json`). */
+  readonly comments?: boolean;
+  /**
+   * The file is another host's, read by this one too (Copilot CLI reads Claude Code's `.claude/settings.json`): it
+   * says nothing about which host a project uses.
+   */
+  readonly ownedBy?: Dialect;
 }
 
 /** The host's machine-wide (managed) settings, where `qhooks install --scope managed` puts its entries. */

@@ -28,6 +28,8 @@ export function chooseDialect(
       .settingsLevels(where.homeDir, where.projectDir, env)
       // The machine's files (Cursor's enterprise file, Copilot CLI's policy folder) say nothing about this person's host.
       .filter((level) => level.level === "user" || level.level === "project" || level.level === "local")
+      // Another host's file this one also reads (Claude Code's, read by Copilot CLI) is that host's sign only.
+      .filter((level) => level.ownedBy === undefined)
       .some((level) => existsSync(level.folder?.path ?? level.path)),
   );
   if (pinned === undefined && where.detect && present.length === 1) return { dialect: present[0]!, how: "detected", note: null };

@@ -1,0 +1,136 @@
+import { expect } from "chai";
+import { join } from "node:path";
+import { COPILOT_EVENT_NAMES } from "../../src/hosts/copilotNames.js";
+import { copilotClaudeMatcher } from "../../src/hosts/copilotClaudeMatcher.js";
+import { copilotHookEntry } from "../../src/hosts/copilotProtocol.js";
+import { discoverSettings } from "../../src/settings/settingsSources.js";
+import { OutcomeSchema } from "../../src/schema/outcome.js";
+import { Sandbox } from "../support/sandbox.js";
+
+interface Listed {
+  readonly dialect: string;
+  readonly hooks: { event: string; command: string; file: string; matcher: string | null }[];
+  readonly warnings: string[];
+}
+
+/** Copilot CLI's inline hooks (its JSONC settings.json files, Claude Code's files it reads) and its PascalCase names. */
+describe("Copilot CLI settings files and PascalCase events", () => {
+  let sb: Sandbox;
+  beforeEach(() => (sb = new Sandbox()));
+  afterEach(() => sb.cleanup());
+  const list = async (): Promise<Listed> => {
+    const r = await sb.run(["hooks", "--dialect", "copilot", "--json"], { cwd: sb.project });
+    expect(r.code, r.stderr).to.equal(0);
+    return JSON.parse(r.stdout) as Listed;
+  };
+
+  it("reads every level Copilot CLI loads, policy first, the user's hooks files before its settings.json", () => {
+    expect(discoverSettings(sb.home, sb.project, "copilot").map((l) => [l.level, l.display, l.comments === true])).to.deep.equal([
+      ["system-defaults", "/etc/github-copilot/policy.d/policy.json", false],
+      ["user", "~/.copilot/hooks/hooks.json", false],
+      ["user", "~/.copilot/settings.json", true],
+      ["project", ".github/hooks/hooks.json", false],
+      ["project", ".github/copilot/settings.json", true],
+      ["project", ".claude/settings.json", false],
+      ["local", ".github/copilot/settings.local.json", true],
+      ["local", ".claude/settings.local.json", false],
+    ]);
+  });
+
+  it("inline hooks of settings.json with comments and trailing commas are listed, in Copilot CLI's order", async () => {
+    sb.file(
+      join(sb.home, ".copilot", "settings.json"),
+      `{\n  // my settings\n  "model": "x",\n  "hooks": {\n    "preToolUse": [\n      { "type": "command", "bash": "user-inline.sh", }, /* trailing */\n    ],\n  },\n}\n`,
+    );
+    sb.file(join(sb.home, ".copilot", "hooks", "a.json"), { version: 1, hooks: { preToolUse: [{ type: "command", bash: "user-file.sh" }] } });
+    sb.file(join(sb.project, ".github", "copilot", "settings.json"), `{ "hooks": { "agentStop": [ { "bash": "repo.sh" } ] } // committed\n}`);
+    sb.file(
+      join(sb.project, ".github", "copilot", "settings.local.json"),
+      `/* mine */ { "hooks": { "sessionEnd": [ { "bash": "local.sh", "timeoutSec": 4 } ] } }`,
+    );
+    const listed = await list();
+    expect(listed.hooks.map((h) => [h.event, h.command, h.file])).to.deep.equal([
+      ["PreToolUse", "user-file.sh", "~/.copilot/hooks/a.json"],
+      ["PreToolUse", "user-inline.sh", "~/.copilot/settings.json"],
+      ["Stop", "repo.sh", ".github/copilot/settings.json"],
+      ["SessionEnd", "local.sh", ".github/copilot/settings.local.json"],
+    ]);
+    expect(listed.warnings).to.deep.equal([]);
+  });
+
+  it("a settings.json that is not JSONC is one warning naming the file and where; the other files still load", async () => {
+    sb.file(join(sb.home, ".copilot", "settings.json"), `{ "hooks": { "preToolUse": [ { "bash": "x" } ] }\n  "oops" }`);
+    sb.file(join(sb.project, ".github", "hooks", "g.json"), { version: 1, hooks: { agentStop: [{ bash: "stop.sh" }] } });
+    const listed = await list();
+    expect(listed.hooks.map((h) => h.command)).to.deep.equal(["stop.sh"]);
+    expect(listed.warnings).to.have.length(1);
+    expect(listed.warnings[0]).to.match(/^~\/\.copilot\/settings\.json: not valid JSON with comments \(line 2 column \d+: \w+\); this file is skipped$/);
+  });
+
+  it("Claude Code's .claude/settings.json in the repository loads under Copilot CLI: PascalCase events, groups, Claude matchers", async () => {
+    sb.file(join(sb.project, ".claude", "settings.json"), {
+      hooks: {
+        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "claude-guard.sh", timeout: 7 }] }],
+        Stop: [{ hooks: [{ type: "command", command: "claude-stop.sh" }] }],
+        SubagentStart: [{ hooks: [{ type: "command", command: "not-a-copilot-name.sh" }] }],
+      },
+    });
+    const listed = await list();
+    expect(listed.hooks.map((h) => [h.event, h.command, h.file, h.matcher])).to.deep.equal([
+      ["PreToolUse", "claude-guard.sh", ".claude/settings.json", "bash|powershell|Bash"],
+      ["Stop", "claude-stop.sh", ".claude/settings.json", null],
+    ]);
+    expect(listed.warnings).to.deep.equal([
+      ".claude/settings.json: hooks.SubagentStart: unknown event (Copilot CLI calls it subagentStart); its hooks are skipped",
+    ]);
+  });
+
+  it("a .claude folder alone still says Claude Code, not Copilot CLI, to a command with no --dialect", async () => {
+    sb.file(join(sb.project, ".claude", "settings.json"), { hooks: {} });
+    const r = await sb.run(["hooks", "--json"], { cwd: sb.project });
+    expect((JSON.parse(r.stdout) as Listed).dialect, r.stderr).to.equal("claude");
+  });
+
+  it("a PascalCase PreToolUse guard with a Claude matcher judges Copilot CLI's bash call; a Read matcher does not fire", async () => {
+    sb.file(join(sb.project, ".github", "hooks", "g.json"), {
+      version: 1,
+      hooks: {
+        PreToolUse: [
+          { type: "command", matcher: "Bash", bash: `echo '{"permissionDecision":"deny","permissionDecisionReason":"no shell"}'` },
+          { type: "command", matcher: "Read", bash: "echo reads" },
+        ],
+      },
+    });
+    const input = JSON.stringify({ sessionId: "s1", timestamp: 1, cwd: sb.project, toolName: "bash", toolArgs: '{"command":"ls"}' });
+    const r = await sb.run(["run", "preToolUse", "--format", "json", "--dialect", "copilot", "--no-log"], { input, cwd: sb.project });
+    const outcome = OutcomeSchema.parse(JSON.parse(r.stdout));
+    expect([outcome.blocked, outcome.reason, outcome.hooks.length], r.stderr).to.deep.equal([true, "no shell", 1]);
+  });
+
+  it("PascalCase names are read, never written; ErrorOccurred is Copilot CLI's with no qhooks equivalent", () => {
+    expect(COPILOT_EVENT_NAMES.toQhooks.get("Stop")).to.equal("Stop");
+    expect(COPILOT_EVENT_NAMES.toHost.get("Stop")).to.equal("agentStop");
+    expect(COPILOT_EVENT_NAMES.aliases.has("PreToolUse")).to.equal(true);
+    expect(COPILOT_EVENT_NAMES.unmapped.has("ErrorOccurred")).to.equal(true);
+  });
+
+  it("copilotClaudeMatcher: names by Claude Code's or Copilot CLI's name; a regex on the Claude Code names; * is every tool", () => {
+    expect(copilotClaudeMatcher("*")).to.equal(undefined);
+    expect(copilotClaudeMatcher("")).to.equal(undefined);
+    expect(copilotClaudeMatcher("Edit|Write")).to.equal("edit|str_replace_editor|apply_patch|Edit|create|Write");
+    expect(copilotClaudeMatcher("Task")).to.equal("task|Task");
+    expect(copilotClaudeMatcher("my_tool")).to.equal("my_tool");
+    expect(copilotClaudeMatcher("Web.*")).to.equal("^(?:web_fetch|web_search|(?:Web.*))$");
+    expect(copilotClaudeMatcher("(")).to.equal("(");
+  });
+
+  it("copilotHookEntry: a group under PascalCase PreToolUse gets its matcher read as Claude Code's; under camelCase it passes", () => {
+    const warn = () => undefined;
+    expect(copilotHookEntry("PreToolUse", { matcher: "*", hooks: [{ type: "command", command: "x" }] }, warn)).to.deep.equal({
+      hooks: [{ type: "command", command: "x" }],
+    });
+    expect(copilotHookEntry("PermissionRequest", { matcher: "Read", hooks: [] }, warn)).to.deep.equal({ matcher: "view|Read", hooks: [] });
+    const group = { matcher: "Bash", hooks: [] };
+    expect(copilotHookEntry("preToolUse", group, warn)).to.equal(group);
+  });
+});
