@@ -28,7 +28,7 @@ export const AsyncJobSchema = z.object({
     path: z.string(),
     matcherSource: z.string().nullable(),
     timeoutMs: z.number(),
-    timeoutSetting: z.enum(["settings", "host-default"]),
+    timeoutSetting: z.enum(["settings", "host-default", "host-cap"]),
     shadow: z.boolean(),
     plugin: z.object({ name: z.string(), root: z.string(), dataDir: z.string() }).nullable(),
     env: z.record(z.string(), z.string()),

@@ -178,7 +178,8 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           timeout = hostDefault;
         }
         const bound = host.maxTimeoutSeconds?.(event) ?? null;
-        if (bound !== null && timeout > bound) {
+        const capped = bound !== null && timeout > bound;
+        if (capped) {
           warn(
             [...handlerPath, "timeout"],
             `${timeout} s is more than the ${bound} s ${host.name} allows on ${event}; cut to ${bound} s, as ${host.name} does`,
@@ -205,7 +206,8 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           name: handler.data.name ?? (handler.data.type === "command" ? shortHookName(shown, plugin?.name ?? null) : longHookName(shown, plugin?.name ?? null)),
           longName: handler.data.name ?? longHookName(shown, plugin?.name ?? null),
           timeoutMs: Math.round(timeout * 1000),
-          timeoutSetting: timeout === written ? "settings" : "host-default",
+          // Said as it is: a timeout the host's bound cut is the host's cap, not the file's and not the default.
+          timeoutSetting: capped ? "host-cap" : timeout === written ? "settings" : "host-default",
           plugin,
           shadow: handler.data.mode === "shadow",
         });
