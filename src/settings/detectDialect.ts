@@ -35,7 +35,10 @@ export function chooseDialect(
   if (pinned === undefined && where.detect && present.length === 1) return { dialect: present[0]!, how: "detected", note: null };
   const dialect = dialectOf(asked, env);
   const how = asked !== undefined ? "flag" : pinned !== undefined ? "environment" : "default";
-  const other = present.length === 1 && present[0] !== dialect ? HOSTS[present[0]!] : null;
+  // A host whose files the chosen one reads too (Claude Code's, under Copilot CLI) is no other host to point to.
+  const readsToo = (id: Dialect): boolean =>
+    HOSTS[dialect].settingsLevels(where.homeDir, where.projectDir, env).some((level) => level.ownedBy === id && existsSync(level.path));
+  const other = present.length === 1 && present[0] !== dialect && !readsToo(present[0]!) ? HOSTS[present[0]!] : null;
   const note =
     other && where.detect ? `no ${HOSTS[dialect].name} settings files here, but ${other.name}'s exist: add --dialect ${other.id} to read them` : null;
   return { dialect, how, note };

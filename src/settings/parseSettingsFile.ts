@@ -137,8 +137,9 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
     groups.forEach((written: unknown, g) => {
       const groupPath = [...eventPath, g];
       const rawGroup = host.readHookEntry ? host.readHookEntry(key, written, (k, message) => warn([...groupPath, k], message)) : written;
-      // A host that writes one hook per entry (Cursor): the hook's path is the entry's.
-      const flat = rawGroup !== written;
+      // A host that writes one hook per entry (Cursor): the hook's path is the entry's. A group the host's reader
+      // rewrote (Copilot CLI's Claude Code matchers) is still a group.
+      const flat = rawGroup !== written && !(typeof written === "object" && written !== null && Array.isArray((written as { hooks?: unknown }).hooks));
       const group = GroupSettingSchema.safeParse(rawGroup);
       if (!group.success) {
         warnIssue(groupPath, group.error, "this group is skipped");

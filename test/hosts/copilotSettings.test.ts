@@ -9,7 +9,7 @@ import { Sandbox } from "../support/sandbox.js";
 
 interface Listed {
   readonly dialect: string;
-  readonly hooks: { event: string; command: string; file: string; matcher: string | null }[];
+  readonly hooks: { event: string; command: string; file: string; path: string; matcher: string | null }[];
   readonly warnings: string[];
 }
 
@@ -76,10 +76,15 @@ describe("Copilot CLI settings files and PascalCase events", () => {
       },
     });
     const listed = await list();
-    expect(listed.hooks.map((h) => [h.event, h.command, h.file, h.matcher])).to.deep.equal([
-      ["PreToolUse", "claude-guard.sh", ".claude/settings.json", "bash|powershell|Bash"],
-      ["Stop", "claude-stop.sh", ".claude/settings.json", null],
+    // Each hook at its place in the group (the group's matcher is rewritten, the group is still a group).
+    expect(listed.hooks.map((h) => [h.event, h.command, h.file, h.path, h.matcher])).to.deep.equal([
+      ["PreToolUse", "claude-guard.sh", ".claude/settings.json", "hooks.PreToolUse[0].hooks[0]", "bash|powershell|Bash"],
+      ["Stop", "claude-stop.sh", ".claude/settings.json", "hooks.Stop[0].hooks[0]", null],
     ]);
+    const table = await sb.run(["hooks", "--dialect", "copilot"], { cwd: sb.project });
+    expect(table.stdout).to.include("Loaded 2 of 3 hooks configured on disk.");
+    // Claude Code's files are read here: no note sends the reader to --dialect claude.
+    expect(table.stderr).to.not.include("add --dialect claude");
     expect(listed.warnings).to.deep.equal([
       ".claude/settings.json: hooks.SubagentStart: unknown event (Copilot CLI calls it subagentStart); its hooks are skipped",
     ]);
