@@ -11,6 +11,12 @@ const POLICY_DIR = "/etc/github-copilot/policy.d";
 /** Copilot CLI's hooks configuration reference: a hook's `timeoutSec`, 30 when it names none. */
 const DEFAULT_TIMEOUT_SECONDS = 30;
 
+/** The user's Copilot CLI folder: $COPILOT_HOME moves it, as for Copilot CLI (its configuration directory reference). */
+function copilotHome(homeDir: string, env: Readonly<Record<string, string | undefined>>): { dir: string; shown: string } {
+  const moved = env.COPILOT_HOME?.trim() ? env.COPILOT_HOME.trim() : null;
+  return { dir: moved ?? join(homeDir, ".copilot"), shown: moved ?? "~/.copilot" };
+}
+
 /**
  * GitHub Copilot CLI: camelCase events (`preToolUse`, `userPromptSubmitted`, `agentStop`...) in every `*.json` of the
  * policy folder, the user's `~/.copilot/hooks/` ($COPILOT_HOME moves it) and the repository's `.github/hooks/`, each
@@ -22,10 +28,7 @@ export const copilotHost: HostDialect = {
   id: "copilot",
   name: "Copilot CLI",
   settingsLevels: (homeDir, projectDir, env = {}) => {
-    // $COPILOT_HOME moves the user's folder, as it does for Copilot CLI (its configuration directory reference).
-    const moved = env.COPILOT_HOME?.trim() ? env.COPILOT_HOME.trim() : null;
-    const dir = moved ?? join(homeDir, ".copilot");
-    const shown = moved ?? "~/.copilot";
+    const { dir, shown } = copilotHome(homeDir, env);
     // qhooks' own variable names another policy folder (tests, unusual installs), as for Claude Code's managed one.
     const policy = env.QHOOKS_COPILOT_POLICY_DIR?.trim() || POLICY_DIR;
     const settings = (level: "user" | "project" | "local", path: string, display: string, more: Partial<SettingsLevel> = {}): SettingsLevel => ({
@@ -63,6 +66,17 @@ export const copilotHost: HostDialect = {
       settings("local", join(projectDir, ".github", "copilot", "settings.local.json"), ".github/copilot/settings.local.json"),
       settings("local", join(projectDir, ".claude", "settings.local.json"), ".claude/settings.local.json", { comments: false, ownedBy: "claude" }),
     ];
+  },
+  // Every plugin installed from a marketplace (`<marketplace>/<plugin>`) or directly (`_direct/<source>`), with its
+  // manifest and hooks file where Copilot CLI's plugin reference looks for them, in its order.
+  installedPlugins: (homeDir, env) => {
+    const { dir, shown } = copilotHome(homeDir, env);
+    return {
+      dir: join(dir, "installed-plugins"),
+      display: `${shown}/installed-plugins`,
+      manifests: [join(".plugin", "plugin.json"), "plugin.json", join(".github", "plugin", "plugin.json"), join(".claude-plugin", "plugin.json")],
+      hooksFiles: ["hooks.json", join("hooks", "hooks.json")],
+    };
   },
   projectFolder: ".github",
   projectDirVariables: [],

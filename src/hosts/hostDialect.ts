@@ -31,6 +31,20 @@ export interface SettingsLevel {
   readonly ownedBy?: Dialect;
 }
 
+/**
+ * Where a host keeps the plugins a person installed, each in a folder two levels down (Copilot CLI's
+ * `installed-plugins/<marketplace>/<plugin>/`), and how such a plugin names its manifest and hooks file.
+ */
+export interface InstalledPlugins {
+  readonly dir: string;
+  /** How messages name it: `~/.copilot/installed-plugins`. */
+  readonly display: string;
+  /** Where a plugin's manifest may be, relative to its folder: the first that exists is read. */
+  readonly manifests: readonly string[];
+  /** Where its hooks file may be when its manifest names none: the first that exists is read. */
+  readonly hooksFiles: readonly string[];
+}
+
 /** The host's machine-wide (managed) settings, where `qhooks install --scope managed` puts its entries. */
 export interface ManagedSettings {
   /** The managed folder (Claude Code: /etc/claude-code on Linux); the install's ownership record lives here too. */
@@ -64,6 +78,8 @@ export interface HostDialect {
   readonly projectDirVariables: readonly string[];
   /** Whether the plugins the host has enabled (Claude Code's plugin layout) load with its settings. */
   readonly loadsEnabledPlugins: boolean;
+  /** The folder of installed plugins whose hooks all load with its settings (Copilot CLI's); absent where none. */
+  readonly installedPlugins?: (homeDir: string, env: Readonly<Record<string, string | undefined>>) => InstalledPlugins;
   /** The events the host fires: what a recorder installed in front of it listens to. */
   readonly events: readonly EventName[];
   /**

@@ -9,7 +9,7 @@ import { Sandbox } from "../support/sandbox.js";
 
 interface Listed {
   readonly dialect: string;
-  readonly hooks: { event: string; command: string; file: string; path: string; matcher: string | null }[];
+  readonly hooks: { event: string; command: string; file: string; path: string; matcher: string | null; level: string; plugin: { name: string } | null }[];
   readonly warnings: string[];
 }
 
@@ -137,5 +137,32 @@ describe("Copilot CLI settings files and PascalCase events", () => {
     expect(copilotHookEntry("PermissionRequest", { matcher: "Read", hooks: [] }, warn)).to.deep.equal({ matcher: "view|Read", hooks: [] });
     const group = { matcher: "Bash", hooks: [] };
     expect(copilotHookEntry("preToolUse", group, warn)).to.equal(group);
+  });
+
+  it("installed plugins' hooks load after the settings, in Copilot CLI's layouts; a plugin with no hooks says nothing; $COPILOT_HOME moves them", async () => {
+    const plugins = join(sb.home, ".copilot", "installed-plugins");
+    sb.file(join(plugins, "acme", "guards", "plugin.json"), { name: "guards" });
+    sb.file(join(plugins, "acme", "guards", "hooks.json"), { version: 1, hooks: { preToolUse: [{ type: "command", bash: "plug.sh" }] } });
+    // Installed directly, in Claude Code's plugin layout (Copilot CLI reads its manifest and hooks/hooks.json too).
+    sb.file(join(plugins, "_direct", "src-1", ".claude-plugin", "plugin.json"), { name: "claudeish" });
+    sb.file(join(plugins, "_direct", "src-1", "hooks", "hooks.json"), { hooks: { Stop: [{ hooks: [{ type: "command", command: "cl.sh" }] }] } });
+    sb.file(join(plugins, "acme", "skills-only", "plugin.json"), { name: "skills-only" });
+    sb.file(join(sb.project, ".github", "hooks", "g.json"), { version: 1, hooks: { preToolUse: [{ type: "command", bash: "repo.sh" }] } });
+    const listed = await list();
+    // Plugins first (`_direct` sorts before `acme`), as the lowest level, then the settings' own hooks.
+    expect(listed.hooks.map((h) => [h.event, h.command, h.level, h.plugin?.name ?? null])).to.deep.equal([
+      ["Stop", "cl.sh", "plugin", "claudeish"],
+      ["PreToolUse", "plug.sh", "plugin", "guards"],
+      ["PreToolUse", "repo.sh", "project", null],
+    ]);
+    expect(listed.warnings).to.deep.equal([]);
+    // --settings replaces the host's files, its installed plugins with them.
+    const only = sb.file("only.json", { hooks: {} });
+    const r = await sb.run(["hooks", "--dialect", "copilot", "--settings", only, "--json"], { cwd: sb.project });
+    expect((JSON.parse(r.stdout) as Listed).hooks).to.deep.equal([]);
+    const moved = join(sb.root, "copilot-home");
+    sb.file(join(moved, "installed-plugins", "m", "p", "hooks.json"), { version: 1, hooks: { sessionEnd: [{ bash: "moved.sh" }] } });
+    const m = await sb.run(["hooks", "--dialect", "copilot", "--json"], { cwd: sb.project, env: { COPILOT_HOME: moved } });
+    expect((JSON.parse(m.stdout) as Listed).hooks.map((h) => h.command)).to.deep.equal(["moved.sh", "repo.sh"]);
   });
 });
