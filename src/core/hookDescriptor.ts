@@ -7,6 +7,7 @@ import type { HandlerVerdict } from "../schema/hookOutput.js";
 import type { HandlerSetting, HandlerType } from "../schema/settings.js";
 import type { PinnedSite } from "./runSite.js";
 import type { Matcher } from "./compileMatcher.js";
+import type { PayloadForm } from "../schema/payloadForm.js";
 
 /** Where a hook's timeout comes from (DeclaredHook.timeoutSetting). */
 export type TimeoutSetting = "settings" | "host-default" | "host-cap";
@@ -75,6 +76,8 @@ export interface DeclaredHook extends HookBase {
    * its host gives a hook on that event (`host-cap`: Codex's 3 s on SessionEnd), which cut a longer one.
    */
   readonly timeoutSetting: TimeoutSetting;
+  /** The payload's shape for this hook when its host gives it another than the one qhooks received (PayloadForm). */
+  readonly payloadForm?: PayloadForm;
 }
 
 /** A handler registered with `bus.use()`. */

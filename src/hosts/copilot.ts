@@ -101,5 +101,7 @@ export const copilotHost: HostDialect = {
   readHookEntry: copilotHookEntry,
   documentWarnings: copilotDocumentWarnings,
   newFileKeys: { version: COPILOT_HOOKS_VERSION },
+  // Its reference: a hook under a PascalCase name gets the VS Code-compatible payload (copilotVsCodePayload.ts).
+  payloadFormOf: (hostEvent) => (COPILOT_EVENT_NAMES.aliases.has(hostEvent) ? "copilot-vscode" : undefined),
   writeHookEntry: ({ command, timeoutSeconds }) => ({ type: "command", bash: command, ...(timeoutSeconds !== undefined && { timeoutSec: timeoutSeconds }) }),
 };

@@ -5,6 +5,7 @@ import type { HookProtocolReply } from "../output/hookProtocol.js";
 
 import type { Dialect } from "../schema/dialect.js";
 import type { HostEventNames } from "./hostEventNames.js";
+import type { PayloadForm } from "../schema/payloadForm.js";
 
 export { DIALECTS, type Dialect } from "../schema/dialect.js";
 /** Without `--dialect` or $QHOOKS_DIALECT. */
@@ -121,6 +122,11 @@ export interface HostDialect {
    * `bash` and `timeoutSec`): absent where the host's entries are matcher groups (install writes `{ hooks: [...] }`).
    */
   readonly writeHookEntry?: (hook: { readonly command: string; readonly timeoutSeconds?: number }) => Record<string, unknown>;
+  /**
+   * The payload's shape the host gives a hook written under this event name of its files, when it is not the one
+   * qhooks receives (Copilot CLI's PascalCase names get its VS Code-compatible payload); absent: the payload as sent.
+   */
+  readonly payloadFormOf?: (hostEvent: string) => PayloadForm | undefined;
   /** Top-level keys a settings file `qhooks install` creates starts with (Copilot CLI's `version: 1`). */
   readonly newFileKeys?: Readonly<Record<string, unknown>>;
   /** Problems with the file as a whole that leave its hooks loading (a `version` the host's format does not know). */

@@ -134,6 +134,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
       warn(eventPath, "expected an array of matcher groups");
       continue;
     }
+    const payloadForm = host.payloadFormOf?.(key);
     groups.forEach((written: unknown, g) => {
       const groupPath = [...eventPath, g];
       const rawGroup = host.readHookEntry ? host.readHookEntry(key, written, (k, message) => warn([...groupPath, k], message)) : written;
@@ -209,6 +210,7 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           timeoutMs: Math.round(timeout * 1000),
           // Said as it is: a timeout the host's bound cut is the host's cap, not the file's and not the default.
           timeoutSetting: capped ? "host-cap" : timeout === written ? "settings" : "host-default",
+          ...(payloadForm !== undefined ? { payloadForm } : {}),
           plugin,
           shadow: handler.data.mode === "shadow",
         });

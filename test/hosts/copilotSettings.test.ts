@@ -1,5 +1,7 @@
 import { expect } from "chai";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { copilotVsCodePayload } from "../../src/hosts/copilotVsCodePayload.js";
 import { COPILOT_EVENT_NAMES } from "../../src/hosts/copilotNames.js";
 import { copilotClaudeMatcher } from "../../src/hosts/copilotClaudeMatcher.js";
 import { copilotHookEntry } from "../../src/hosts/copilotProtocol.js";
@@ -164,5 +166,51 @@ describe("Copilot CLI settings files and PascalCase events", () => {
     sb.file(join(moved, "installed-plugins", "m", "p", "hooks.json"), { version: 1, hooks: { sessionEnd: [{ bash: "moved.sh" }] } });
     const m = await sb.run(["hooks", "--dialect", "copilot", "--json"], { cwd: sb.project, env: { COPILOT_HOME: moved } });
     expect((JSON.parse(m.stdout) as Listed).hooks.map((h) => h.command)).to.deep.equal(["moved.sh", "repo.sh"]);
+  });
+
+  it("a hook under a PascalCase name gets Copilot CLI's VS Code-compatible payload; one under camelCase the payload as sent", async () => {
+    sb.file(join(sb.project, ".claude", "settings.json"), {
+      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "cat > pascal.json" }] }] },
+    });
+    sb.file(join(sb.project, ".github", "hooks", "g.json"), { version: 1, hooks: { preToolUse: [{ type: "command", bash: "cat > camel.json" }] } });
+    const sent = { sessionId: "s9", timestamp: 1767225600000, cwd: sb.project, toolName: "bash", toolArgs: '{"command":"rm -rf /"}' };
+    const r = await sb.run(["run", "preToolUse", "--format", "json", "--dialect", "copilot", "--no-log"], { input: JSON.stringify(sent), cwd: sb.project });
+    expect(
+      OutcomeSchema.parse(JSON.parse(r.stdout)).hooks.map((h) => h.outcome),
+      r.stderr,
+    ).to.deep.equal(["success", "success"]);
+    expect(JSON.parse(readFileSync(join(sb.project, "pascal.json"), "utf8"))).to.deep.equal({
+      hook_event_name: "PreToolUse",
+      session_id: "s9",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      cwd: sb.project,
+      tool_name: "Bash",
+      tool_input: { command: "rm -rf /" },
+    });
+    expect(JSON.parse(readFileSync(join(sb.project, "camel.json"), "utf8"))).to.deep.include(sent);
+  });
+
+  it("copilotVsCodePayload: a stop, a tool result and a subagent's answer in VS Code's words; text that is not an object passes", () => {
+    const stop = { sessionId: "s", timestamp: 0, cwd: "/p", transcriptPath: "/t", stopReason: "end_turn", stop_hook_active: true };
+    expect(JSON.parse(copilotVsCodePayload(JSON.stringify(stop), "Stop"))).to.deep.equal({
+      hook_event_name: "Stop",
+      session_id: "s",
+      timestamp: "1970-01-01T00:00:00.000Z",
+      cwd: "/p",
+      transcript_path: "/t",
+      stop_reason: "end_turn",
+      stop_hook_active: true,
+    });
+    const post = { toolName: "task", toolArgs: {}, toolResult: { resultType: "success", textResultForLlm: "ok" } };
+    expect(JSON.parse(copilotVsCodePayload(JSON.stringify(post), "PostToolUse"))).to.include({ tool_name: "Agent" });
+    expect(JSON.parse(copilotVsCodePayload(JSON.stringify(post), "PostToolUse")).tool_result).to.deep.equal({
+      result_type: "success",
+      text_result_for_llm: "ok",
+    });
+    expect(JSON.parse(copilotVsCodePayload(JSON.stringify({ response: "done", agentType: "explore" }), "SubagentStop"))).to.include({
+      last_assistant_message: "done",
+      agent_type: "explore",
+    });
+    expect(copilotVsCodePayload("[1]", "Stop")).to.equal("[1]");
   });
 });
