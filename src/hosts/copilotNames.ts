@@ -38,10 +38,12 @@ export const COPILOT_EVENT_NAMES = hostEventNames(
 );
 
 /**
- * The PascalCase events on which Copilot CLI reads a `matcher` as Claude Code does (`Bash`, `Edit|Write`, `*`), on
- * Claude Code's tool names (its hooks reference, "Claude-format matchers").
+ * The PascalCase events on which a `matcher` is read as Claude Code's (`Bash`, `Edit|Write`, `*`), on Claude Code's
+ * tool names: Copilot CLI's hooks reference says so of PreToolUse and PermissionRequest; on PostToolUse and
+ * PostToolUseFailure (Claude Code's files' formatters) it says nothing, and this reading fires wherever either
+ * Claude Code's names or Copilot CLI's own would (copilotClaudeMatcher.ts), so no hook runs less than under it.
  */
-export const COPILOT_CLAUDE_MATCHER_EVENTS: ReadonlySet<string> = new Set(["PreToolUse", "PermissionRequest"]);
+export const COPILOT_CLAUDE_MATCHER_EVENTS: ReadonlySet<string> = new Set(["PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"]);
 
 /** Copilot CLI's tools that have a Claude Code name (its hooks reference's table); the others keep their own names. */
 export const COPILOT_CLAUDE_TOOLS: ReadonlyArray<readonly [runtime: string, claude: string]> = [

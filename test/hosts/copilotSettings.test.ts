@@ -137,8 +137,14 @@ describe("Copilot CLI settings files and PascalCase events", () => {
       hooks: [{ type: "command", command: "x" }],
     });
     expect(copilotHookEntry("PermissionRequest", { matcher: "Read", hooks: [] }, warn)).to.deep.equal({ matcher: "view|Read", hooks: [] });
+    // Claude Code's formatters on PostToolUse: fired on Copilot CLI's names and on Claude Code's.
+    expect(copilotHookEntry("PostToolUse", { matcher: "Edit|Write", hooks: [] }, warn)).to.deep.equal({
+      matcher: "edit|str_replace_editor|apply_patch|Edit|create|Write",
+      hooks: [],
+    });
     const group = { matcher: "Bash", hooks: [] };
     expect(copilotHookEntry("preToolUse", group, warn)).to.equal(group);
+    expect(copilotHookEntry("Stop", group, warn)).to.equal(group);
   });
 
   it("installed plugins' hooks load after the settings, in Copilot CLI's layouts; a plugin with no hooks says nothing; $COPILOT_HOME moves them", async () => {
