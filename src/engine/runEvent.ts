@@ -4,7 +4,7 @@ import { EXIT, messageOf } from "../errors.js";
 import { CALL_CHAIN_VAR, parseCallChain } from "../exec/hookEnvironment.js";
 import { DetachedHooks } from "../handlers/detachedHooks.js";
 import { fileOnce } from "../handlers/once.js";
-import { callerHostOf, callerToolsText } from "../hosts/callerHost.js";
+import { answeringHost, callerHostOf, callerToolsText } from "../hosts/callerHost.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
 import type { EventName } from "../schema/events.js";
@@ -134,7 +134,8 @@ export async function runEvent(o: RunEventOptions): Promise<RunReply> {
       ...(judgement.kind === "outcome" ? judgement.outcome.warnings : judgement.kind === "rejected" ? judgement.warnings : []),
       ...late.map((w) => `event log: ${w.message}`),
     ];
-    const host = hostDialect(o.dialect);
+    // A caller that reads only its own answer fields (Copilot CLI) is answered in them.
+    const host = hostDialect(answeringHost(o.dialect, caller));
     const hookReply =
       o.format === "hook" && judgement.kind === "outcome"
         ? host.answer(
@@ -197,15 +198,17 @@ function passEnvOn(
 
 /**
  * An entry pinned to one host called by another (Cursor runs Claude Code's hooks, qhooks' entry among them): it is
- * judged as the entry says, by the pinned host's hooks and in its answer format, so that every block of those hooks
- * stays a block (the caller runs them and reads their answers without qhooks too); one warning names the caller, on
- * stderr and in the log (docs/decisions.md).
+ * judged as the entry says, by the pinned host's hooks, and answered in the pinned host's format (or the caller's,
+ * for a caller that reads only its own: Copilot CLI), so that every block of those hooks stays a block (the caller
+ * runs them and reads their answers without qhooks too); one warning names the caller, on stderr and in the log
+ * (docs/decisions.md).
  */
 function callerWarnings(caller: Dialect | null, pinned: Dialect): string[] {
   if (caller === null) return [];
   const p = hostDialect(pinned).name;
+  const answered = hostDialect(answeringHost(pinned, caller)).name;
   const tools = callerToolsText(caller, pinned);
   return [
-    `${hostDialect(caller).name} called this entry for ${p} (--dialect ${pinned}); judged by ${p}'s hooks, answered in ${p}'s format${tools === "" ? "" : `; its tools matched as ${p}'s: ${tools}`}`,
+    `${hostDialect(caller).name} called this entry for ${p} (--dialect ${pinned}); judged by ${p}'s hooks, answered in ${answered}'s format${tools === "" ? "" : `; its tools matched as ${p}'s: ${tools}`}`,
   ];
 }

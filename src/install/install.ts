@@ -236,7 +236,7 @@ function installedLines(o: InstallOptions, shown: string, timeout: number, cover
   if (o.scope === "user") {
     return [
       `Installed the qhooks recorder for ${o.host.name} in ${shown}: ${events} -> ${entryCommand(o, "<event>")}`,
-      `${o.host.name} still runs your ${levelNames(o)}${o.host.loadsEnabledPlugins ? " and plugin" : ""} hooks itself; qhooks records every event (qhooks log, replay) and runs none of them.`,
+      `${o.host.name} still runs your ${levelNames(o)}${o.host.loadsEnabledPlugins || o.host.installedPlugins !== undefined ? " and plugin" : ""} hooks itself; qhooks records every event (qhooks log, replay) and runs none of them.`,
       ...(o.host.managedSettings(o.env, o.platform) !== null ? [`To put qhooks in front of every hook: sudo qhooks install ${o.host.id} --scope managed`] : []),
       `Undo: qhooks uninstall ${o.host.id}`,
     ];
@@ -255,12 +255,8 @@ function installedLines(o: InstallOptions, shown: string, timeout: number, cover
   return lines;
 }
 
-/** The host's settings levels, for messages: `user, project, local`. */
-const levelNames = (o: InstallOptions): string =>
-  o.host
-    .settingsLevels(o.homeDir, o.projectDir, o.env)
-    .map((l) => l.level)
-    .join(", ");
+/** The host's settings levels, for messages: `user, project, local` (each once: Copilot CLI has files of each). */
+const levelNames = (o: InstallOptions): string => [...new Set(o.host.settingsLevels(o.homeDir, o.projectDir, o.env).map((l) => l.level))].join(", ");
 
 /** The longest time the host gives a command hook that names none, over its events: the entry must allow as much. */
 const longestCommandDefault = (host: HostDialect): number => Math.max(...host.events.map((event) => host.defaultTimeoutSeconds("command", event)));

@@ -34,14 +34,19 @@ export function chooseDialect(
       .settingsLevels(where.homeDir, where.projectDir, env)
       // The machine's files (Cursor's enterprise file, Copilot CLI's policy folder) say nothing about this person's host.
       .filter((level) => level.level === "user" || level.level === "project" || level.level === "local")
+      // Another host's file this one also reads (Claude Code's, read by Copilot CLI) is that host's sign only.
+      .filter((level) => level.ownedBy === undefined)
       .some((level) => existsSync(level.folder?.path ?? level.path)),
   );
   // Read only when it could decide: a flag or the environment wins without it, and hosts' calls never read it.
   const config = pinned === undefined && where.detect ? readConfig(where.homeDir) : null;
   const warning = config === null ? null : badConfigLine(config);
   const remembered = config === null ? null : rememberedDialect(config);
+  // A host whose files the chosen one reads too (Claude Code's, under Copilot CLI) is no other host to point to.
+  const readsToo = (dialect: Dialect, id: Dialect): boolean =>
+    HOSTS[dialect].settingsLevels(where.homeDir, where.projectDir, env).some((level) => level.ownedBy === id && existsSync(level.path));
   const noteFor = (dialect: Dialect): string | null => {
-    const other = present.length === 1 && present[0] !== dialect ? HOSTS[present[0]!] : null;
+    const other = present.length === 1 && present[0] !== dialect && !readsToo(dialect, present[0]!) ? HOSTS[present[0]!] : null;
     return other && where.detect ? `no ${HOSTS[dialect].name} settings files here, but ${other.name}'s exist: add --dialect ${other.id} to read them` : null;
   };
   if (remembered !== null) return { dialect: remembered.dialect, how: "remembered", from: remembered.path, note: noteFor(remembered.dialect), warning };
