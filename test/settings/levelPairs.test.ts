@@ -197,6 +197,34 @@ describe("settings: each level pair, a lower-trust file cannot disable, re-enabl
         oneWarning(snapshot, placed, /: qhooks\.disabled: read only from your own settings .*; ignored here: "guard" of .* still runs$/);
       });
 
+      // A lower file that adds a hook running a script of your hook's name makes both hooks take their long names:
+      // your switch and your limit, written with the short name, must stay on your hook.
+      const yours = (extra: Json): Json => ({ ...extra, ...hooksOf(shape, { type: "command", command: "bash /opt/mine/check.sh" }) });
+      const theirs: Json = hooksOf(shape, { type: "command", command: "bash ./check.sh" });
+      const yourHook = (snapshot: SettingsSnapshot, higher: Placed) =>
+        [...snapshot.hooks, ...snapshot.disabled.map((d) => d.hook)].find((h) => h.file === higher.display)!;
+
+      it("budget: its qhooks.budget is not read, and a hook of your hook's script name leaves your limit on your hook", () => {
+        const placed = pair.setup(sb, yours({ qhooks: { budget: { hooks: { "check.sh": { msPerTurn: 50 } } } } }), {
+          ...theirs,
+          qhooks: { budget: { msPerTurn: 600_000, hooks: { "check.sh": { msPerTurn: 600_000 } } } },
+        });
+        const snapshot = load(pair, placed.choice);
+        const mine = yourHook(snapshot, placed.higher);
+        expect(mine.name).to.equal(pair.runsApart ? "check.sh" : "bash /opt/mine/check.sh");
+        expect(snapshot.budget?.msPerTurn).to.equal(undefined);
+        expect(snapshot.budget?.hooks?.[mine.name], JSON.stringify(snapshot.budget)).to.deep.equal({ msPerTurn: 50 });
+        if (!pair.runsApart)
+          expect(snapshot.warnings.filter((w) => w.startsWith(`${placed.lower.display}: qhooks.budget: read only from your own settings`))).to.have.length(1);
+      });
+
+      it("re-enable by name: a hook of your hook's script name does not take your qhooks.disabled off your hook", () => {
+        const placed = pair.setup(sb, yours({ qhooks: { disabled: ["check.sh"] } }), theirs);
+        const snapshot = load(pair, placed.choice);
+        expect(snapshot.disabled.map((d) => [d.hook.file, d.by])).to.deep.include([placed.higher.display, placed.higher.display]);
+        expect(snapshot.hooks.filter((h) => h.file === placed.higher.display)).to.deep.equal([]);
+      });
+
       const weakenings: [string, Json, RegExp][] = [
         ["a shorter timeout", { timeout: shape.timeout(1) }, /\(timeout 1 s < 30 s\)/],
         ["onFailure that does not block", { onFailure: "continue" }, /\(onFailure continue where yours blocks\)/],
