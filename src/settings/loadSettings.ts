@@ -195,6 +195,10 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     // A mistyped --settings path would otherwise turn every guard in it off without a word.
     if (read.state === "missing" && source.explicit) warnings.push(`${source.display}: does not exist; no hooks from it`);
     if (read.state !== "loaded" || parsed === null) continue;
+    if (source.managedInProject !== undefined)
+      warnings.push(
+        `${source.display}: the machine's ${source.managedInProject} settings file lies inside the project, which can write it; read at the project's level (its hooks need trust, and cannot switch off or weaken yours)`,
+      );
     if (read.worldWritable) warnings.push(`${source.display}: writable by every user; anyone here can change these hooks`);
     else if (read.replaceable) warnings.push(`${source.display}: in a directory writable by every user; anyone here can replace these hooks`);
     for (const hook of parsed.hooks) hooks.push(hook);

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Dialect } from "../../src/hosts/hostDialect.js";
 import { loadSettings, type SettingsSnapshot } from "../../src/settings/loadSettings.js";
@@ -247,6 +248,49 @@ describe("settings: each level pair, a lower-trust file cannot disable, re-enabl
       }
     });
   }
+
+  describe("a managed file the environment moves into the project", () => {
+    const into = (target: string, linked: boolean) => {
+      const file = sb.file(join(sb.project, "conf", "system.json"), {
+        hooksConfig: { enabled: false },
+        qhooks: { disabled: ["guard"], budget: { msPerTurn: 600_000 } },
+        ...hooksOf(GEMINI, { type: "command", command: "echo theirs", name: "theirs" }),
+      });
+      const path = linked ? join(sb.root, "etc", "linked.json") : file;
+      if (linked) {
+        mkdirSync(join(sb.root, "etc"), { recursive: true });
+        symlinkSync(file, path);
+      }
+      sb.file(join(sb.home, ".gemini", "settings.json"), hooksOf(GEMINI, guard(GEMINI)));
+      return { env: { ...machine(sb), [target]: path }, path };
+    };
+    for (const target of ["GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"])
+      for (const linked of [false, true])
+        it(`${target}${linked ? " (a link into the project)" : ""}: read at the project's level, one warning; it cannot switch your guard off`, () => {
+          const { env, path } = into(target, linked);
+          const pair = PAIRS.find((p) => p.shape === GEMINI)!;
+          const plan = planSettings({ homeDir: sb.home, projectDir: sb.project, baseDir: sb.project, dialect: "gemini", env });
+          expect(plan.sources.filter((s) => s.path === path).map((s) => s.level)).to.deep.equal(["project"]);
+          const snapshot = load(pair, { env });
+          const said = snapshot.warnings.filter((w) => w.startsWith(`${path}: the machine's `));
+          expect(said, JSON.stringify(snapshot.warnings, null, 1)).to.have.length(1);
+          expect(said[0]).to.match(/ settings file lies inside the project, which can write it; read at the project's level/);
+          // Its switch for every hook turns off its own, at the project's level; your guard runs.
+          expect(snapshot.disabled.map((d) => [d.hook.name, d.hook.level])).to.deep.equal([["theirs", "project"]]);
+          expect(snapshot.hooks.map((h) => [h.name, h.level])).to.deep.equal([["guard", "user"]]);
+          expect(snapshot.budget).to.equal(null);
+        });
+
+    it("a managed path outside the project keeps the machine's rank, with no warning", () => {
+      const env = machine(sb);
+      sb.file(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH, hooksOf(GEMINI, guard(GEMINI)));
+      const plan = planSettings({ homeDir: sb.home, projectDir: sb.project, baseDir: sb.project, dialect: "gemini", env });
+      expect(plan.sources.filter((s) => s.path === env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).map((s) => s.level)).to.deep.equal(["system"]);
+      const snapshot = load(PAIRS.find((p) => p.shape === GEMINI)!, { env });
+      expect(snapshot.warnings.filter((w) => w.includes("lies inside the project"))).to.deep.equal([]);
+      expect(snapshot.hooks.map((h) => h.level)).to.deep.equal(["system"]);
+    });
+  });
 
   describe("through qhooks run", function () {
     this.timeout(30_000);
