@@ -1,14 +1,6 @@
 import { existsSync } from "node:fs";
-import { installRecordPath } from "../../install/installPaths.js";
-import { readInstallRecord } from "../../install/installRecordFile.js";
-import type { InstallRecord } from "../../install/installRecord.js";
-import type { DoctorContext, DoctorRule } from "../rule.js";
-
-/** The host's managed install (qhooks in front of it, enforcing), null when there is none or the host has no managed settings. */
-function managedInstall(context: DoctorContext): InstallRecord | null {
-  const managed = context.host.managedSettings(context.env, process.platform);
-  return managed === null ? null : readInstallRecord(installRecordPath(context.dialect, "managed", context.homeDir, managed));
-}
+import { managedInstall } from "../installedEntries.js";
+import type { DoctorRule } from "../rule.js";
 
 export const installEventMissing: DoctorRule = {
   id: "install-event-missing",

@@ -1,0 +1,34 @@
+import { installRecordPath } from "../install/installPaths.js";
+import { readInstallRecord } from "../install/installRecordFile.js";
+import type { InstallRecord } from "../install/installRecord.js";
+import { hostKeys } from "../install/entriesEdit.js";
+import type { EventName } from "../schema/events.js";
+import { parseSettingsFile } from "../settings/parseSettingsFile.js";
+import type { DoctorContext } from "./rule.js";
+
+/** The host's managed install (qhooks in front of it, enforcing), null when there is none or the host has no managed settings. */
+export function managedInstall(context: Pick<DoctorContext, "host" | "env" | "dialect" | "homeDir">): InstallRecord | null {
+  const managed = context.host.managedSettings(context.env, process.platform);
+  return managed === null ? null : readInstallRecord(installRecordPath(context.dialect, "managed", context.homeDir, managed));
+}
+
+/**
+ * The time the host gives each of qhooks' managed entries, in seconds, by event: what the install wrote, read as the
+ * host reads its own files (its unit, its default where an entry names none). The host stops qhooks at that time,
+ * whatever the hooks qhooks runs behind it were given. Null without a managed install.
+ */
+export function entryTimeouts(
+  context: Pick<DoctorContext, "host" | "env" | "dialect" | "homeDir">,
+): { file: string; seconds: ReadonlyMap<EventName, number> } | null {
+  const record = managedInstall(context);
+  if (record === null) return null;
+  const key = hostKeys(context.host);
+  const seconds = new Map<EventName, number>();
+  for (const entry of record.entries) {
+    // Read as a file named on purpose: qhooks' own entries are what a level it reads would drop.
+    const document = JSON.stringify({ hooks: { [key(entry.event)]: [entry.group] } });
+    const parsed = parseSettingsFile({ level: "managed", path: record.file, display: record.file, dialect: context.dialect, explicit: true }, document);
+    for (const hook of parsed.hooks) if (hook.event === entry.event) seconds.set(entry.event, Math.max(seconds.get(entry.event) ?? 0, hook.timeoutMs / 1000));
+  }
+  return { file: record.file, seconds };
+}
