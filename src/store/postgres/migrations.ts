@@ -156,7 +156,7 @@ export const PG_MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly w
       -- The level is in every outcome's JSON; the runs placed before this step take it from there (each outcome
       -- parsed once). A damaged body is skipped, as placing rows skips it: its runs keep a NULL level.
       ALTER TABLE qhooks_hooks ADD COLUMN level bytea;
-      CREATE FUNCTION pg_temp.qhooks_hook_list(body bytea) RETURNS jsonb LANGUAGE plpgsql AS $$
+      CREATE OR REPLACE FUNCTION pg_temp.qhooks_hook_list(body bytea) RETURNS jsonb LANGUAGE plpgsql AS $$
       DECLARE list jsonb;
       BEGIN
         list := convert_from(body, 'UTF8')::jsonb -> 'hooks';
