@@ -18,19 +18,32 @@ export interface LedgerInput {
   readonly until: Date | undefined;
 }
 
+const runKey = (level: string | null, name: string): string => JSON.stringify([level, name]);
+
 /**
  * The usage ledger: every configured hook (loaded or not, and why), with its runs and times over a window of the
  * log, and whether its matcher matched any of the events of its kind there ("never fired"). Pure.
  */
 export function usageLedger(input: LedgerInput): UsageLedger {
   const { view } = input;
-  const byName = new Map(input.stats.hooks.map((h) => [h.name, h]));
+  // A hook is its level and name, as the log keeps its runs: the user's `check.sh` and the project's are two hooks.
+  const byHook = new Map(input.stats.hooks.map((h) => [runKey(h.level, h.name), h]));
+  const named = (entry: ConfigView["entries"][number]) => view.hooksAt.get(entryKey(entry.source, entry.path))?.name ?? entry.name ?? entry.command;
+  const sharing = new Map<string, number>();
+  for (const entry of view.entries) {
+    const name = named(entry);
+    if (name !== null) sharing.set(name, (sharing.get(name) ?? 0) + 1);
+  }
   const hooks: HookUsage[] = view.entries.map((entry) => {
     const s = view.sources[entry.source]!;
     const source: HookSource = { level: s.level, file: s.display, plugin: s.plugin?.name ?? null, path: entry.path };
     const hook = view.hooksAt.get(entryKey(entry.source, entry.path));
-    const name = hook?.name ?? entry.name ?? entry.command;
-    const stats = name === null ? undefined : byName.get(name);
+    const name = named(entry);
+    // Runs whose level the log does not say (a damaged outcome) are this hook's only when no other hook has its name.
+    const stats =
+      name === null
+        ? undefined
+        : (byHook.get(runKey(s.plugin ? "plugin" : s.level, name)) ?? (sharing.get(name) === 1 ? byHook.get(runKey(null, name)) : undefined));
     const event = EventNameSchema.safeParse(entry.event);
     const counts = event.success ? input.matchCounts.filter((m) => m.event === event.data) : [];
     const events = counts.reduce((n, m) => n + m.count, 0);

@@ -99,6 +99,8 @@ export const StatsSchema = z.object({
   hooks: z.array(
     z.object({
       name: z.string(),
+      /** Its settings level (`user`, `project`, `plugin`, a `--settings` file's path): one name at two levels is two hooks. Null where the log does not say (a damaged outcome, or a run projected by an older qhooks still running). */
+      level: z.string().nullable(),
       ...HookRunCountsSchema.shape,
       /** When its latest run's event arrived. */
       lastTs: z.string().nullable(),

@@ -57,14 +57,30 @@ interface Nameable {
  * The hooks with unique names: a default short name shared by hooks with different long names gives way to the long
  * names. Also the map from each long name to the name now in use, for reading names a user wrote under the old rule.
  */
-export function uniqueHookNames<H extends Nameable>(hooks: readonly H[]): { hooks: H[]; aliases: Map<string, string> } {
+export function uniqueHookNames<H extends Nameable>(hooks: readonly H[]): { hooks: H[]; aliases: Map<string, string>; shared: Map<string, string[]> } {
   const owners = new Map<string, Set<string>>();
   for (const h of hooks) owners.set(h.name, (owners.get(h.name) ?? new Set()).add(h.longName));
   const named = hooks.map((h) => (h.name !== h.longName && owners.get(h.name)!.size > 1 ? { ...h, name: h.longName } : h));
   const aliases = new Map<string, string>();
   for (const h of named) if (h.longName !== h.name && !aliases.has(h.longName)) aliases.set(h.longName, h.name);
-  return { hooks: named, aliases };
+  const shared = new Map<string, string[]>();
+  hooks.forEach((h, i) => {
+    if (owners.get(h.name)!.size < 2) return;
+    const names = shared.get(h.name) ?? [];
+    if (!names.includes(named[i]!.name)) names.push(named[i]!.name);
+    shared.set(h.name, names);
+  });
+  return { hooks: named, aliases, shared };
 }
+
+/**
+ * Every hook a name a user wrote selects now: the one its rename gives (`currentHookName`), or, for a short name that
+ * two hooks would share (`shared` of uniqueHookNames, so each is named by its long name now), all of them. A file
+ * that adds a hook with the script name of yours must not take your `qhooks.disabled` or `qhooks.budget` entry off
+ * your hook: the entry now applies to both.
+ */
+export const hooksNamed = (aliases: ReadonlyMap<string, string>, shared: ReadonlyMap<string, readonly string[]>, name: string): readonly string[] =>
+  shared.get(name) ?? [currentHookName(aliases, name)];
 
 /** A name a user wrote, as the configuration now names that hook. */
 export const currentHookName = (aliases: ReadonlyMap<string, string>, name: string): string => aliases.get(name) ?? name;

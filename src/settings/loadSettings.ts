@@ -17,7 +17,7 @@ import { builtInRedactor, createRedactor, type RedactPattern, type Redactor } fr
 import { capOf, keptStopBlockCaps, type StopBlockCapSetting } from "./stopBlockCap.js";
 import type { DeclaredHook } from "../core/hookDescriptor.js";
 import type { BudgetSettings, ReplayStub } from "../schema/settings.js";
-import { currentHookName, uniqueHookNames } from "./hookNames.js";
+import { currentHookName, hooksNamed, uniqueHookNames } from "./hookNames.js";
 
 export { MAX_SETTINGS_BYTES, readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 export type { DisabledHook } from "./switchedOff.js";
@@ -203,6 +203,10 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     // A mistyped --settings path would otherwise turn every guard in it off without a word.
     if (read.state === "missing" && source.explicit) warnings.push(`${source.display}: does not exist; no hooks from it`);
     if (read.state !== "loaded" || parsed === null) continue;
+    if (source.managedInProject !== undefined)
+      warnings.push(
+        `${source.display}: the machine's ${source.managedInProject} settings file lies inside the project, which can write it; read at the project's level (its hooks need trust, and cannot switch off or weaken yours)`,
+      );
     if (read.worldWritable) warnings.push(`${source.display}: writable by every user; anyone here can change these hooks`);
     else if (read.replaceable) warnings.push(`${source.display}: in a directory writable by every user; anyone here can replace these hooks`);
     for (const hook of parsed.hooks) hooks.push(hook);
@@ -268,10 +272,13 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
   const renamed = uniqueHookNames(hooks);
   hooks.splice(0, hooks.length, ...renamed.hooks);
   const current = (name: string): string => currentHookName(renamed.aliases, name);
+  // Your switches and limits follow your hook when another file's hook takes its short name: they name both then.
+  const named = (name: string): readonly string[] => hooksNamed(renamed.aliases, renamed.shared, name);
   for (const [name, by] of [...offByName]) {
-    if (current(name) === name) continue;
+    const targets = named(name);
+    if (targets.length === 1 && targets[0] === name) continue;
     offByName.delete(name);
-    if (!offByName.has(current(name))) offByName.set(current(name), by);
+    for (const target of targets) if (!offByName.has(target)) offByName.set(target, by);
   }
   // A host's own list of switched-off hooks names them by command (or their `name`).
   for (const [name, by] of [...offByHostName]) {
@@ -289,8 +296,7 @@ function assemble(parts: readonly Part[], pluginWarnings: readonly string[], wat
     replayStub.delete(name);
     if (!replayStub.has(current(name))) replayStub.set(current(name), stub);
   }
-  if (budget?.hooks !== undefined)
-    budget = { ...budget, hooks: Object.fromEntries(Object.entries(budget.hooks).map(([name, limits]) => [current(name), limits])) };
+  if (budget?.hooks !== undefined) budget = { ...budget, hooks: budgetByName(budget.hooks, named) };
   const capped = keptStopBlockCaps(caps);
   for (const w of capped.warnings) warnings.push(w);
   const stopBlockCap = capOf(capped.kept);
@@ -381,3 +387,26 @@ function lowerSwitchWarnings(
 /** A setting a lower-trust file may not make, ignored: `<file>: <key>: read only from your own settings ...`. */
 const userOnlyText = (file: string, key: string): string =>
   `${file}: ${key}: read only from your own settings (the user-level file, or a --settings file outside the project); ignored here`;
+
+type HookLimits = NonNullable<BudgetSettings["hooks"]>[string];
+
+/**
+ * `qhooks.budget.hooks` by the names hooks have now: an entry written under an old name applies under the new one,
+ * one written under a short name two hooks share applies to both. Two entries that reach one hook: the lower limit
+ * of each kind, so that no entry loosens another.
+ */
+function budgetByName(hooks: NonNullable<BudgetSettings["hooks"]>, named: (name: string) => readonly string[]): NonNullable<BudgetSettings["hooks"]> {
+  const lower = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+  const out: Record<string, HookLimits> = {};
+  for (const [name, limits] of Object.entries(hooks))
+    for (const target of named(name)) {
+      const had = out[target];
+      if (had === undefined) out[target] = limits;
+      else {
+        const ms = lower(had.msPerTurn, limits.msPerTurn);
+        const chars = lower(had.contextChars, limits.contextChars);
+        out[target] = { ...(ms === undefined ? {} : { msPerTurn: ms }), ...(chars === undefined ? {} : { contextChars: chars }) };
+      }
+    }
+  return out;
+}

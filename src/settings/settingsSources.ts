@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { localDataDir } from "../core/dataDir.js";
 import { DEFAULT_DIALECT, type Dialect } from "../hosts/hostDialect.js";
@@ -16,6 +16,12 @@ export interface SettingsSource {
   readonly explicit?: boolean;
   /** A named file (`--settings`) that lies inside the project: the project's to write, so of the project's trust. */
   readonly insideProject?: boolean;
+  /**
+   * A file of the machine's managed levels (`system`, `system-defaults`) that lies inside the project (its path moved
+   * there by the environment): the project can write it, so it is read at the project's level. The managed level it
+   * was named for, for the warning that says so.
+   */
+  readonly managedInProject?: string;
   /** Set for a plugin's hooks file. */
   readonly plugin?: HookPlugin;
   /** The host whose file it is: its defaults apply to what the file leaves out (the default dialect's when absent). */
@@ -54,14 +60,32 @@ export function discoverSettings(
     ...(existsSync(shared.path) ? [shared] : []),
     ...hostDialect(dialect)
       .settingsLevels(homeDir, projectDir, env)
-      .flatMap((l) => {
+      .flatMap((l): SettingsSource[] => {
         const files = l.folder === undefined ? [] : jsonFilesIn(l.folder.path);
         const more = { ...(l.comments === true ? { comments: true } : {}), ...(l.ownedBy !== undefined ? { ownedBy: l.ownedBy } : {}) };
         if (l.folder === undefined || files.length === 0) return [{ level: l.level, path: l.path, display: l.display, dialect, ...more }];
         const { path, display } = l.folder;
         return files.map((name) => ({ level: l.level, path: join(path, name), display: `${display}/${name}`, dialect }));
-      }),
+      })
+      .map((source) =>
+        MANAGED_LEVELS.has(source.level) && isInProject(source.path, projectDir) ? { ...source, level: "project", managedInProject: source.level } : source,
+      ),
   ];
+}
+
+/**
+ * Whether a file lies inside the project, its links followed where they exist: a machine-wide path pointed at the
+ * project (or at a link into it) must not lend the project's file the machine's rank.
+ */
+function isInProject(path: string, projectDir: string): boolean {
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  return isInside(resolve(path), resolve(projectDir)) || isInside(real(path), real(projectDir));
 }
 
 /** The `*.json` files of a folder level, in name order; none when it is missing or unreadable. */

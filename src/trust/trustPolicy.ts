@@ -1,7 +1,7 @@
 import { dirname } from "node:path";
 import type { TrustScope } from "../schema/trust.js";
 import { buildSnapshot, readSettingsSource, type SettingsSnapshot } from "../settings/loadSettings.js";
-import { discoverSettings } from "../settings/settingsSources.js";
+import { discoverSettings, sharedHooksSource } from "../settings/settingsSources.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { HookPins, type HookPin, type PinnedSite } from "./pinHook.js";
 import { StampCache } from "./stampCache.js";
@@ -65,7 +65,11 @@ export function createTrustPolicy(setup: TrustSetup): TrustPolicy {
   const byEnv = trustRequiredByEnv(setup.env);
   const storePath = trustStorePath(setup.homeDir);
   const storeDisplay = displayStorePath(storePath, setup.homeDir);
-  const userFile = discoverSettings(setup.homeDir, setup.projectDir, setup.dialect, setup.env)[0]!;
+  // The host's own user file: not the first level, which may be the user's shared hooks file or the machine's
+  // defaults (Gemini CLI), where requireTrust is not read.
+  const levels = discoverSettings(setup.homeDir, setup.projectDir, setup.dialect, setup.env);
+  const shared = sharedHooksSource(setup.homeDir).path;
+  const userFile = levels.find((s) => s.level === "user" && s.path !== shared) ?? levels[0]!;
   const stores = new StampCache<TrustStoreRead>();
   const switches = new StampCache<boolean>();
   const pins = new HookPins();

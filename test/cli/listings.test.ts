@@ -103,7 +103,7 @@ describe("cli: listings (log, sessions, stats)", () => {
       expect(nonEmptyLines(jsonl.stdout).map((l) => (JSON.parse(l) as { sessionId: string }).sessionId)).to.have.members([SESSION_A, SESSION_B, SESSION_C]);
       const stats = await sb.run(["stats"]);
       expect(nonEmptyLines(stats.stdout)[0]).to.equal("EVENT\tDECISION\tCOUNT");
-      expect(stats.stdout).to.include("HOOK\tRUNS\tBLOCKS\tERRORS\tBAD OUTPUT\tTIMEOUTS\tP50 MS\tP95 MS");
+      expect(stats.stdout).to.include("HOOK\tLEVEL\tRUNS\tBLOCKS\tERRORS\tBAD OUTPUT\tTIMEOUTS\tP50 MS\tP95 MS");
     });
 
     it("on a terminal, the default is a table that fits its width", function () {

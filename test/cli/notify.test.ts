@@ -200,6 +200,28 @@ describe("--format hook: failures reach the person", function () {
     expect(quiet.stdout).to.equal("");
   });
 
+  it("a project cannot loosen your hook's qhooks.budget: its own budget is ignored, and a hook it adds that takes your hook's short name leaves your limit on it", async () => {
+    const yours = sb.file(join(sb.home, "hooks", "check.sh"), "sleep 0.3\n", 0o755);
+    userFile({ qhooks: { budget: { hooks: { "check.sh": { msPerTurn: 50 } } } }, ...hooksOn("PreToolUse", { command: `bash ${yours}` }) });
+    // The project's own check.sh: two hooks of that short name, so each is named by its command; and a budget of its own.
+    sb.file(join(sb.project, ".claude", "check.sh"), "exit 0\n", 0o755);
+    projectFile({
+      qhooks: { budget: { hooks: { "check.sh": { msPerTurn: 600_000 } }, msPerTurn: 600_000 } },
+      ...hooksOn("PreToolUse", { command: "bash .claude/check.sh" }),
+    });
+    const r = await run("PreToolUse");
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.contain(".claude/settings.json: qhooks.budget: read only from your own settings");
+    // Your limit applies to both hooks of that short name now (the project's may cross it too on a slow machine).
+    const lines = String(r.reply!.systemMessage).split("\n");
+    expect(lines.filter((l) => l.includes("(user)"))).to.have.length(1);
+    expect(lines.find((l) => l.includes("(user)"))).to.match(
+      new RegExp(
+        `^qhooks: hook bash ${yours.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} \\(user\\) added \\d+(\\.\\d+)? ms to a turn, over its budget of 50 ms \\(qhooks\\.budget\\.msPerTurn\\)$`,
+      ),
+    );
+  });
+
   it("a hook within its budget says nothing", async () => {
     userFile({ qhooks: { budget: { msPerTurn: 60_000 } }, ...hooksOn("PreToolUse", { name: "quick", command: "true" }) });
     const r = await run("PreToolUse");

@@ -4,6 +4,8 @@ import { colourWanted } from "../../src/display/colour.js";
 import { displayWidth } from "../../src/display/displayWidth.js";
 import { renderTable, type Column } from "../../src/display/table.js";
 import { COMMANDS } from "../../src/cli/registry/index.js";
+import { StatsSchema } from "../../src/schema/logRecord.js";
+import { UsageOutputSchema } from "../../src/schema/usage.js";
 import { CLI, Sandbox, group } from "../support/sandbox.js";
 
 const ESC = "\u001b[";
@@ -60,7 +62,7 @@ describe("cli: colour on a terminal, and only there", () => {
     const explained = await sb.run(["explain", denied, "--color=always"]);
     expect(explained.stdout).to.include(`decision: ${ESC}31mDENY${ESC}39m`);
     const stats = await sb.run(["stats", "--hooks", "--format", "table", "--color=always"]);
-    expect(stats.stdout).to.match(/broken +1 +0 +\u001b\[31m1\u001b\[39m/);
+    expect(stats.stdout).to.match(/broken +project +1 +0 +\u001b\[31m1\u001b\[39m/);
     const bad = await sb.run(["log", "--color=sometimes"]);
     expect(bad.code).to.equal(1);
     expect(bad.stderr).to.match(/^qhooks: .*--color.*sometimes/);
@@ -204,6 +206,40 @@ describe("cli: stats --hooks and hooks --usage count hook runs the same way", ()
         .to.match(/FIRED +the live events of the hook's event/)
         .and.include("BAD OUTPUT");
       expect((await sb.run(["stats", "--help"])).stdout).to.include("qhooks hooks --usage counts the same");
+    } finally {
+      await sb.cleanup();
+    }
+  });
+
+  it("a user's and a project's hook of one name are two hooks: each its own runs in stats --hooks, hooks --usage and the budget", async function () {
+    this.timeout(60_000);
+    const sb = new Sandbox();
+    try {
+      // The user's check.sh blocks, the project's allows: the same name at two levels.
+      sb.userSettings({ hooks: { PreToolUse: [group("Bash", { command: "exit 2", name: "check.sh" })] } });
+      sb.projectSettings({
+        hooks: { PreToolUse: [group("Bash", { command: "true", name: "check.sh" }), group("Read", { command: "true", name: "check.sh" })] },
+      });
+      for (let i = 0; i < 2; i++) await sb.runEvent("PreToolUse", { session_id: "s", tool_name: "Bash", tool_input: { command: "ls" } });
+      await sb.runEvent("PreToolUse", { session_id: "s", tool_name: "Read", tool_input: { file_path: "/a" } });
+      const stats = StatsSchema.parse(JSON.parse((await sb.run(["stats", "--json"])).stdout));
+      expect(stats.hooks.map((h) => [h.name, h.level, h.runs, h.blocks])).to.deep.equal([
+        ["check.sh", "project", 3, 0],
+        ["check.sh", "user", 2, 2],
+      ]);
+      const table = (await sb.run(["stats", "--hooks", "--format", "tsv"])).stdout;
+      expect(table.split("\n")[0]!.split("\t").slice(0, 3)).to.deep.equal(["HOOK", "LEVEL", "RUNS"]);
+      const usage = UsageOutputSchema.parse(JSON.parse((await sb.run(["hooks", "--usage", "--json"])).stdout));
+      // Two project entries share the name and the level: one hook as the log tells them, each row its total.
+      expect(usage.hooks.map((h) => [h.source.level, h.name, h.runs, h.blocks])).to.deep.equal([
+        ["user", "check.sh", 2, 2],
+        ["project", "check.sh", 3, 0],
+        ["project", "check.sh", 3, 0],
+      ]);
+      expect(usage.budget.map((b) => [b.level, b.name, b.turns])).to.deep.equal([
+        ["project", "check.sh", 1],
+        ["user", "check.sh", 1],
+      ]);
     } finally {
       await sb.cleanup();
     }

@@ -10,10 +10,11 @@ describe("cli: qhooks doctor", () => {
 
   const broken = () => {
     sb.file(join(sb.project, "scripts", "guard.sh"), "#!/bin/sh\nexit 0\n", 0o755);
+    sb.file(join(sb.project, "scripts", "stop.sh"), "exit 0\n", 0o755);
     return sb.projectSettings({
       hooks: {
         PreToolUse: [group("bash", "./scripts/guard.sh"), group("Bash", { command: "./scripts/gone.sh", timeout: 5 })],
-        Stop: [group(undefined, { command: "./scripts/guard.sh", timeout: 120 })],
+        Stop: [group(undefined, { command: "./scripts/stop.sh", timeout: 120 })],
       },
     });
   };
@@ -31,15 +32,15 @@ describe("cli: qhooks doctor", () => {
   });
 
   it("json: the report matches its schema; --fail-on warn fails on warnings alone, the default does not", async () => {
-    sb.projectSettings({ hooks: { Stop: [group(undefined, { command: "true", timeout: 120 })] } });
-    const r = await sb.run(["doctor", "--format", "json"]);
+    sb.file(join(sb.project, ".claude", "settings.json"), { hooks: { Stop: [group(undefined, { command: "true" })] } });
+    const r = await sb.run(["doctor", "--dialect", "claude", "--format", "json"]);
     expect(r.code, r.stderr).to.equal(0);
     const report = DoctorReportSchema.parse(JSON.parse(r.stdout));
     expect(report.findings.map((f) => [f.rule, f.level, f.settingsLevel, f.line, f.path])).to.deep.equal([
-      ["guard-timeout", "warn", "project", 9, "hooks.Stop[0].hooks[0].timeout"],
+      ["guard-timeout", "warn", "project", 6, "hooks.Stop[0].hooks[0]"],
     ]);
     expect(report.rules).to.include("guard-timeout");
-    expect((await sb.run(["doctor", "--fail-on", "warn"])).code).to.equal(1);
+    expect((await sb.run(["doctor", "--dialect", "claude", "--fail-on", "warn"])).code).to.equal(1);
   });
 
   it("no hooks, or only good ones: no findings, exit 0", async () => {

@@ -173,12 +173,20 @@ const CASES: readonly Case[] = [
     rule: "guard-timeout",
     dialect: "claude",
     bad: (sb) => (sb.file(join(sb.project, ".claude", "settings.json"), hooksOf("PreToolUse", group("Bash", "true"))), ['"command": "true"', 2]),
-    good: (sb) => sb.file(join(sb.project, ".claude", "settings.json"), hooksOf("PreToolUse", group("Bash", { command: "true", timeout: 10 }))),
+    // A timeout of its own, even one longer than the host's default: the host gives a hook it runs what it asks for
+    // (a managed install's entry, which bounds the hooks behind it, is test/doctor/install.test.ts).
+    good: (sb) =>
+      sb.file(
+        join(sb.project, ".claude", "settings.json"),
+        hooksOf("PreToolUse", group("Bash", { command: "true", timeout: 10 }), group("Bash", { command: "true", timeout: 900 })),
+      ),
   },
   {
     rule: "guard-timeout",
-    bad: (sb) => (sb.projectSettings(hooksOf("PreToolUse", group("Bash", { command: "true", timeout: 120 }))), '"timeout"'),
-    good: (sb) => sb.projectSettings(hooksOf("PreToolUse", group("Bash", "true"), group("Bash", { command: "true", timeout: 30 }))),
+    dialect: "claude",
+    bad: (sb) => (sb.file(join(sb.project, ".claude", "settings.json"), hooksOf("Stop", group(undefined, "true"))), ['"command": "true"', 2]),
+    // Qoder CN CLI's default (60 s) is no long wait; a timeout of its own longer than that is the hook's to ask.
+    good: (sb) => sb.projectSettings(hooksOf("PreToolUse", group("Bash", "true"), group("Bash", { command: "true", timeout: 120 }))),
   },
   {
     rule: "guard-async",

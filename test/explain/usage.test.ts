@@ -94,7 +94,7 @@ describe("the usage ledger", () => {
     expect(rm.runs).to.equal(3);
     expect(rm.p50Ms! <= rm.p95Ms! && rm.p95Ms! <= rm.p99Ms! && rm.p99Ms! <= rm.maxMs!).to.equal(true);
     const table = await sb.run(["stats", "--hooks", "--format", "table"], { env: { COLUMNS: "200" } });
-    expect(table.stdout).to.match(/HOOK +RUNS +BLOCKS +ERRORS +BAD OUTPUT +TIMEOUTS +P50 MS +P95 MS +P99 MS +MAX MS +LAST RUN/);
+    expect(table.stdout).to.match(/HOOK +LEVEL +RUNS +BLOCKS +ERRORS +BAD OUTPUT +TIMEOUTS +P50 MS +P95 MS +P99 MS +MAX MS +LAST RUN/);
     expect(table.stdout).not.to.include("DECISION");
   });
 

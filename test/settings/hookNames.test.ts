@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { join } from "node:path";
 import { checkOutcome } from "../../src/hooktest/checkOutcome.js";
-import { longHookName, otherHookNames, scriptName, shortHookName, uniqueHookNames } from "../../src/settings/hookNames.js";
+import { hooksNamed, longHookName, otherHookNames, scriptName, shortHookName, uniqueHookNames } from "../../src/settings/hookNames.js";
 import { logSeqs, seedLog } from "../store/storeHelpers.js";
 import { hookResultOf, outcomeOf } from "../support/outcomes.js";
 import { Sandbox, payloadFor } from "../support/sandbox.js";
@@ -46,6 +46,19 @@ describe("settings: short default hook names", function () {
       ]);
       expect(hooks.map((h) => h.name)).to.deep.equal(["/a/check.sh", "/b/check.sh", "lint.sh", "lint.sh", "named"]);
       expect([...aliases]).to.deep.equal([["/a/lint.sh", "lint.sh"]]);
+    });
+
+    it("hooksNamed: a short name two hooks gave up names both of them; any other name, the one hook it names now", () => {
+      const { aliases, shared } = uniqueHookNames([
+        { name: "check.sh", longName: "/a/check.sh" },
+        { name: "check.sh", longName: "/b/check.sh" },
+        { name: "check.sh", longName: "check.sh" },
+        { name: "lint.sh", longName: "/a/lint.sh" },
+      ]);
+      expect(hooksNamed(aliases, shared, "check.sh")).to.deep.equal(["/a/check.sh", "/b/check.sh", "check.sh"]);
+      expect(hooksNamed(aliases, shared, "/a/lint.sh")).to.deep.equal(["lint.sh"]);
+      expect(hooksNamed(aliases, shared, "lint.sh")).to.deep.equal(["lint.sh"]);
+      expect(hooksNamed(aliases, shared, "/a/check.sh")).to.deep.equal(["/a/check.sh"]);
     });
 
     it("otherHookNames: a name now gives its long names, a long name gives the name now; a name without a rename, none", () => {

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Dialect } from "../../src/hosts/hostDialect.js";
 import { loadSettings, type SettingsSnapshot } from "../../src/settings/loadSettings.js";
@@ -197,6 +198,34 @@ describe("settings: each level pair, a lower-trust file cannot disable, re-enabl
         oneWarning(snapshot, placed, /: qhooks\.disabled: read only from your own settings .*; ignored here: "guard" of .* still runs$/);
       });
 
+      // A lower file that adds a hook running a script of your hook's name makes both hooks take their long names:
+      // your switch and your limit, written with the short name, must stay on your hook.
+      const yours = (extra: Json): Json => ({ ...extra, ...hooksOf(shape, { type: "command", command: "bash /opt/mine/check.sh" }) });
+      const theirs: Json = hooksOf(shape, { type: "command", command: "bash ./check.sh" });
+      const yourHook = (snapshot: SettingsSnapshot, higher: Placed) =>
+        [...snapshot.hooks, ...snapshot.disabled.map((d) => d.hook)].find((h) => h.file === higher.display)!;
+
+      it("budget: its qhooks.budget is not read, and a hook of your hook's script name leaves your limit on your hook", () => {
+        const placed = pair.setup(sb, yours({ qhooks: { budget: { hooks: { "check.sh": { msPerTurn: 50 } } } } }), {
+          ...theirs,
+          qhooks: { budget: { msPerTurn: 600_000, hooks: { "check.sh": { msPerTurn: 600_000 } } } },
+        });
+        const snapshot = load(pair, placed.choice);
+        const mine = yourHook(snapshot, placed.higher);
+        expect(mine.name).to.equal(pair.runsApart ? "check.sh" : "bash /opt/mine/check.sh");
+        expect(snapshot.budget?.msPerTurn).to.equal(undefined);
+        expect(snapshot.budget?.hooks?.[mine.name], JSON.stringify(snapshot.budget)).to.deep.equal({ msPerTurn: 50 });
+        if (!pair.runsApart)
+          expect(snapshot.warnings.filter((w) => w.startsWith(`${placed.lower.display}: qhooks.budget: read only from your own settings`))).to.have.length(1);
+      });
+
+      it("re-enable by name: a hook of your hook's script name does not take your qhooks.disabled off your hook", () => {
+        const placed = pair.setup(sb, yours({ qhooks: { disabled: ["check.sh"] } }), theirs);
+        const snapshot = load(pair, placed.choice);
+        expect(snapshot.disabled.map((d) => [d.hook.file, d.by])).to.deep.include([placed.higher.display, placed.higher.display]);
+        expect(snapshot.hooks.filter((h) => h.file === placed.higher.display)).to.deep.equal([]);
+      });
+
       const weakenings: [string, Json, RegExp][] = [
         ["a shorter timeout", { timeout: shape.timeout(1) }, /\(timeout 1 s < 30 s\)/],
         ["onFailure that does not block", { onFailure: "continue" }, /\(onFailure continue where yours blocks\)/],
@@ -219,6 +248,49 @@ describe("settings: each level pair, a lower-trust file cannot disable, re-enabl
       }
     });
   }
+
+  describe("a managed file the environment moves into the project", () => {
+    const into = (target: string, linked: boolean) => {
+      const file = sb.file(join(sb.project, "conf", "system.json"), {
+        hooksConfig: { enabled: false },
+        qhooks: { disabled: ["guard"], budget: { msPerTurn: 600_000 } },
+        ...hooksOf(GEMINI, { type: "command", command: "echo theirs", name: "theirs" }),
+      });
+      const path = linked ? join(sb.root, "etc", "linked.json") : file;
+      if (linked) {
+        mkdirSync(join(sb.root, "etc"), { recursive: true });
+        symlinkSync(file, path);
+      }
+      sb.file(join(sb.home, ".gemini", "settings.json"), hooksOf(GEMINI, guard(GEMINI)));
+      return { env: { ...machine(sb), [target]: path }, path };
+    };
+    for (const target of ["GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"])
+      for (const linked of [false, true])
+        it(`${target}${linked ? " (a link into the project)" : ""}: read at the project's level, one warning; it cannot switch your guard off`, () => {
+          const { env, path } = into(target, linked);
+          const pair = PAIRS.find((p) => p.shape === GEMINI)!;
+          const plan = planSettings({ homeDir: sb.home, projectDir: sb.project, baseDir: sb.project, dialect: "gemini", env });
+          expect(plan.sources.filter((s) => s.path === path).map((s) => s.level)).to.deep.equal(["project"]);
+          const snapshot = load(pair, { env });
+          const said = snapshot.warnings.filter((w) => w.startsWith(`${path}: the machine's `));
+          expect(said, JSON.stringify(snapshot.warnings, null, 1)).to.have.length(1);
+          expect(said[0]).to.match(/ settings file lies inside the project, which can write it; read at the project's level/);
+          // Its switch for every hook turns off its own, at the project's level; your guard runs.
+          expect(snapshot.disabled.map((d) => [d.hook.name, d.hook.level])).to.deep.equal([["theirs", "project"]]);
+          expect(snapshot.hooks.map((h) => [h.name, h.level])).to.deep.equal([["guard", "user"]]);
+          expect(snapshot.budget).to.equal(null);
+        });
+
+    it("a managed path outside the project keeps the machine's rank, with no warning", () => {
+      const env = machine(sb);
+      sb.file(env.GEMINI_CLI_SYSTEM_SETTINGS_PATH, hooksOf(GEMINI, guard(GEMINI)));
+      const plan = planSettings({ homeDir: sb.home, projectDir: sb.project, baseDir: sb.project, dialect: "gemini", env });
+      expect(plan.sources.filter((s) => s.path === env.GEMINI_CLI_SYSTEM_SETTINGS_PATH).map((s) => s.level)).to.deep.equal(["system"]);
+      const snapshot = load(PAIRS.find((p) => p.shape === GEMINI)!, { env });
+      expect(snapshot.warnings.filter((w) => w.includes("lies inside the project"))).to.deep.equal([]);
+      expect(snapshot.hooks.map((h) => h.level)).to.deep.equal(["system"]);
+    });
+  });
 
   describe("through qhooks run", function () {
     this.timeout(30_000);

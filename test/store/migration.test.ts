@@ -128,10 +128,24 @@ describe("schema migrations", () => {
       EXPECTED.sessions.map((s) => ({ ...s, origin: { machine: null, user: null, writer: writer.writer, host: null } })),
     );
     const stats = await sb.run(["--db", file, "stats", "--json"]);
-    // What that qhooks said, and what this one adds: p99, the slowest run and the last run of each hook.
+    // What that qhooks said, and what this one adds: p99, the slowest run, the last run and the level of each hook.
     const now = JSON.parse(stats.stdout) as Stats;
-    expect({ ...now, hooks: now.hooks.map(({ p99Ms: _p99, maxMs: _max, lastTs: _last, ...was }) => was) }).to.deep.equal(EXPECTED.stats);
+    expect({ ...now, hooks: now.hooks.map(({ p99Ms: _p99, maxMs: _max, lastTs: _last, level: _level, ...was }) => was) }).to.deep.equal(EXPECTED.stats);
+    expect(new Set(now.hooks.map((h) => h.level))).to.deep.equal(new Set(["project"]));
     for (const h of now.hooks) expect(h.p99Ms! >= h.p95Ms! && h.maxMs! >= h.p99Ms! && typeof h.lastTs === "string").to.equal(true);
+  });
+
+  it("a version-6 log whose hook runs were projected without their level gets them from the outcomes it holds", async () => {
+    const file = fixtureCopy();
+    const stats = async () => (JSON.parse((await sb.run(["--db", file, "stats", "--json"])).stdout) as Stats).hooks.map((h) => [h.name, h.level, h.runs]);
+    const current = await stats();
+    expect(current.length).to.be.greaterThan(0);
+    // The file as version 6 left it: its hook runs projected, with no level column.
+    sqlite3(file, "ALTER TABLE proj_hooks DROP COLUMN level; PRAGMA user_version = 6;");
+    expect(userVersion(file)).to.equal(6);
+    expect(await stats()).to.deep.equal(current);
+    expect(userVersion(file)).to.equal(SCHEMA_VERSION);
+    expect(readOnly(file, (db) => db.prepare("SELECT count(*) AS n FROM proj_hooks WHERE level IS NULL").get())).to.deep.equal({ n: 0 });
   });
 
   it("a version-1 file holding the same records migrates to the same log", async () => {

@@ -7,6 +7,7 @@ import { journalRowOf } from "../../src/store/postgres/placeRows.js";
 import { openPostgresLog, type PostgresEventLog } from "../../src/store/postgres/postgresEventLog.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.js";
 import { eventLogSuite } from "./suite/eventLogSuite.js";
+import { makeOutcome, type SeedEvent } from "./storeHelpers.js";
 
 // The shared suite of the store port, on PostgreSQL: each log a database of its own, dropped afterwards.
 const made: TestDatabase[] = [];
@@ -161,7 +162,7 @@ describe("PostgreSQL migrations", function () {
         await client.query(`ALTER TABLE qhooks_journal DROP COLUMN machine, DROP COLUMN os_user, DROP COLUMN judged_by;
           ALTER TABLE qhooks_writers DROP COLUMN anchor_seq, DROP COLUMN anchor_hash, DROP COLUMN public_key;
           DROP TABLE qhooks_signed_heads;
-          DROP INDEX qhooks_journal_erasures; DROP INDEX qhooks_journal_prunes; DROP INDEX qhooks_hooks_stats;
+          DROP INDEX qhooks_journal_erasures; DROP INDEX qhooks_journal_prunes; DROP INDEX qhooks_hooks_stats; ALTER TABLE qhooks_hooks DROP COLUMN level;
           CREATE INDEX qhooks_hooks_names ON qhooks_hooks (name, duration_ms) WHERE live; DELETE FROM qhooks_schema WHERE version > 1`);
       } finally {
         await client.end();
@@ -181,6 +182,59 @@ describe("PostgreSQL migrations", function () {
         expect((await check.query<{ v: number }>("SELECT max(version) AS v FROM qhooks_schema")).rows[0]!.v).to.equal(PG_SCHEMA_VERSION);
       } finally {
         await check.end();
+      }
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it("a database of schema 5 whose hook runs were placed without their level gets them from the outcomes it holds", async () => {
+    const db = await createTestDatabase();
+    const seed: SeedEvent = {
+      ts: new Date("2025-01-01T00:00:00.000Z"),
+      event: "Stop",
+      sessionId: "l",
+      decision: "none",
+      hooks: [{ name: "check.sh", level: "user", durationMs: 7 }, { name: "check.sh" }],
+    };
+    const levels = async (log: PostgresEventLog) => (await log.stats({})).hooks.map((h) => [h.name, h.level, h.runs]);
+    try {
+      const log = openPostgresLog(db.url, { writer: "host:l" });
+      const [seq] = await log.append([
+        {
+          kind: "event",
+          ts: seed.ts,
+          source: "dispatch",
+          event: "Stop",
+          sessionId: "l",
+          matchValue: null,
+          projectDir: "/p",
+          payload: "{}",
+          snapshot: null,
+          rejection: null,
+          replay: null,
+          outcome: null,
+        },
+      ]);
+      await log.append([{ kind: "outcome", ts: seed.ts, eventSeq: seq!, outcome: { ...makeOutcome(seed), seq: seq! } }]);
+      const expected = [
+        ["check.sh", "project", 1],
+        ["check.sh", "user", 1],
+      ];
+      expect(await levels(log)).to.deep.equal(expected);
+      await log.close();
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        await client.query("ALTER TABLE qhooks_hooks DROP COLUMN level; DELETE FROM qhooks_schema WHERE version > 5");
+      } finally {
+        await client.end();
+      }
+      const again = openPostgresLog(db.url, { writer: "host:l", mustExist: true });
+      try {
+        expect(await levels(again)).to.deep.equal(expected);
+      } finally {
+        await again.close();
       }
     } finally {
       await db.drop();

@@ -120,6 +120,8 @@ export interface SeedHook {
   readonly decision?: Decision;
   readonly durationMs?: number;
   readonly reason?: string | null;
+  /** Its settings level: `project` unless said. */
+  readonly level?: string;
 }
 
 export interface SeedEvent {
@@ -147,7 +149,7 @@ export function makeOutcome(e: SeedEvent): Outcome {
     return {
       name: h.name,
       command: h.command === undefined ? h.name : h.command,
-      level: "project",
+      level: h.level ?? "project",
       matcher: null,
       outcome,
       decision: h.decision ?? "none",

@@ -150,7 +150,8 @@ describe("qhooks sessions and qhooks stats (contract 5)", () => {
       ].sort(byKey),
     );
     expect(stats.byEvent.reduce((n, c) => n + c.count, 0)).to.equal(stats.events);
-    const hooks = Object.fromEntries(stats.hooks.map(({ name, ...rest }) => [name, rest]));
+    expect(new Set(stats.hooks.map((h) => h.level))).to.deep.equal(new Set(["project"]));
+    const hooks = Object.fromEntries(stats.hooks.map(({ name, level: _level, ...rest }) => [name, rest]));
     expect(hooks).to.deep.equal({
       ctx: { runs: 1, blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 10, p95Ms: 10, p99Ms: 10, maxMs: 10, lastTs: "2026-03-02T10:00:00.000Z" },
       guard: { runs: 2, blocks: 1, errors: 0, invalidOutputs: 0, timeouts: 0, p50Ms: 20, p95Ms: 20, p99Ms: 20, maxMs: 20, lastTs: "2026-03-02T10:00:20.000Z" },
@@ -176,6 +177,7 @@ describe("qhooks sessions and qhooks stats (contract 5)", () => {
     expect(stats.hooks).to.deep.equal([
       {
         name: "tests",
+        level: "project",
         runs: 3,
         blocks: 1,
         errors: 1,
@@ -204,6 +206,6 @@ describe("qhooks sessions and qhooks stats (contract 5)", () => {
     expect(stats.code).to.equal(0);
     expect(stats.stdout).to.match(new RegExp(`^${HISTORY.length} events`, "m"));
     const many = stats.stdout.split("\n").find((l) => l.startsWith("many "))!;
-    expect(many.trim().split(/\s+/)).to.deep.equal(["many", "21", "0", "0", "0", "0", "11", "20", "21"]);
+    expect(many.trim().split(/\s+/)).to.deep.equal(["many", "project", "21", "0", "0", "0", "0", "11", "20", "21"]);
   });
 });

@@ -207,6 +207,23 @@ describe("trust: project, local and plugin hooks run only once trusted", functio
     expect(r.outcome.skipped).to.have.length(1);
   });
 
+  it("with --settings, your requireTrust is read from your host's user file, whatever other files come before it (your shared hooks file, the machine's)", async () => {
+    requireTrust();
+    sb.file(join(sb.home, ".qhooks", "hooks.json"), { hooks: {} });
+    const inside = sb.file(join(sb.project, "guards.json"), { hooks: { PreToolUse: [group("Bash", `touch '${marker("inside")}'`)] } });
+    await run({}, ["--settings", inside]);
+    expect(ran("inside")).to.equal(false);
+    // Gemini CLI: its machine-wide defaults file is the first of its levels.
+    sb.file(join(sb.home, ".gemini", "settings.json"), { qhooks: { requireTrust: true } });
+    const payload = { ...payloadFor("PreToolUse"), hook_event_name: "BeforeTool", tool_name: "run_shell_command" };
+    const geminiFile = sb.file(join(sb.project, "gemini-guards.json"), { hooks: { BeforeTool: [group("run_shell_command", `touch '${marker("gemini")}'`)] } });
+    const r = await sb.runEvent("BeforeTool", payload, ["--no-log", "--dialect", "gemini", "--settings", geminiFile], {
+      GEMINI_CLI_SYSTEM_DEFAULTS_PATH: join(sb.root, "etc", "defaults.json"),
+    });
+    expect(r.outcome, r.stderr).to.not.equal(null);
+    expect(ran("gemini")).to.equal(false);
+  });
+
   it("a --settings file inside the project needs trust; one elsewhere is the user's and does not", async () => {
     requireTrust();
     const inside = sb.file(join(sb.project, "guards.json"), { hooks: { PreToolUse: [group("Bash", `touch '${marker("inside")}'`)] } });

@@ -145,6 +145,8 @@ const ms = (v: number | null) => (v === null ? "" : String(Math.round(v * 10) / 
 
 const BY_HOOK: Column<Stats["hooks"][number]>[] = [
   { header: "HOOK", cell: (h) => h.name, max: 50, min: 8, keep: 10 },
+  // One name at two levels is two hooks (the user's and the project's `check.sh`).
+  { header: "LEVEL", cell: (h) => h.level ?? "?", max: 12, min: 5, keep: 5, cutFrom: "start" },
   ...hookRunCountColumns<Stats["hooks"][number]>({ runs: 9, blocks: 8, errors: 7, badOutput: 4, timeouts: 5 }),
   { header: "P50 MS", cell: (h) => ms(h.p50Ms), keep: 3, align: "right" },
   { header: "P95 MS", cell: (h) => ms(h.p95Ms), keep: 6, align: "right" },

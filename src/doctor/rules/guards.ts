@@ -3,32 +3,41 @@ import { EVENT_TRAITS } from "../../schema/events.js";
 import type { DoctorContext, DoctorRule } from "../rule.js";
 import { isGuardEvent } from "../guardEvents.js";
 import { BLOCK_WORDS, type RunsSeen } from "../runHistory.js";
+import { entryTimeouts } from "../installedEntries.js";
 
 /** A host default this long means a hung guard holds the agent for minutes, and then lets it go on. */
 const LONG_DEFAULT_SECONDS = 60;
+/** What qhooks' own start, its log and its answer take of an entry's time, around the hooks it runs. */
+const ENTRY_MARGIN_SECONDS = 1;
 
 export const guardTimeout: DoctorRule = {
   id: "guard-timeout",
   level: "warn",
   summary:
-    "a guard event's hook (one that can deny or block) with no timeout where the host's default is long, or a timeout longer than the host's default: a guard killed at its timeout makes no decision, so what it guards goes ahead",
+    "a guard event's hook (one that can deny or block) with no timeout where the host's default is long, or with more time than the host gives the qhooks entry that runs it (a managed install): the host stops qhooks before the guard's decision, and what it guards goes ahead",
   fix: 'give the hook a timeout a little above its slowest real run (e.g. "timeout": 10)',
   *check(context) {
+    // The host's own timeout of a hook it runs is the hook's: only an entry in front of the hooks (qhooks', managed)
+    // bounds them, with the time the host gives that entry.
+    const entries = entryTimeouts(context);
     for (const hook of context.snapshot.hooks) {
       if (!isGuardEvent(hook.event)) continue;
       const hostDefault = context.host.defaultTimeoutSeconds(hook.handler.type, hook.event);
       const seconds = hook.timeoutMs / 1000;
-      if (hook.timeoutSetting === "host-default" && hostDefault > LONG_DEFAULT_SECONDS)
+      const entry = entries?.seconds.get(hook.event);
+      // qhooks decides when the hook ends or its timeout comes: that, and qhooks' own start and answer, within the entry's time.
+      if (entries !== null && entry !== undefined && seconds + ENTRY_MARGIN_SECONDS > entry) {
+        const what = hook.timeoutSetting === "settings" ? `timeout of ${seconds} s` : `${context.host.defaultsName} of ${seconds} s (it names no timeout)`;
+        yield {
+          hook,
+          ...(hook.timeoutSetting === "settings" ? { subPath: "timeout" } : {}),
+          message: `${hook.event} guard's ${what} does not fit in the ${entry} s ${context.host.name} gives qhooks' ${hook.event} entry (${entries.file}): ${context.host.name} stops qhooks first, and no decision of this guard reaches it`,
+          fix: `give it a timeout of at most ${Math.max(1, entry - ENTRY_MARGIN_SECONDS)} s, or run qhooks install ${context.dialect} again: the entries then get the longest hook's time`,
+        };
+      } else if (hook.timeoutSetting === "host-default" && hostDefault > LONG_DEFAULT_SECONDS)
         yield {
           hook,
           message: `${hook.event} guard has no timeout: ${context.host.defaultsName} of ${hostDefault} s applies; a hung guard holds the agent that long, then decides nothing`,
-        };
-      else if (hook.timeoutSetting === "settings" && seconds > hostDefault)
-        yield {
-          hook,
-          subPath: "timeout",
-          message: `${hook.event} guard's timeout of ${seconds} s is longer than ${context.host.defaultsName} of ${hostDefault} s`,
-          fix: `lower it to at most ${hostDefault} s`,
         };
     }
   },

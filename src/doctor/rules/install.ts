@@ -2,18 +2,11 @@ import { existsSync, realpathSync } from "node:fs";
 import type { DeclaredHook } from "../../core/hookDescriptor.js";
 import { QhooksError } from "../../errors.js";
 import { isQhooksEntry } from "../../core/selfCall.js";
-import { INSTALL_SCOPES, installRecordPath, type InstallScope } from "../../install/installPaths.js";
-import { readInstallRecord } from "../../install/installRecordFile.js";
+import { INSTALL_SCOPES } from "../../install/installPaths.js";
 import type { InstallRecord } from "../../install/installRecord.js";
 import type { ProgramRef } from "../commandPrograms.js";
+import { installOf, managedInstall } from "../installedEntries.js";
 import type { DoctorContext, DoctorRule, FindingPlace } from "../rule.js";
-
-/** The host's install in a scope, null when there is none (or the host has no managed settings). */
-function installOf(context: DoctorContext, scope: InstallScope): InstallRecord | null {
-  const managed = context.host.managedSettings(context.env, process.platform);
-  if (scope === "managed" && managed === null) return null;
-  return readInstallRecord(installRecordPath(context.dialect, scope, context.homeDir, managed));
-}
 
 export const installEventMissing: DoctorRule = {
   id: "install-event-missing",
@@ -22,14 +15,8 @@ export const installEventMissing: DoctorRule = {
     "qhooks is installed in front of the host (managed), but not on an event a configured hook uses: the host never calls qhooks there, so the hook never runs",
   fix: "run qhooks install again: it puts an entry on every event of the host",
   *check(context) {
-    let record: InstallRecord | null;
-    try {
-      record = installOf(context, "managed");
-    } catch (e) {
-      // A record that cannot be read is install-cli-missing's to say, once.
-      if (e instanceof QhooksError) return;
-      throw e;
-    }
+    // A record that cannot be read is install-cli-missing's to say, once.
+    const record = managedInstall(context);
     if (record === null) return;
     const installed = new Set(record.entries.map((e) => e.event));
     for (const hook of context.snapshot.hooks)

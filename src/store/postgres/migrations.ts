@@ -149,6 +149,29 @@ export const PG_MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly w
       ALTER TABLE qhooks_writers ADD COLUMN public_key text;
     `,
   },
+  {
+    version: 6,
+    what: "each hook run's settings level, so that a user's and a project's hook of one name are counted apart",
+    sql: `
+      -- The level is in every outcome's JSON; the runs placed before this step take it from there (each outcome
+      -- parsed once). A damaged body is skipped, as placing rows skips it: its runs keep a NULL level.
+      ALTER TABLE qhooks_hooks ADD COLUMN level bytea;
+      CREATE OR REPLACE FUNCTION pg_temp.qhooks_hook_list(body bytea) RETURNS jsonb LANGUAGE plpgsql AS $$
+      DECLARE list jsonb;
+      BEGIN
+        list := convert_from(body, 'UTF8')::jsonb -> 'hooks';
+        RETURN CASE WHEN jsonb_typeof(list) = 'array' THEN list ELSE '[]'::jsonb END;
+      EXCEPTION WHEN others THEN
+        RETURN '[]'::jsonb;
+      END $$;
+      UPDATE qhooks_hooks h SET level = convert_to(x.level, 'UTF8')
+        FROM (SELECT v.gid, e.n - 1 AS idx, e.hook ->> 'level' AS level
+              FROM qhooks_events v JOIN qhooks_journal j ON j.gid = v.outcome_gid
+              CROSS JOIN LATERAL jsonb_array_elements(pg_temp.qhooks_hook_list(CASE WHEN j.kind = 'outcome' THEN j.body ELSE j.outcome END))
+                WITH ORDINALITY AS e(hook, n)) x
+        WHERE h.event_gid = x.gid AND h.idx = x.idx AND x.level IS NOT NULL;
+    `,
+  },
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

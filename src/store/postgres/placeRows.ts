@@ -54,6 +54,8 @@ interface HookRun {
   readonly command: string | null;
   readonly status: string;
   readonly durationMs: number;
+  /** Its settings level; null in a body that has none. */
+  readonly level: string | null;
 }
 
 function hooksOf(json: string | null): HookRun[] {
@@ -72,6 +74,7 @@ function hooksOf(json: string | null): HookRun[] {
     command: typeof h?.command === "string" ? h.command : null,
     status: typeof h?.outcome === "string" ? h.outcome : "?",
     durationMs: typeof h?.durationMs === "number" ? h.durationMs : 0,
+    level: typeof h?.level === "string" ? h.level : null,
   }));
 }
 
@@ -225,6 +228,7 @@ export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow
     command: [] as (Buffer | null)[],
     status: [] as string[],
     ms: [] as number[],
+    level: [] as (Buffer | null)[],
   };
   // The Stop-loop guard's streaks: per session, whether a Stop outcome ended its streak here, and the blocks after that.
   const streaks = new Map<string, { reset: boolean; add: number }>();
@@ -242,6 +246,7 @@ export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow
       hooks.command.push(utf8(h.command));
       hooks.status.push(h.status);
       hooks.ms.push(h.durationMs);
+      hooks.level.push(utf8(h.level));
     });
     const step = stopStreakStep(row, isLive);
     if (step !== null) {
@@ -256,9 +261,9 @@ export async function insertPlaced(client: pg.Client, placed: readonly PlacedRow
   }
   if (hooks.event.length > 0) {
     await client.query(
-      `INSERT INTO qhooks_hooks (event_gid, idx, live, name, command, status, duration_ms)
-       SELECT * FROM unnest($1::bigint[], $2::int[], $3::bool[], $4::bytea[], $5::bytea[], $6::text[], $7::float8[]) ON CONFLICT DO NOTHING`,
-      [hooks.event, hooks.idx, hooks.live, hooks.name, hooks.command, hooks.status, hooks.ms],
+      `INSERT INTO qhooks_hooks (event_gid, idx, live, name, command, status, duration_ms, level)
+       SELECT * FROM unnest($1::bigint[], $2::int[], $3::bool[], $4::bytea[], $5::bytea[], $6::text[], $7::float8[], $8::bytea[]) ON CONFLICT DO NOTHING`,
+      [hooks.event, hooks.idx, hooks.live, hooks.name, hooks.command, hooks.status, hooks.ms, hooks.level],
     );
   }
   if (streaks.size > 0) {

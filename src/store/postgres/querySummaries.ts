@@ -1,6 +1,7 @@
 import type { MatchCount, SessionRow, Stats } from "../../schema/logRecord.js";
 import type { Window } from "../journal/filterTerms.js";
 import { compareText, Params, textOf, windowSql } from "./filterSql.js";
+import { byHookNameThenLevel } from "../journal/hookStatsOrder.js";
 import type { Query } from "./query.js";
 
 /** The summaries of the log (sessions, stats, match counts), as SQLite's querySummaries.ts gives them. */
@@ -69,6 +70,7 @@ export async function queryStats(query: Query, filter: Window, names?: ReadonlyM
   // events are read (without a window, no event row is joined at all).
   const hooks = await query<{
     name: Buffer;
+    level: Buffer | null;
     runs: number;
     blocks: number;
     errors: number;
@@ -78,11 +80,11 @@ export async function queryStats(query: Query, filter: Window, names?: ReadonlyM
     max: number | null;
     last_gid: number | null;
   }>(
-    `SELECT ${name} AS name, count(*) AS runs, count(*) FILTER (WHERE h.status = 'block') AS blocks, count(*) FILTER (WHERE h.status = 'error') AS errors,
+    `SELECT ${name} AS name, h.level, count(*) AS runs, count(*) FILTER (WHERE h.status = 'block') AS blocks, count(*) FILTER (WHERE h.status = 'error') AS errors,
             count(*) FILTER (WHERE h.status = 'invalid-output') AS invalid, count(*) FILTER (WHERE h.status = 'timeout') AS timeouts,
             percentile_disc(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY h.duration_ms) AS p, max(h.duration_ms) AS max,
             max(h.event_gid) AS last_gid
-     FROM qhooks_hooks h${windowed ? " JOIN qhooks_events v ON v.gid = h.event_gid" : ""}${mapJoin} WHERE h.live${hookWindow} GROUP BY 1 ORDER BY 1`,
+     FROM qhooks_hooks h${windowed ? " JOIN qhooks_events v ON v.gid = h.event_gid" : ""}${mapJoin} WHERE h.live${hookWindow} GROUP BY 1, 2`,
     q.values,
   );
   const lastTs = new Map<number, string>();
@@ -94,19 +96,22 @@ export async function queryStats(query: Query, filter: Window, names?: ReadonlyM
   return {
     events,
     byEvent,
-    hooks: hooks.map((h) => ({
-      name: h.name.toString("utf8"),
-      runs: h.runs,
-      blocks: h.blocks,
-      errors: h.errors,
-      invalidOutputs: h.invalid,
-      timeouts: h.timeouts,
-      p50Ms: h.p?.[0] ?? null,
-      p95Ms: h.p?.[1] ?? null,
-      p99Ms: h.p?.[2] ?? null,
-      maxMs: h.max,
-      lastTs: h.last_gid === null ? null : (lastTs.get(Number(h.last_gid)) ?? null),
-    })),
+    hooks: hooks
+      .map((h) => ({
+        name: h.name.toString("utf8"),
+        level: h.level === null ? null : h.level.toString("utf8"),
+        runs: h.runs,
+        blocks: h.blocks,
+        errors: h.errors,
+        invalidOutputs: h.invalid,
+        timeouts: h.timeouts,
+        p50Ms: h.p?.[0] ?? null,
+        p95Ms: h.p?.[1] ?? null,
+        p99Ms: h.p?.[2] ?? null,
+        maxMs: h.max,
+        lastTs: h.last_gid === null ? null : (lastTs.get(Number(h.last_gid)) ?? null),
+      }))
+      .sort(byHookNameThenLevel),
   };
 }
 

@@ -131,6 +131,22 @@ export const MIGRATIONS: ReadonlyArray<{ readonly version: number; readonly what
         ALTER TABLE journal ADD COLUMN judged_by TEXT;  -- an event judged by settings: their host (dialect)
       `),
   },
+  {
+    version: 7,
+    what: "each projected hook run's settings level, so that a user's and a project's hook of one name are counted apart",
+    // The level is in every outcome's JSON; the runs projected before this step take it from there (each outcome
+    // parsed once). A damaged body is skipped, as the projector skips it: its runs keep a NULL level.
+    up: (db) =>
+      db.exec(`
+        ALTER TABLE proj_hooks ADD COLUMN level TEXT;
+        UPDATE proj_hooks SET level = x.level
+          FROM (SELECT v.seq AS event_seq, h.key AS idx, h.value ->> 'level' AS level
+                FROM proj_events v JOIN journal j ON j.seq = v.outcome_seq,
+                     json_each(CASE WHEN json_valid(CASE WHEN j.kind = 'outcome' THEN j.body ELSE j.outcome END)
+                                    THEN CASE WHEN j.kind = 'outcome' THEN j.body ELSE j.outcome END ELSE '{}' END, '$.hooks') h) x
+          WHERE proj_hooks.event_seq = x.event_seq AND proj_hooks.idx = x.idx;
+      `),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -60,6 +60,7 @@ export const PROJECTION_TABLES = `
     duration_ms REAL NOT NULL,
     PRIMARY KEY (event_seq, idx)
   ) WITHOUT ROWID;
+  -- (migration 7 adds level TEXT: the run's settings level, user, project, plugin or a --settings file's path)
   CREATE INDEX proj_hooks_names ON proj_hooks (name, duration_ms, status) WHERE live = 1;
 `;
 
@@ -132,9 +133,9 @@ export function catchUpStep(db: Database, maxRecords: number): CatchUpStep {
            WHERE o.seq > @from AND o.seq <= @to AND o.kind = 'outcome' AND proj_events.seq = o.ref AND proj_events.outcome_seq IS NULL`,
     );
     const hooks = db.prepare(
-      `INSERT OR IGNORE INTO proj_hooks (event_seq, idx, live, name, command, status, duration_ms)
+      `INSERT OR IGNORE INTO proj_hooks (event_seq, idx, live, name, command, status, duration_ms, level)
            SELECT r.event_seq, h.key, r.live, coalesce(h.value ->> 'name', '?'), h.value ->> 'command',
-                  coalesce(h.value ->> 'outcome', '?'), coalesce(h.value ->> 'durationMs', 0)
+                  coalesce(h.value ->> 'outcome', '?'), coalesce(h.value ->> 'durationMs', 0), h.value ->> 'level'
            FROM (SELECT j.event_seq, v.run_id IS NULL AS live, j.json
                  FROM (SELECT CASE WHEN kind = 'outcome' THEN ref ELSE seq END AS event_seq,
                               CASE WHEN kind = 'outcome' THEN body ELSE outcome END AS json

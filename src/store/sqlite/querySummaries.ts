@@ -2,6 +2,7 @@ import type { Database } from "better-sqlite3";
 import type { LogDecision, MatchCount, SessionRow, Stats } from "../../schema/logRecord.js";
 import type { Window } from "../journal/filterTerms.js";
 import { windowSql } from "./filterSql.js";
+import { byHookNameThenLevel } from "../journal/hookStatsOrder.js";
 
 /** One row per live session, most recently active first. */
 export function querySessions(db: Database, filter: Window): SessionRow[] {
@@ -53,18 +54,28 @@ export function queryStats(db: Database, filter: Window, names?: ReadonlyMap<str
   }
   byEvent.sort((a, b) => a.event.localeCompare(b.event) || b.count - a.count);
 
-  // Ordered by name, then duration: each hook's durations arrive sorted, ready for percentiles. A window selects
-  // hook runs by their event's arrival.
-  // Each hook's newest event is kept by seq, and its time read once per hook at the end.
-  const perHook = new Map<string, { durations: number[]; blocks: number; errors: number; invalidOutputs: number; timeouts: number; lastSeq: number }>();
+  // Ordered by name, then duration: each hook's durations arrive sorted, ready for percentiles (a level's share of
+  // them too). A window selects hook runs by their event's arrival.
+  // Each hook (its level and name) keeps its newest event by seq, and its time is read once per hook at the end.
+  const perHook = new Map<
+    string,
+    { name: string; level: string | null; durations: number[]; blocks: number; errors: number; invalidOutputs: number; timeouts: number; lastSeq: number }
+  >();
   const hookRuns = time.sql
-    ? `SELECT h.name, h.status, h.duration_ms AS ms, h.event_seq AS seq FROM proj_hooks h JOIN proj_events v ON v.seq = h.event_seq
+    ? `SELECT h.name, h.level, h.status, h.duration_ms AS ms, h.event_seq AS seq FROM proj_hooks h JOIN proj_events v ON v.seq = h.event_seq
        WHERE h.live = 1${windowSql(filter, "v.ts", "v.seq").sql} ORDER BY h.name, h.duration_ms`
-    : "SELECT name, status, duration_ms AS ms, event_seq AS seq FROM proj_hooks WHERE live = 1 ORDER BY name, duration_ms";
-  for (const r of db.prepare(hookRuns).iterate(...time.params) as IterableIterator<{ name: string; status: string; ms: number; seq: number }>) {
+    : "SELECT name, level, status, duration_ms AS ms, event_seq AS seq FROM proj_hooks WHERE live = 1 ORDER BY name, duration_ms";
+  for (const r of db.prepare(hookRuns).iterate(...time.params) as IterableIterator<{
+    name: string;
+    level: string | null;
+    status: string;
+    ms: number;
+    seq: number;
+  }>) {
     const name = names?.get(r.name) ?? r.name;
-    let acc = perHook.get(name);
-    if (!acc) perHook.set(name, (acc = { durations: [], blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, lastSeq: 0 }));
+    const key = JSON.stringify([r.level, name]);
+    let acc = perHook.get(key);
+    if (!acc) perHook.set(key, (acc = { name, level: r.level, durations: [], blocks: 0, errors: 0, invalidOutputs: 0, timeouts: 0, lastSeq: 0 }));
     acc.durations.push(r.ms);
     if (r.seq > acc.lastSeq) acc.lastSeq = r.seq;
     if (r.status === "block") acc.blocks++;
@@ -73,14 +84,14 @@ export function queryStats(db: Database, filter: Window, names?: ReadonlyMap<str
     else if (r.status === "timeout") acc.timeouts++;
   }
   const tsOf = db.prepare("SELECT ts FROM proj_events WHERE seq = ?").pluck();
-  // Runs counted under another name arrive in their own order: sorted again, and listed by the name they count under.
+  // Runs counted under another name arrive in their own order: sorted again.
   if (names !== undefined && names.size > 0) for (const acc of perHook.values()) acc.durations.sort((a, b) => a - b);
-  const merged = names !== undefined && names.size > 0 ? [...perHook].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : [...perHook];
-  const hooks: Stats["hooks"] = merged.map(([name, { durations: d, lastSeq, ...counts }]) => {
+  const hooks: Stats["hooks"] = [...perHook.values()].sort(byHookNameThenLevel).map(({ name, level, durations: d, lastSeq, ...counts }) => {
     // Nearest-rank percentiles.
     const pct = (p: number) => (d.length ? d[Math.min(d.length - 1, Math.ceil((p / 100) * d.length) - 1)]! : null);
     return {
       name,
+      level,
       runs: d.length,
       ...counts,
       p50Ms: pct(50),

@@ -240,6 +240,28 @@ export function eventLogSuite(backend: StoreBackend): void {
       expect((await log.stats({})).hooks.map((h) => h.name)).to.deep.equal(["sync"]);
     });
 
+    it("stats: one name at two levels is two hooks, each its own runs and percentiles, by name then level", async () => {
+      const { log } = await fresh();
+      await record(log, {
+        ts: at(0),
+        event: "Stop",
+        sessionId: "l",
+        decision: "none",
+        hooks: [
+          { name: "check.sh", level: "user", durationMs: 7 },
+          { name: "check.sh", durationMs: 2 },
+        ],
+      });
+      await record(log, { ts: at(1), event: "Stop", sessionId: "l", decision: "none", hooks: [{ name: "check.sh", level: "user", durationMs: 9 }] });
+      for (const window of [{}, { since: at(0) }]) {
+        const stats = StatsSchema.parse(await log.stats(window));
+        expect(stats.hooks.map((h) => [h.name, h.level, h.runs, h.maxMs, h.lastTs])).to.deep.equal([
+          ["check.sh", "project", 1, 2, at(0).toISOString()],
+          ["check.sh", "user", 2, 9, at(1).toISOString()],
+        ]);
+      }
+    });
+
     it("stats with names: runs stored under a hook's old name count under its name now, percentiles over both", async () => {
       const { log } = await fresh();
       await record(log, {
@@ -513,6 +535,7 @@ export function eventLogSuite(backend: StoreBackend): void {
         expect(stats.hooks).to.deep.equal([
           {
             name: "bash-guard",
+            level: "project",
             runs: 2,
             blocks: 1,
             errors: 0,
@@ -526,6 +549,7 @@ export function eventLogSuite(backend: StoreBackend): void {
           },
           {
             name: "keep-going",
+            level: "project",
             runs: 1,
             blocks: 1,
             errors: 0,
@@ -539,6 +563,7 @@ export function eventLogSuite(backend: StoreBackend): void {
           },
           {
             name: "slow",
+            level: "project",
             runs: 1,
             blocks: 0,
             errors: 0,
