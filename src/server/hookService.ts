@@ -7,7 +7,10 @@ import { stampOf } from "../engine/settings$.js";
 import { messageOf } from "../errors.js";
 import { BackgroundHooks } from "../handlers/backgroundHooks.js";
 import { chatEvaluatorFromEnv } from "../handlers/chatEvaluator.js";
+import { fileNoticeCounter } from "../handlers/noticeMemory.js";
 import { fileOnce, memoryOnce, type OnceMemory } from "../handlers/once.js";
+import { memoryCounter } from "../output/failureNotices.js";
+import { runNotices } from "../engine/runNotices.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
@@ -53,6 +56,13 @@ export interface HookServiceOptions {
   readonly log: EventLog;
   /** Where once-hook markers are kept (beside the log, as `qhooks run` keeps them); null: this server's memory. */
   readonly onceDir: string | null;
+  /** Where notices are counted per session (beside the log, as `qhooks run` counts them); null: this server's memory. */
+  readonly noticesDir: string | null;
+  /**
+   * The server's own warnings that hold for every event (its log could not be opened, or is in a folder others can
+   * write...): said in each session's answers as the event's own warnings are, and to forwarded runs as `run` says them.
+   */
+  readonly standing: readonly string[];
   readonly warn: (line: string) => void;
   /** What forwarded runs need beyond the above: without it, every one is the caller's to judge. */
   readonly forwarding?: { readonly version: string; readonly db: string; readonly logged: boolean; readonly cliScript: string };
@@ -65,24 +75,27 @@ export interface HookServiceOptions {
  * shares the log, the once-memory and the async hooks' runner.
  */
 export function hookService(options: HookServiceOptions): HookService {
-  const streams = new Map<string, JudgeStream>();
+  const streams = new Map<string, { readonly stream: JudgeStream; readonly warnings: readonly string[] }>();
   const background = new BackgroundHooks(options.log, options.warn);
   const once: OnceMemory = options.onceDir === null ? memoryOnce() : fileOnce(options.onceDir);
   const services = { evaluator: chatEvaluatorFromEnv(options.env) };
   const pending = new Set<Promise<unknown>>();
   const warnedSnapshots = new Set<string>();
+  // One counter for the server's life: in memory it must outlive the event, or every notice would be a first.
+  const counter = options.noticesDir === null ? memoryCounter() : fileNoticeCounter(options.noticesDir);
 
-  const streamFor = (dialect: Dialect, projectDir: string, settings: readonly string[], plugins: readonly string[]): JudgeStream => {
+  const streamFor = (dialect: Dialect, projectDir: string, settings: readonly string[], plugins: readonly string[]) => {
     const key = JSON.stringify([dialect, projectDir, settings, plugins]);
-    let stream = streams.get(key);
-    if (stream) return stream;
+    const known = streams.get(key);
+    if (known) return known;
     const engine = engineContext({ homeDir: options.homeDir, projectDir, env: options.env, dialect, settingsFiles: settings, plugins, baseDir: projectDir });
     for (const w of engine.limits.warnings) options.warn(w);
-    stream = judgeStream(
+    const stream = judgeStream(
       engine.pipeline({ log: options.log, source: "dispatch", snapshot: freshSnapshot(engine, options.warn, warnedSnapshots), services, background, once }),
     );
-    streams.set(key, stream);
-    return stream;
+    const made = { stream, warnings: engine.limits.warnings };
+    streams.set(key, made);
+    return made;
   };
 
   const judge = async (request: HookRequest): Promise<HookAnswer> => {
@@ -95,14 +108,23 @@ export function hookService(options: HookServiceOptions): HookService {
     const project = projectOf(request.project, cwdOf(request.body), host.projectFolder, options.homeDir);
     if (typeof project === "string") return textAnswer(400, project);
     const arrival: Arrival = { input: request.body, receivedAt: new Date(), startedAt: performance.now() };
-    const judgement = await firstValueFrom(streamFor(request.dialect, project.dir, request.settings, request.plugins).judge(arrival));
+    const { stream, warnings } = streamFor(request.dialect, project.dir, request.settings, request.plugins);
+    const judgement = await firstValueFrom(stream.judge(arrival));
     if (judgement.kind === "failed") return textAnswer(500, `qhooks: ${judgement.error}`);
     if (judgement.kind === "rejected") {
       for (const w of judgement.warnings) options.warn(w);
       return textAnswer(judgement.rejection.kind === "invalid-payload" ? 400 : 500, `qhooks: ${judgement.rejection.error}`);
     }
-    for (const w of judgement.outcome.warnings) options.warn(w);
-    return httpAnswer(host, judgement.outcome);
+    const { outcome, stage } = judgement;
+    for (const w of outcome.warnings) options.warn(w);
+    // What `run` says on stderr (the warnings of the server, the settings, the limits and the event) has no place
+    // in an HTTP answer but its notices: without them a log that cannot be written would be known to serve.log alone.
+    const said = [...options.standing, ...warnings, ...stage.snapshot.warnings, ...outcome.warnings];
+    return httpAnswer(
+      host,
+      outcome,
+      runNotices(outcome, stage.snapshot, host.showsNotices(outcome), () => counter, said),
+    );
   };
 
   const track = (answer: Promise<HookAnswer>): Promise<HookAnswer> => {
@@ -118,7 +140,7 @@ export function hookService(options: HookServiceOptions): HookService {
     },
     judgeRun(body, take) {
       if (forwarding === undefined) return Promise.resolve(textAnswer(409, "this server takes no forwarded runs"));
-      const setup = { ...forwarding, homeDir: options.homeDir, log: forwarding.logged ? options.log : null };
+      const setup = { ...forwarding, homeDir: options.homeDir, log: forwarding.logged ? options.log : null, logWarnings: options.standing };
       return track(forwardedRun(body, setup, take).catch((e: unknown) => textAnswer(500, `qhooks: internal error: ${messageOf(e)}`)));
     },
     get inFlight() {
@@ -129,7 +151,7 @@ export function hookService(options: HookServiceOptions): HookService {
     },
     async close() {
       await background.close();
-      for (const stream of streams.values()) stream.close();
+      for (const { stream } of streams.values()) stream.close();
       streams.clear();
     },
   };

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { FORWARD_SILENCE_MS } from "../../src/server/forwardTiming.js";
@@ -174,6 +174,25 @@ exit 0`,
     expect(ranUnder()).to.not.include(server!.child.pid);
     expect(await count({ QHOOKS_DB: other })).to.equal(1);
     expect(await count()).to.equal(0);
+  });
+
+  it("what opening the log said (a folder its group can write) is on a forwarded run's stderr, as in its own process", async () => {
+    server!.child.kill("SIGTERM");
+    await server!.exited;
+    const shared = join(sb.root, "shared");
+    mkdirSync(shared);
+    chmodSync(shared, 0o775);
+    const env = { QHOOKS_DB: join(shared, "events.db") };
+    server = await startServer(sb, ["--port", "0"], env);
+    const forwarded = await run("ls", env);
+    expect(ranUnder(), "the server ran the hook").to.include(server.child.pid);
+    const own = await run("ls", { ...env, QHOOKS_NO_FORWARD: "1" });
+    expect(forwarded.stderr).to.match(/^qhooks: warning: the log's directory .*shared is writable by its group/);
+    expect({ code: forwarded.code, stdout: forwarded.stdout, stderr: forwarded.stderr }).to.deep.equal({
+      code: own.code,
+      stdout: own.stdout,
+      stderr: own.stderr,
+    });
   });
 
   it("an option the client does not know is left to the CLI (judged in its own process, same answer)", async () => {
