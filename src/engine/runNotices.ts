@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { budgetKey, foldBudget, overBudget, overrunText } from "../core/hookBudget.js";
-import { fileNoticeCounter } from "../handlers/noticeMemory.js";
-import { type FailureNotice, type NoticeCounter, failureNotices, memoryCounter, noticesToSay, warningNotices } from "../output/failureNotices.js";
+import { fileNoticeCounter, memoryCounter } from "../handlers/noticeMemory.js";
+import { type FailureNotice, type NoticeCounter, failureNotices, noticesToSay, warningNotices } from "../output/failureNotices.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { BudgetSettings } from "../schema/settings.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";

@@ -86,19 +86,6 @@ export function noticesToSay(notices: readonly FailureNotice[], sessionId: strin
   return said;
 }
 
-/** Memory of one process: every notice comes up for the first time (what `qhooks run --no-log` has). */
-export function memoryCounter(): NoticeCounter {
-  const counts = new Map<string, number>();
-  return {
-    count(sessionId, key) {
-      const k = `${sessionId}\0${key}`;
-      const n = (counts.get(k) ?? 0) + 1;
-      counts.set(k, n);
-      return n;
-    },
-  };
-}
-
 const identity = (hook: Pick<HookResult | SkippedHook, "level" | "command" | "name">): string => `${hook.level}\0${hook.command ?? hook.name}`;
 const quoted = (name: string): string => `"${oneLineText(name, NAME_LENGTH)}"`;
 const firstLine = (text: string): string => oneLineText(text.trim().split("\n")[0]!.trim(), REASON_LENGTH);
