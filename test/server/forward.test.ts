@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { FORWARD_SILENCE_MS } from "../../src/server/forwardTiming.js";
 import { ForwardedReplySchema } from "../../src/server/schemas.js";
 import { Sandbox, group, payloadFor, type CliResult } from "../support/sandbox.js";
-import { bearer, post, startServer, type ForegroundServer } from "./serveSupport.js";
+import { bearer, post, startServer, stderrWhen, type ForegroundServer } from "./serveSupport.js";
 
 /**
  * `qhooks run --format hook` beside a running `qhooks serve`: forwarded, it gives the same bytes, stderr and exit
@@ -120,9 +120,7 @@ exit 0`,
         resolve();
       });
     });
-    const deadline = Date.now() + 20_000;
-    while (!/the caller stopped waiting before its answer/.test(server!.stderr()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(server!.stderr()).to.match(
+    expect(await stderrWhen(server!, (stderr) => /the caller stopped waiting before its answer/.test(stderr), 20_000)).to.match(
       /qhooks serve: POST \/run: the caller stopped waiting before its answer and judged the run itself; its hooks may have run twice/,
     );
     expect(await count()).to.equal(1);
