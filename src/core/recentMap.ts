@@ -81,3 +81,29 @@ export function sessionMemory<V>(make: () => V, max = SESSIONS_REMEMBERED): (ses
     return made;
   };
 }
+
+/**
+ * The `max` members last added or asked about: a cache for what a long-lived log connection knows (a snapshot
+ * already written), where a member forgotten is found again the slow way, never wrongly.
+ */
+export class RecentSet<K> {
+  private readonly members: RecentMap<K, true>;
+
+  constructor(max: number) {
+    this.members = new RecentMap<K, true>(max);
+  }
+
+  get size(): number {
+    return this.members.size;
+  }
+
+  /** Whether it is a member, made the most recent if so. */
+  has(key: K): boolean {
+    return this.members.get(key) !== undefined;
+  }
+
+  add(key: K): this {
+    this.members.set(key, true);
+    return this;
+  }
+}

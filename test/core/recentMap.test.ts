@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { RecentMap, sessionMemory } from "../../src/core/recentMap.js";
+import { RecentMap, RecentSet, sessionMemory } from "../../src/core/recentMap.js";
 import { memoryOnce } from "../../src/handlers/once.js";
 import { memoryCounter } from "../../src/handlers/noticeMemory.js";
 
@@ -32,6 +32,14 @@ describe("RecentMap and the per-session memories of long-lived processes", () =>
     expect(evicted).to.deep.equal(["c", "a"]);
     expect(map.size).to.equal(2);
     expect(() => new RecentMap(0)).to.throw(RangeError);
+  });
+
+  it("RecentSet keeps the members last added or asked about", () => {
+    const set = new RecentSet<string>(2);
+    set.add("a").add("b");
+    expect(set.has("a")).to.equal(true);
+    set.add("c");
+    expect([set.has("b"), set.has("a"), set.has("c"), set.size]).to.deep.equal([false, true, true, 2]);
   });
 
   it("sessionMemory keeps the sessions last seen: a session active all along keeps its facts through many others", () => {
