@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox, group } from "../support/sandbox.js";
 import { bearer, post, startServer, type ForegroundServer } from "./serveSupport.js";
@@ -77,6 +78,15 @@ describe("qhooks serve: warnings and failures reach the session", function () {
     expect(stopped.systemMessage).to.equal(
       "qhooks: warning: Stop-loop guard is off without an event log: a Stop hook that always blocks can keep the agent going forever",
     );
+  });
+
+  it("a log that goes wrong while the server runs (its file removed): the session of the next event is told, the decision kept", async () => {
+    server = await startServer(sb);
+    expect((await hook(bash("s1", "rm -rf /tmp/x"))).body).to.not.include("systemMessage");
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${sb.db}${suffix}`, { force: true });
+    const answer = JSON.parse((await hook(bash("s2", "rm -rf /tmp/y"))).body) as { hookSpecificOutput: { permissionDecision: string }; systemMessage?: string };
+    expect(answer.hookSpecificOutput.permissionDecision).to.equal("deny");
+    expect(answer.systemMessage).to.match(/^qhooks: warning: event log: the event log file .* was removed or replaced while in use; opened it again/);
   });
 
   it("a failing hook: the http answer says it as `qhooks run --format hook` does, with the counter run keeps beside the log", async () => {
