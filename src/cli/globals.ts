@@ -16,7 +16,7 @@ import { isDirectory } from "../settings/isDirectory.js";
  * said at once) and `--color`. `envWarnings`: `run` and `record` say them with their configuration's; other commands
  * have said them already.
  */
-export interface CliContext extends Omit<CallerContext, "note"> {
+export interface CliContext extends Omit<CallerContext, "note" | "configWarning"> {
   /** `--color`: whether tables and listings on a terminal show decisions and failures in colour. */
   readonly colour: ColourChoice;
 }
@@ -37,11 +37,12 @@ export function cliContext(
   if (dataDirWarning !== null) err(`qhooks: warning: ${dataDirWarning}`);
   const caller = callerContext(globals, { env: process.env, cwd: process.cwd(), homeDir, detectDialect });
   if (!holdEnvWarnings) for (const w of caller.envWarnings) err(`qhooks: warning: ${w}`);
+  if (caller.configWarning !== null) err(`qhooks: warning: ${caller.configWarning}`);
   if (caller.note !== null) err(`qhooks: note: ${caller.note}`);
   // Commander checked the choice; auto when the flag is absent.
   const colour = ColourChoiceSchema.catch("auto").parse(globals.color);
-  const { dialect, dialectNamed, projectDir, dbPath, env, envWarnings } = caller;
-  return { dialect, dialectNamed, projectDir, homeDir, dbPath, env, colour, envWarnings };
+  const { dialect, dialectNamed, dialectSource, projectDir, dbPath, env, envWarnings } = caller;
+  return { dialect, dialectNamed, dialectSource, projectDir, homeDir, dbPath, env, colour, envWarnings };
 }
 
 /** Hooks run in the project directory: a missing one is the user's mistake, said before anything runs. */

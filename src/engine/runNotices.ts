@@ -5,6 +5,7 @@ import { type FailureNotice, type NoticeCounter, failureNotices, noticesToSay, w
 import type { Outcome } from "../schema/outcome.js";
 import type { BudgetSettings } from "../schema/settings.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
+import type { LogWarning } from "../store/eventLog.js";
 import { besideLog } from "../store/logPath.js";
 import { attestLoad, noneLoaded } from "./loadAttestation.js";
 
@@ -12,21 +13,22 @@ import { attestLoad, noneLoaded } from "./loadAttestation.js";
  * What the person is told in the host's answer about hooks that failed or did not run (`qhooks.notify`, on by
  * default): each notice once per session, counted by `counter` (made only when there is something to say).
  * Shared by `qhooks run`, a run forwarded to `qhooks serve` and the server's http answer, so that all say the same.
- * `warnings` are said too: the server's http answer passes those of the event, which `run` prints on stderr instead.
+ * `said.logWarnings`: what the log said of itself while this event was appended (a head it could not sign).
+ * `said.warnings` are said too: the server's http answer passes those of the event, which `run` prints on stderr.
  */
 export function runNotices(
   outcome: Outcome,
   snapshot: SettingsSnapshot,
   shown: boolean,
   counter: () => NoticeCounter,
-  warnings: readonly string[] = [],
+  said: { readonly logWarnings?: readonly LogWarning[]; readonly warnings?: readonly string[] } = {},
 ): string[] {
   if (!snapshot.notify || !shown) return [];
-  const found = [...failureNotices(outcome, snapshot.missingPlugins), ...budgetNotices(outcome, snapshot.budget)];
+  const found = [...failureNotices(outcome, snapshot.missingPlugins), ...budgetNotices(outcome, snapshot.budget), ...logNotices(said.logWarnings ?? [])];
   // At the start of a session, hooks configured and none loaded: the person learns it before relying on them.
   const none = outcome.event === "SessionStart" ? noneLoaded(attestLoad(snapshot, null)) : null;
   if (none !== null) found.push({ key: "none-loaded", text: `qhooks: ${none}; no hook runs (qhooks hooks says why)` });
-  found.push(...warningNotices(warnings, found));
+  found.push(...warningNotices(said.warnings ?? [], found));
   if (found.length === 0) return [];
   return noticesToSay(found, outcome.sessionId, counter());
 }
@@ -51,4 +53,13 @@ function budgetNotices(outcome: Outcome, budget: BudgetSettings | null | undefin
   const hooks = outcome.hooks.filter((h) => !h.shadow);
   const usage = foldBudget([{ event: outcome.event, sessionId: outcome.sessionId, hooks }]);
   return overBudget(usage, budget).map((o) => ({ key: `over-budget\0${o.kind}\0${budgetKey(o.level, o.hook)}`, text: `qhooks: ${overrunText(o)}` }));
+}
+
+/**
+ * What the log said of itself that the person must act on: its key cannot sign its heads (unreadable, others may
+ * read it, not a key), so the log grows without signed heads and evidence taken from it is covered by links only.
+ * Said like a failing hook: once a session, then counted.
+ */
+function logNotices(warnings: readonly LogWarning[]): FailureNotice[] {
+  return warnings.filter((w) => w.kind === "heads-unsigned").map((w) => ({ key: `log\0${w.kind}`, text: `qhooks: event log: ${w.message}` }));
 }

@@ -159,7 +159,7 @@ export function hookService(options: HookServiceOptions): HookService {
     return httpAnswer(
       host,
       outcome,
-      runNotices(outcome, stage.snapshot, host.showsNotices(outcome), () => counter, said),
+      runNotices(outcome, stage.snapshot, host.showsNotices(outcome), () => counter, { warnings: said }),
     );
   };
 
