@@ -17,7 +17,7 @@ import { heardLog } from "./heardLog.js";
 import { judgeOnce } from "./judgeOnce.js";
 import { limitsFromEnv } from "./limits.js";
 import { openEventLogWithWarnings } from "./openEventLog.js";
-import { runNotices } from "./runNotices.js";
+import { logNoticeCounter, runNotices } from "./runNotices.js";
 
 /** Everything `qhooks run` judges one event with, once its command line and stdin are read. */
 export interface RunEventOptions {
@@ -43,6 +43,8 @@ export interface RunEventOptions {
   readonly cliScript: string;
   /** A log already open (a server's): used and left open. Absent: the log is opened for this event and closed. */
   readonly openLog?: EventLog;
+  /** What opening `openLog` said (its folder open to others...): said with this event's warnings, as `run` says its own. */
+  readonly openLogWarnings?: readonly string[];
   /** Each line for stderr, as it is said (warnings, errors); the reply carries what comes after stdout. */
   readonly err: (line: string) => void;
 }
@@ -71,6 +73,7 @@ export async function runEvent(o: RunEventOptions): Promise<RunReply> {
     if (o.openLog !== undefined) {
       log = o.openLog;
       logged = true;
+      for (const w of o.openLogWarnings ?? []) logWarnings.push(w);
     } else {
       try {
         const opened = openEventLogWithWarnings({ db: o.dbPath, env: o.env, homeDir: o.homeDir });
@@ -140,7 +143,9 @@ export async function runEvent(o: RunEventOptions): Promise<RunReply> {
       o.format === "hook" && judgement.kind === "outcome"
         ? host.answer(
             judgement.outcome,
-            runNotices(judgement.outcome, snapshot, host.showsNotices(judgement.outcome), logged ? o.dbPath : null, o.homeDir, [...hearing.heard, ...late]),
+            runNotices(judgement.outcome, snapshot, host.showsNotices(judgement.outcome), () => logNoticeCounter(logged ? o.dbPath : null, o.homeDir), {
+              logWarnings: [...hearing.heard, ...late],
+            }),
           )
         : null;
     if (hookReply?.exitCode !== 2) for (const w of warnings) warn(w);

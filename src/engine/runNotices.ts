@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { budgetKey, foldBudget, overBudget, overrunText } from "../core/hookBudget.js";
-import { fileNoticeCounter } from "../handlers/noticeMemory.js";
-import { type FailureNotice, failureNotices, memoryCounter, noticesToSay } from "../output/failureNotices.js";
+import { fileNoticeCounter, memoryCounter } from "../handlers/noticeMemory.js";
+import { type FailureNotice, type NoticeCounter, failureNotices, noticesToSay, warningNotices } from "../output/failureNotices.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { BudgetSettings } from "../schema/settings.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
@@ -11,26 +11,37 @@ import { attestLoad, noneLoaded } from "./loadAttestation.js";
 
 /**
  * What the person is told in the host's answer about hooks that failed or did not run (`qhooks.notify`, on by
- * default): each notice once per session, counted in a file next to the log (in this process's memory without one).
- * Shared by `qhooks run` and a run forwarded to `qhooks serve`, so that both say the same.
+ * default): each notice once per session, counted by `counter` (made only when there is something to say).
+ * Shared by `qhooks run`, a run forwarded to `qhooks serve` and the server's http answer, so that all say the same.
+ * `said.logWarnings`: what the log said of itself while this event was appended (a head it could not sign).
+ * `said.warnings` are said too: the server's http answer passes those of the event, which `run` prints on stderr.
  */
 export function runNotices(
   outcome: Outcome,
   snapshot: SettingsSnapshot,
   shown: boolean,
-  db: string | null,
-  homeDir: string,
-  logWarnings: readonly LogWarning[] = [],
+  counter: () => NoticeCounter,
+  said: { readonly logWarnings?: readonly LogWarning[]; readonly warnings?: readonly string[] } = {},
 ): string[] {
   if (!snapshot.notify || !shown) return [];
-  const found = [...failureNotices(outcome, snapshot.missingPlugins), ...budgetNotices(outcome, snapshot.budget), ...logNotices(logWarnings)];
+  const found = [...failureNotices(outcome, snapshot.missingPlugins), ...budgetNotices(outcome, snapshot.budget), ...logNotices(said.logWarnings ?? [])];
   // At the start of a session, hooks configured and none loaded: the person learns it before relying on them.
   const none = outcome.event === "SessionStart" ? noneLoaded(attestLoad(snapshot, null)) : null;
   if (none !== null) found.push({ key: "none-loaded", text: `qhooks: ${none}; no hook runs (qhooks hooks says why)` });
+  found.push(...warningNotices(said.warnings ?? [], found));
   if (found.length === 0) return [];
-  const counter = db === null ? memoryCounter() : fileNoticeCounter(join(besideLog(db, homeDir), "notices"));
-  return noticesToSay(found, outcome.sessionId, counter);
+  return noticesToSay(found, outcome.sessionId, counter());
 }
+
+/**
+ * How `qhooks run` counts notices: in a file per session next to the log, shared by every process of the machine;
+ * without a log, in this process's memory (each call says its notices).
+ */
+export const logNoticeCounter = (db: string | null, homeDir: string): NoticeCounter =>
+  db === null ? memoryCounter() : fileNoticeCounter(noticesDir(db, homeDir));
+
+/** The folder of the per-session notice counts that go with a log. */
+export const noticesDir = (db: string, homeDir: string): string => join(besideLog(db, homeDir), "notices");
 
 /**
  * A hook whose runs in this one event already cross a `qhooks.budget` limit per turn (the run-time check of

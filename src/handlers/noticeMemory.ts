@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { sha256Hex } from "../json/canonicalHash.js";
 import type { NoticeCounter } from "../output/failureNotices.js";
+import { SESSIONS_REMEMBERED, sessionMemory } from "../core/recentMap.js";
 
 /** A session's file stops growing here (about 7,000 notices): past it, a notice counts as said, and says nothing. */
 export const MAX_NOTICE_FILE_BYTES = 256 * 1024;
@@ -81,4 +82,20 @@ function removeStale(dir: string, keep: string): void {
   } catch {
     // A folder that cannot be listed costs the sweep, never the notice.
   }
+}
+
+/**
+ * Memory of one process: for `qhooks run --no-log`, every notice comes up for the first time; a server without a log
+ * keeps the counts of the sessions last active (core/recentMap.ts SESSIONS_REMEMBERED).
+ */
+export function memoryCounter(maxSessions = SESSIONS_REMEMBERED): NoticeCounter {
+  const counts = sessionMemory(() => new Map<string, number>(), maxSessions);
+  return {
+    count(sessionId, key) {
+      const session = counts(sessionId);
+      const n = (session.get(key) ?? 0) + 1;
+      session.set(key, n);
+      return n;
+    },
+  };
 }

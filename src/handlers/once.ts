@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "../json/canonicalHash.js";
+import { SESSIONS_REMEMBERED, sessionMemory } from "../core/recentMap.js";
 
 /**
  * Which `once: true` hooks already ran in which session. `claim` is asked once per selection: true the first time
@@ -10,14 +11,17 @@ export interface OnceMemory {
   claim(sessionId: string, hookKey: string): boolean;
 }
 
-/** Memory of one bus, one replay or one process: what a `qhooks run` without a log has. */
-export function memoryOnce(): OnceMemory {
-  const claimed = new Set<string>();
+/**
+ * Memory of one bus, one replay or one process: what a `qhooks run` without a log has. A long-lived one keeps the
+ * sessions last active (core/recentMap.ts SESSIONS_REMEMBERED), so that it does not grow with every session it saw.
+ */
+export function memoryOnce(maxSessions = SESSIONS_REMEMBERED): OnceMemory {
+  const claimed = sessionMemory(() => new Set<string>(), maxSessions);
   return {
     claim(sessionId, hookKey) {
-      const key = `${sessionId}\0${hookKey}`;
-      if (claimed.has(key)) return false;
-      claimed.add(key);
+      const hooks = claimed(sessionId);
+      if (hooks.has(hookKey)) return false;
+      hooks.add(hookKey);
       return true;
     },
   };

@@ -54,6 +54,24 @@ export function failureNotices(outcome: Outcome, missingPlugins: readonly Unload
   return notices;
 }
 
+/** Longest warning in a notice: the log and serve.log keep it whole. */
+const WARNING_LENGTH = 240;
+
+/**
+ * The warnings qhooks gave while judging an event (its log not written, a setting not applied...), as notices: an
+ * HTTP answer has no stderr, so that the person learns them at all they are said like failures, each its own key.
+ * A warning already said by another notice (an over-budget hook) and repeats are left out.
+ */
+export function warningNotices(warnings: readonly string[], already: readonly FailureNotice[] = []): FailureNotice[] {
+  const said = new Set(already.map((n) => n.text));
+  const notices: FailureNotice[] = [];
+  for (const warning of new Set(warnings)) {
+    if (said.has(`qhooks: ${warning}`)) continue;
+    notices.push({ key: `warning\0${warning}`, text: `qhooks: warning: ${oneLineText(warning.trim(), WARNING_LENGTH)}` });
+  }
+  return notices;
+}
+
 /**
  * What this process says of these notices: each the first time it comes up in the session, then only at its 10th,
  * 100th, 1000th... time, with the count, so that a hook failing on every tool call is one line, not one per call.
@@ -66,19 +84,6 @@ export function noticesToSay(notices: readonly FailureNotice[], sessionId: strin
     else if (isPowerOfTen(nth)) said.push(`${notice.text}, ${nth}th time this session`);
   }
   return said;
-}
-
-/** Memory of one process: every notice comes up for the first time (what `qhooks run --no-log` has). */
-export function memoryCounter(): NoticeCounter {
-  const counts = new Map<string, number>();
-  return {
-    count(sessionId, key) {
-      const k = `${sessionId}\0${key}`;
-      const n = (counts.get(k) ?? 0) + 1;
-      counts.set(k, n);
-      return n;
-    },
-  };
 }
 
 const identity = (hook: Pick<HookResult | SkippedHook, "level" | "command" | "name">): string => `${hook.level}\0${hook.command ?? hook.name}`;

@@ -17,6 +17,8 @@ export interface ForwardingSetup {
   readonly db: string;
   /** The server's open log; null when it could not open it (then every caller judges in its own process). */
   readonly log: EventLog | null;
+  /** What opening that log said: a run in its own process says it on stderr, and so does the forwarded reply. */
+  readonly logWarnings: readonly string[];
   /** The qhooks CLI script async hooks are started with (the server's own). */
   readonly cliScript: string;
 }
@@ -86,7 +88,7 @@ export async function forwardedRun(body: string, setup: ForwardingSetup, take: (
       envWarnings: context.envWarnings,
       cwd: run.cwd,
       cliScript: setup.cliScript,
-      ...(setup.log !== null ? { openLog: setup.log } : {}),
+      ...(setup.log !== null ? { openLog: setup.log, openLogWarnings: setup.logWarnings } : {}),
       err,
     });
     reply = { early, ...judged };

@@ -24,9 +24,10 @@ export const textAnswer = (status: number, line: string): HookAnswer => ({ statu
  * form (docs/decisions.md): a permission denial on PreToolUse and PreModelSwitch, a `behavior: "deny"` on
  * PermissionRequest, `decision: "block"` on the others; where an event has no JSON block (NO_JSON_BLOCK), 409 with
  * the reason. WorktreeCreate's path goes out as `hookSpecificOutput.worktreePath`, the http form of that answer.
+ * `notices` go where the host shows them (Claude Code: a `systemMessage`), as in `run`'s answer; never in the decision.
  */
-export function httpAnswer(host: HostDialect, outcome: Outcome): HookAnswer {
-  const reply = host.answer(outcome);
+export function httpAnswer(host: HostDialect, outcome: Outcome, notices: readonly string[] = []): HookAnswer {
+  const reply = host.answer(outcome, notices);
   if (reply.exitCode === 0) {
     if (outcome.event === "WorktreeCreate") {
       return json(reply.stdout === "" ? "" : JSON.stringify({ hookSpecificOutput: { hookEventName: "WorktreeCreate", worktreePath: reply.stdout } }));

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { RecentMap } from "../core/recentMap.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { contentSecurityPolicy, PAGE_SCRIPT } from "../report/pageAssets.js";
 import { emptyReport, REPORT_LIMITS, reportStep } from "../report/reportData.js";
@@ -9,6 +10,9 @@ import type { Store } from "../store/openStore.js";
 import { shownUrl } from "../text/shownUrl.js";
 import { LIVE_SCRIPT } from "./livePage.js";
 import { redeemTicket } from "./liveTicket.js";
+
+/** How many live-view cookies the server knows at most: one per page a person opened, the most recently used. */
+const LIVE_SESSIONS_KEPT = 64;
 
 /** How often each open page's stream reads the log for events settled since its last read. */
 const POLL_MS = 500;
@@ -69,8 +73,9 @@ export interface LiveView {
  */
 export function liveView(options: LiveViewOptions): LiveView {
   const usedTickets = new Map<string, number>();
-  // Each cookie's session, and where its stream starts: the log's end when its page was last rendered.
-  const sessions = new Map<string, number>();
+  // Each cookie's session, and where its stream starts: the log's end when its page was last rendered. The pages last
+  // opened only: a cookie dropped past the bound is told to open the view again from `qhooks live`.
+  const sessions = new RecentMap<string, number>(LIVE_SESSIONS_KEPT);
   const streams = new Set<() => void>();
   let store: Store | null = null;
   const cookieName = (port: number) => `qhooks_live_${port}`;

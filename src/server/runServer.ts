@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { openEventLogWithWarnings } from "../engine/openEventLog.js";
+import { noticesDir } from "../engine/runNotices.js";
 import { QhooksError, messageOf } from "../errors.js";
 import { killAllGroupsNow } from "../exec/processGroups.js";
 import { nullEventLog, type EventLog } from "../store/eventLog.js";
@@ -68,19 +69,24 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const env = hooksEnvironment(options.env);
   let log: EventLog = nullEventLog;
   let logged = false;
+  // Said in serve.log now, and to every session in its answers (once, then counted): the person relies on the log.
+  const standing: string[] = [];
   try {
     const opened = openEventLogWithWarnings({ db: options.db, env, homeDir: options.homeDir });
     log = opened.log;
     logged = true;
-    for (const w of opened.warnings) options.say(`qhooks: warning: ${w}`);
+    standing.push(...opened.warnings);
   } catch (e) {
-    options.say(`qhooks: warning: ${messageOf(e)}; events are judged but not logged`);
+    standing.push(`${messageOf(e)}; events are judged but not logged`);
   }
+  for (const w of standing) options.say(`qhooks: warning: ${w}`);
   const service = hookService({
     homeDir: options.homeDir,
     env,
     log,
     onceDir: logged ? join(besideLog(options.db, options.homeDir), "once") : null,
+    noticesDir: logged ? noticesDir(options.db, options.homeDir) : null,
+    standing,
     warn: (line) => options.say(`qhooks: warning: ${line}`),
     forwarding: { version: options.version, db: options.db, logged, cliScript: process.argv[1] ?? "" },
   });

@@ -1,11 +1,11 @@
 import { expect } from "chai";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { FORWARD_SILENCE_MS } from "../../src/server/forwardTiming.js";
 import { ForwardedReplySchema } from "../../src/server/schemas.js";
 import { Sandbox, group, payloadFor, type CliResult } from "../support/sandbox.js";
-import { bearer, post, startServer, type ForegroundServer } from "./serveSupport.js";
+import { bearer, post, startServer, stderrWhen, type ForegroundServer } from "./serveSupport.js";
 
 /**
  * `qhooks run --format hook` beside a running `qhooks serve`: forwarded, it gives the same bytes, stderr and exit
@@ -120,9 +120,7 @@ exit 0`,
         resolve();
       });
     });
-    const deadline = Date.now() + 20_000;
-    while (!/the caller stopped waiting before its answer/.test(server!.stderr()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(server!.stderr()).to.match(
+    expect(await stderrWhen(server!, (stderr) => /the caller stopped waiting before its answer/.test(stderr), 20_000)).to.match(
       /qhooks serve: POST \/run: the caller stopped waiting before its answer and judged the run itself; its hooks may have run twice/,
     );
     expect(await count()).to.equal(1);
@@ -174,6 +172,25 @@ exit 0`,
     expect(ranUnder()).to.not.include(server!.child.pid);
     expect(await count({ QHOOKS_DB: other })).to.equal(1);
     expect(await count()).to.equal(0);
+  });
+
+  it("what opening the log said (a folder its group can write) is on a forwarded run's stderr, as in its own process", async () => {
+    server!.child.kill("SIGTERM");
+    await server!.exited;
+    const shared = join(sb.root, "shared");
+    mkdirSync(shared);
+    chmodSync(shared, 0o775);
+    const env = { QHOOKS_DB: join(shared, "events.db") };
+    server = await startServer(sb, ["--port", "0"], env);
+    const forwarded = await run("ls", env);
+    expect(ranUnder(), "the server ran the hook").to.include(server.child.pid);
+    const own = await run("ls", { ...env, QHOOKS_NO_FORWARD: "1" });
+    expect(forwarded.stderr).to.match(/^qhooks: warning: the log's directory .*shared is writable by its group/);
+    expect({ code: forwarded.code, stdout: forwarded.stdout, stderr: forwarded.stderr }).to.deep.equal({
+      code: own.code,
+      stdout: own.stdout,
+      stderr: own.stderr,
+    });
   });
 
   it("an option the client does not know is left to the CLI (judged in its own process, same answer)", async () => {

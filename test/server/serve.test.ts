@@ -5,7 +5,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Sandbox, group } from "../support/sandbox.js";
-import { bearer, post, startServer, tokenOf, type ForegroundServer } from "./serveSupport.js";
+import { bearer, post, startServer, stderrWhen, tokenOf, type ForegroundServer } from "./serveSupport.js";
 
 /** The real `qhooks serve` on loopback, called with real HTTP requests as Claude Code's http hooks call it. */
 describe("qhooks serve", function () {
@@ -110,16 +110,16 @@ describe("qhooks serve", function () {
       const form = await post(server!.port, "/hook/claude", "a=b", { ...bearer(server!.token), "Content-Type": "application/x-www-form-urlencoded" });
       const health = await post(server!.port, "/health", "", {}, "GET");
       expect([none.status, wrong.status, forged.status, localhost.status, form.status, health.status]).to.deep.equal([401, 401, 421, 421, 415, 401]);
-      const lines = server!
-        .stderr()
-        .split("\n")
-        .filter((l) => l.includes("refused"));
+      // Each refusal's line is written before its answer, but reaches this process through another pipe: waited for.
+      const refusedLines = (stderr: string) => stderr.split("\n").filter((l) => l.includes("refused"));
+      const lines = refusedLines(await stderrWhen(server!, (stderr) => refusedLines(stderr).length >= 5));
       expect(lines).to.have.length(5);
       expect(lines[0]).to.match(/refused POST \/hook\/claude from 127\.0\.0\.1: no secret/);
       expect(lines[1]).to.match(/wrong secret/);
       expect(server!.stderr()).to.not.include(server!.token);
       const log = await sb.run(["log", "--jsonl"]);
       expect(log.stdout.trim(), "nothing refused was judged").to.equal("");
+      expect(refusedLines(server!.stderr()), "one line per refusal, none later").to.have.length(5);
     });
 
     it("refuses a 20 MB body with 413 without waiting for it", async () => {

@@ -34,6 +34,16 @@ export function startServer(sb: Sandbox, args: readonly string[] = ["--port", "0
   });
 }
 
+/**
+ * The server's stderr once `done` holds of it, or as it is after `timeoutMs`: a line the server writes before it
+ * answers can still be in the pipe when the answer has arrived, so a test waits for it rather than reading at once.
+ */
+export async function stderrWhen(server: ForegroundServer, done: (stderr: string) => boolean, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done(server.stderr()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  return server.stderr();
+}
+
 export interface HttpResult {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;

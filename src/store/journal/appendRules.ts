@@ -29,3 +29,10 @@ export function stopStreakStep(row: Pick<PendingRow, "kind" | "event" | "session
   if (row.kind !== "outcome" && row.outcome === null) return null;
   return row.blocked === 1 ? "up" : "reset";
 }
+
+/**
+ * How many snapshot hashes a log connection remembers as written (the most recently used): enough for every
+ * configuration a server judges with in a day, and a bound for one that lives for weeks. A hash forgotten is looked
+ * up in the log before its snapshot would be written again.
+ */
+export const SNAPSHOTS_KNOWN = 4096;

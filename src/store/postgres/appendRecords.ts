@@ -12,7 +12,7 @@ import { allocateGids, insertPlaced, type PlacedRow } from "./placeRows.js";
 export interface AppendTarget {
   readonly writer: string;
   /** Snapshot hashes known to be in this writer's chain. */
-  readonly knownSnapshots: ReadonlySet<string>;
+  readonly knownSnapshots: { has(hash: string): boolean };
   /** This writer's row exists (no need to create it again); set once a transaction made sure of it. */
   writerKnown: boolean;
 }

@@ -1,6 +1,8 @@
 import { hostname } from "node:os";
 import type pg from "pg";
 import { QhooksError } from "../../errors.js";
+import { RecentSet } from "../../core/recentMap.js";
+import { SNAPSHOTS_KNOWN } from "../journal/appendRules.js";
 import type { LogRecord, MatchCount, SessionRow, Stats, VerifyResult } from "../../schema/logRecord.js";
 import type { ReplayRun } from "../../schema/replay.js";
 import type { EventDetail } from "../../schema/eventDetail.js";
@@ -85,8 +87,8 @@ class PostgresLog implements EventLog, AuditLog, LogMaintenance {
   /** The connected client, once there is one: what a deadline closes under a statement that does not answer. */
   private current: pg.Client | null = null;
   private readonly commits: GroupCommit<PreparedAppend, AppendOutcome>;
-  /** Snapshot hashes known to be in this writer's chain. */
-  private readonly knownSnapshots = new Set<string>();
+  /** Snapshot hashes known to be in this writer's chain: the ones last used; one not known is looked up. */
+  private readonly knownSnapshots = new RecentSet<string>(SNAPSHOTS_KNOWN);
   /** The chain appends go to (appendRecords.ts). */
   private readonly chain: AppendTarget;
   private closed = false;

@@ -27,7 +27,7 @@ export interface AppendedRecords {
 /** What appending needs of an open log (its Connection): the statements of the write path, and what it knows. */
 export interface AppendTarget {
   readonly logId: string;
-  readonly knownSnapshots: Set<string>;
+  readonly knownSnapshots: { has(hash: string): boolean };
   readonly head: Statement;
   readonly insert: Statement;
   readonly snapshotKnown: Statement;

@@ -1,6 +1,8 @@
 import { statSync } from "node:fs";
 import Database, { type Database as Db, type Statement } from "better-sqlite3";
 import { QhooksError } from "../../errors.js";
+import { RecentSet } from "../../core/recentMap.js";
+import { SNAPSHOTS_KNOWN } from "../journal/appendRules.js";
 import { JOURNAL_COLUMNS } from "../journal/record.js";
 import type { PreparedAppend } from "../journal/prepareAppend.js";
 import { appendRecords, type AppendedRecords } from "./appendRecords.js";
@@ -70,8 +72,11 @@ export class Connection {
   readonly logId: string;
   /** The file this connection opened, to notice when the path names another one (removed, replaced). */
   readonly identity: FileIdentity | null;
-  /** Snapshot hashes known to be in the log already: a snapshot is appended once per hash. */
-  readonly knownSnapshots = new Set<string>();
+  /**
+   * Snapshot hashes known to be in the log already: a snapshot is appended once per hash. The ones last used only
+   * (a server's connection lives for weeks of projects and edits); one not known is looked up in the file.
+   */
+  readonly knownSnapshots = new RecentSet<string>(SNAPSHOTS_KNOWN);
   readonly head: Statement;
   readonly insert: Statement;
   readonly snapshotKnown: Statement;
