@@ -9,7 +9,8 @@ import { openSqliteLog } from "./sqlite/sqliteEventLog.js";
 import { connect, describePgError, isConnectionError, shownUrl } from "./postgres/connection.js";
 import { migratePg } from "./postgres/migrations.js";
 import { allocateGids, insertPlaced, journalRowOf, lockWriter, setHead, type PlacedRow } from "./postgres/placeRows.js";
-import type { SignedHeadLine } from "./signedHeads.js";
+import { confirmedHeads, keepSignedHead, rememberConfirmedHeads, sendLocalHeads } from "./shipHeads.js";
+import { readSignedHeads, type SignedHeadLine } from "./signedHeads.js";
 
 export interface ShipOptions {
   /** The local SQLite log. */
@@ -45,6 +46,10 @@ export interface ShipProgress {
   readonly clockAheadMs: number;
   /** The newest record shipped by this call whose time is more than an hour after the server's clock, if any. */
   readonly futureRecord: { readonly seq: number; readonly ts: string } | null;
+  /** Heads the local log signed (`<log>.heads`) that the central database lacked, sent by this call. */
+  readonly headsSent: number;
+  /** Of those, heads an earlier ship had seen there: removed from the central database since. */
+  readonly headsRestored: number;
 }
 
 /** How far clocks may disagree before ship says so. */
@@ -187,13 +192,26 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
             : prepare({ seq: head.seq, hash: head.hash, format: previousFormat });
         const { rows, gap } = segment;
         if (rows.length === 0) {
-          // Shipped before its heads were signed (or signed by a ship that could not use the key): signed now.
+          // The heads signed between ships, and those removed here since an earlier ship saw them: the central
+          // verify holds the chain to every head the laptop holds it to.
+          const { rows: anchored } = await pgc.query<{ anchor_seq: string }>("SELECT anchor_seq FROM qhooks_writers WHERE writer_id = $1", [logId]);
+          const confirmedBefore = confirmedHeads(db, shown);
+          const heads = await sendLocalHeads(
+            pgc,
+            logId,
+            readSignedHeads(options.from).heads,
+            { head: head.seq, anchor: Number(anchored[0]?.anchor_seq ?? 0) },
+            confirmedBefore,
+          );
+          // Shipped before its heads were signed (or by a ship that could not use the key, or its head removed
+          // here): signed now, after the laptop's own heads are back (a head it already signed is not signed twice).
           if (head.seq > 0 && options.sign) {
             const { rows: signed } = await pgc.query("SELECT 1 FROM qhooks_signed_heads WHERE writer_id = $1 AND seq = $2 LIMIT 1", [logId, head.seq]);
             if (signed.length === 0) await keepSignedHead(pgc, logId, options.sign({ log: logId, seq: head.seq, hash: head.hash }));
           }
           await pgc.query("COMMIT");
-          return { logId, shipped, head: head.seq, skipped, sameHost, clockAheadMs, futureRecord };
+          if (heads.confirmed !== confirmedBefore) rememberConfirmedHeads(db, shown, heads.confirmed);
+          return { logId, shipped, head: head.seq, skipped, sameHost, clockAheadMs, futureRecord, headsSent: heads.sent, headsRestored: heads.restored };
         }
         const gids = await allocateGids(pgc, rows.length);
         const gidOf = new Map(rows.map((r, i) => [r.seq, gids[i]!]));
@@ -231,7 +249,7 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
           const at = Date.parse(r.ts);
           if (at - serverNow > CLOCK_TOLERANCE_MS && (futureRecord === null || r.seq > futureRecord.seq)) futureRecord = { seq: r.seq, ts: r.ts };
         }
-        options.onBatch?.({ logId, shipped, head: last.seq, skipped, sameHost, clockAheadMs, futureRecord });
+        options.onBatch?.({ logId, shipped, head: last.seq, skipped, sameHost, clockAheadMs, futureRecord, headsSent: 0, headsRestored: 0 });
       } finally {
         if (!done) await pgc.query("ROLLBACK").catch(() => undefined);
       }
@@ -251,16 +269,6 @@ interface Segment {
   readonly rows: JournalRow[];
   /** Records pruned from the local log before they shipped, skipped at the start of this batch. */
   readonly gap: number;
-}
-
-/** A signed head of a shipped chain, kept centrally; the writer's key is pinned by its first one. */
-async function keepSignedHead(client: pg.Client, logId: string, head: SignedHeadLine | null): Promise<void> {
-  if (head === null) return;
-  await client.query(
-    "INSERT INTO qhooks_signed_heads (writer_id, seq, hash, signed_at, public_key, signature) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
-    [logId, head.seq, head.hash, head.time, head.publicKey, head.signature],
-  );
-  await client.query("UPDATE qhooks_writers SET public_key = $2 WHERE writer_id = $1 AND public_key IS NULL", [logId, head.publicKey]);
 }
 
 /** The central copies of records of a shipped chain, with their text erased as the local log erased it. */

@@ -38,6 +38,10 @@ export async function shipCommand(flags: ShipFlags, context: CliContext): Promis
         ? `shipped ${done.shipped} records of log ${done.logId} to ${to} (through record ${done.head})`
         : `up to date: log ${done.logId} has ${done.head} records in ${to}`,
     );
+    if (done.headsRestored > 0)
+      warn(
+        `${done.headsRestored} signed head${done.headsRestored === 1 ? " was" : "s were"} missing centrally and ${done.headsRestored === 1 ? "was" : "were"} sent again: someone with the database removed them after an earlier ship (qhooks verify there names the records they cover)`,
+      );
     if (done.sameHost.length > 0)
       warn(
         `log ${done.sameHost.join(", ")} also ships to ${to} from a machine named ${hostname()}: the host name alone does not tell them apart there (--writer does; rename one machine to keep --machine useful)`,

@@ -1,0 +1,127 @@
+import { writeFileSync } from "node:fs";
+import { expect } from "chai";
+import type { EventEntry } from "../../src/store/eventLog.js";
+import { readSignedHeads } from "../../src/store/signedHeads.js";
+import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
+import { Sandbox } from "../support/sandbox.js";
+import { createTestDatabase, type TestDatabase, withClient } from "../support/postgres.js";
+
+const recorded = (i: number): EventEntry => ({
+  kind: "event",
+  ts: new Date(Date.parse("2026-03-01T00:00:00Z") + i * 1000),
+  source: "record",
+  event: "PreToolUse",
+  sessionId: "s",
+  matchValue: "Bash",
+  projectDir: "/p",
+  payload: JSON.stringify({ session_id: "s", i }),
+  snapshot: null,
+  rejection: null,
+  replay: null,
+  outcome: null,
+});
+
+/**
+ * The heads a laptop signs between ships ($QHOOKS_SIGN_EVERY) reach the central database with the next ship, and
+ * heads removed there are sent again by the next ship; the central verify names the records no head covers.
+ * Real PostgreSQL, real `qhooks` processes.
+ */
+describe("ship sends every signed head of the shipped range, and puts back those removed centrally", function () {
+  this.timeout(120_000);
+  let sb: Sandbox;
+  let db: TestDatabase;
+  beforeEach(async () => {
+    sb = new Sandbox();
+    db = await createTestDatabase();
+  });
+  afterEach(async () => {
+    await sb.cleanup();
+    await db.drop();
+  });
+
+  /** `n` more records in the local log, its head signed every 4 records. */
+  async function write(from: number, n: number) {
+    const log = openSqliteLog(sb.db, { signEvery: 4 });
+    for (let i = from; i < from + n; i++) await log.append([recorded(i)]);
+    await log.close();
+  }
+  const ship = () => sb.run(["--db", sb.db, "ship", "--to", db.url]);
+  const verifyCentral = () => sb.run(["verify"], { env: { QHOOKS_DB: db.url } });
+  const centralHeads = () =>
+    withClient(
+      db.url,
+      async (c) => (await c.query<{ seq: string; signed_at: string }>("SELECT seq, signed_at FROM qhooks_signed_heads ORDER BY seq, signed_at")).rows,
+    );
+  const key = (h: { seq: number | string; time?: string; signed_at?: string }) => `${h.seq} ${h.time ?? h.signed_at}`;
+
+  it("the periodic heads go with the ship, once; central verify holds the chain to as many heads as the laptop's", async () => {
+    await write(0, 10);
+    const first = await ship();
+    expect(first.code, first.stderr).to.equal(0);
+    expect(first.stderr).to.not.include("missing centrally");
+    const local = readSignedHeads(sb.db).heads;
+    // Heads at 4 and 8 signed as written, and the ship's own at 10.
+    expect(local.map((h) => h.seq)).to.deep.equal([4, 8, 10]);
+    expect((await centralHeads()).map(key)).to.deep.equal(local.map(key));
+    // Heads signed after that ship (12, 16) are sent by the next one with its records; none is sent twice.
+    await write(10, 7);
+    const second = await ship();
+    expect(second.code, second.stderr).to.equal(0);
+    const again = await ship();
+    expect(again.code, again.stderr).to.equal(0);
+    expect(again.stdout).to.include("up to date");
+    const now = readSignedHeads(sb.db).heads;
+    expect(now.map((h) => h.seq)).to.deep.equal([4, 8, 10, 12, 16, 17]);
+    expect((await centralHeads()).map(key)).to.deep.equal(now.map(key));
+    const laptop = await sb.run(["--db", sb.db, "verify"]);
+    expect(laptop.stdout).to.include("6 signed heads still match");
+    const v = await verifyCentral();
+    expect(v.code, v.stderr).to.equal(0);
+    expect(v.stdout).to.include("6 signed heads still match");
+    expect(v.stdout).to.not.include("no signed head covers");
+  });
+
+  it("heads removed centrally: verify names the uncovered records; the next ship sends them again and says so in one line", async () => {
+    await write(0, 10);
+    expect((await ship()).code).to.equal(0);
+    await write(10, 7);
+    expect((await ship()).code).to.equal(0);
+    // Someone with the database removes the writer's newest heads (17 and 16): the chain is held to 12 only.
+    await withClient(db.url, (c) => c.query("DELETE FROM qhooks_signed_heads WHERE seq > 12"));
+    const v = await verifyCentral();
+    expect(v.code, v.stderr).to.equal(0);
+    expect(v.stdout).to.include("4 signed heads still match");
+    const writer = readSignedHeads(sb.db).heads[0]!.log;
+    expect(v.stdout).to.match(new RegExp(`^records 13-17 of writer ${writer} \\(.*\\): links only, no signed head covers them$`, "m"));
+    // The laptop still has them: the next ship puts them back, and says it did.
+    const r = await ship();
+    expect(r.code, r.stderr).to.equal(0);
+    const said = r.stderr.split("\n").filter((l) => l.includes("missing centrally"));
+    expect(said, r.stderr).to.have.length(1);
+    expect(said[0]).to.match(/^qhooks: warning: 2 signed heads were missing centrally and were sent again/);
+    expect((await centralHeads()).map(key)).to.deep.equal(readSignedHeads(sb.db).heads.map(key));
+    const after = await verifyCentral();
+    expect(after.code, after.stderr).to.equal(0);
+    expect(after.stdout).to.include("6 signed heads still match");
+    expect(after.stdout).to.not.include("no signed head covers");
+    // Nothing more is missing: the next ship says nothing of it.
+    const quiet = await ship();
+    expect(quiet.stderr).to.not.include("missing centrally");
+  });
+
+  it("records shipped while the key could not sign are uncovered centrally, and the ship does not call them removed", async () => {
+    await write(0, 10);
+    expect((await ship()).code).to.equal(0);
+    // The key becomes unusable: the records after 10 ship unsigned.
+    writeFileSync(`${sb.db}.key`, "not a key", { mode: 0o600 });
+    await write(10, 3);
+    const r = await ship();
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.include("the shipped heads are not signed");
+    expect(r.stderr).to.not.include("missing centrally");
+    const v = await verifyCentral();
+    expect(v.code, v.stderr).to.equal(0);
+    expect(v.stdout).to.include("3 signed heads still match");
+    expect(v.stdout).to.match(/^records 11-13 of writer .*: links only, no signed head covers them$/m);
+  });
+});
