@@ -1,9 +1,11 @@
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { expect } from "chai";
 import type { EventEntry } from "../../src/store/eventLog.js";
 import { readSignedHeads } from "../../src/store/signedHeads.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
-import { Sandbox } from "../support/sandbox.js";
+import { CLI, Sandbox } from "../support/sandbox.js";
+import { waitFor } from "../store/storeHelpers.js";
 import { createTestDatabase, type TestDatabase, withClient } from "../support/postgres.js";
 
 const recorded = (i: number): EventEntry => ({
@@ -123,5 +125,35 @@ describe("ship sends every signed head of the shipped range, and puts back those
     expect(v.code, v.stderr).to.equal(0);
     expect(v.stdout).to.include("3 signed heads still match");
     expect(v.stdout).to.match(/^records 11-13 of writer .*: links only, no signed head covers them$/m);
+  });
+
+  it("ship --watch sends the heads signed while it runs, and puts back a head removed between its rounds", async () => {
+    await write(0, 5);
+    const child = spawn(process.execPath, [CLI, "--db", sb.db, "ship", "--to", db.url, "--watch", "--interval", "200ms"], {
+      env: sb.env(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    const done = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    try {
+      await waitFor("the first round", () => stdout.includes("shipped"), 30_000);
+      await write(5, 8);
+      const same = async () => {
+        const local = readSignedHeads(sb.db).heads.map(key);
+        return JSON.stringify((await centralHeads()).map(key)) === JSON.stringify(local) && local.length >= 4;
+      };
+      await waitFor("the heads signed since", same, 30_000);
+      // 4, 5 (the first round's), 8, 12, 13: the periodic ones went with the rounds.
+      expect(readSignedHeads(sb.db).heads.map((h) => h.seq)).to.include.members([4, 8, 12]);
+      await withClient(db.url, (c) => c.query("DELETE FROM qhooks_signed_heads WHERE seq = 8"));
+      await waitFor("the removed head put back", () => stderr.includes("1 signed head was missing centrally and was sent again"), 30_000);
+      expect(await same()).to.equal(true);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await done).to.equal(0);
   });
 });
