@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { budgetKey, foldBudget, overBudget, overrunText } from "../core/hookBudget.js";
+import { takeLeftWarnings } from "../handlers/leftWarnings.js";
 import { fileNoticeCounter } from "../handlers/noticeMemory.js";
 import { type FailureNotice, failureNotices, memoryCounter, noticesToSay } from "../output/failureNotices.js";
 import type { Outcome } from "../schema/outcome.js";
@@ -23,7 +24,15 @@ export function runNotices(
   logWarnings: readonly LogWarning[] = [],
 ): string[] {
   if (!snapshot.notify || !shown) return [];
-  const found = [...failureNotices(outcome, snapshot.missingPlugins), ...budgetNotices(outcome, snapshot.budget), ...logNotices(logWarnings)];
+  // What an async hook's detached process could not say (nobody reads its output): taken here, by the first run
+  // whose answer the person sees.
+  const left = db === null ? [] : takeLeftWarnings(join(besideLog(db, homeDir), "notices"));
+  const found = [
+    ...failureNotices(outcome, snapshot.missingPlugins),
+    ...budgetNotices(outcome, snapshot.budget),
+    ...logNotices(logWarnings),
+    ...logNotices(left, " (in an async hook's background process)"),
+  ];
   // At the start of a session, hooks configured and none loaded: the person learns it before relying on them.
   const none = outcome.event === "SessionStart" ? noneLoaded(attestLoad(snapshot, null)) : null;
   if (none !== null) found.push({ key: "none-loaded", text: `qhooks: ${none}; no hook runs (qhooks hooks says why)` });
@@ -49,6 +58,6 @@ function budgetNotices(outcome: Outcome, budget: BudgetSettings | null | undefin
  * read it, not a key), so the log grows without signed heads and evidence taken from it is covered by links only.
  * Said like a failing hook: once a session, then counted.
  */
-function logNotices(warnings: readonly LogWarning[]): FailureNotice[] {
-  return warnings.filter((w) => w.kind === "heads-unsigned").map((w) => ({ key: `log\0${w.kind}`, text: `qhooks: event log: ${w.message}` }));
+function logNotices(warnings: readonly LogWarning[], where = ""): FailureNotice[] {
+  return warnings.filter((w) => w.kind === "heads-unsigned").map((w) => ({ key: `log\0${w.kind}`, text: `qhooks: event log${where}: ${w.message}` }));
 }
