@@ -50,6 +50,11 @@ export interface ShipProgress {
   readonly headsSent: number;
   /** Of those, heads an earlier ship had seen there: removed from the central database since. */
   readonly headsRestored: number;
+  /**
+   * The central database had nothing of this log, though an earlier ship to this URL saw its heads there: removed
+   * there whole (records, heads and writer), or the URL now names another database. Shipped again from the start.
+   */
+  readonly emptied: boolean;
 }
 
 /** How far clocks may disagree before ship says so. */
@@ -123,6 +128,10 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
     const serverNow = Number(clock[0]!.now);
     const clockAheadMs = Math.round((before + Date.now()) / 2 - serverNow);
     let futureRecord: { seq: number; ts: string } | null = null;
+    // What the database held of this log when this call began: none, though an earlier ship saw its heads there,
+    // means the log was removed there whole (or the URL names a new database).
+    let startHead: number | null = null;
+    const confirmedBefore = confirmedHeads(db, shown);
     /** The next batch after `after`, each link checked; a broken one throws, naming the record. */
     const prepare = (after: { seq: number; hash: string; format: number }): Segment => {
       const rows = rowsAfter.all(after.seq, batch) as JournalRow[];
@@ -164,6 +173,7 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
       let done = false;
       try {
         const head = await lockWriter(pgc, logId, "shipped", label);
+        startHead ??= head.seq;
         const { rows: origin } = await pgc.query<{ origin: string }>("SELECT origin FROM qhooks_writers WHERE writer_id = $1", [logId]);
         if (origin[0]?.origin !== "shipped")
           throw new QhooksError("log", `the chain ${logId} in ${shown} is written directly by a machine, not shipped: refusing to mix them`);
@@ -195,13 +205,13 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
           // The heads signed between ships, and those removed here since an earlier ship saw them: the central
           // verify holds the chain to every head the laptop holds it to.
           const { rows: anchored } = await pgc.query<{ anchor_seq: string }>("SELECT anchor_seq FROM qhooks_writers WHERE writer_id = $1", [logId]);
-          const confirmedBefore = confirmedHeads(db, shown);
+          const emptied = startHead === 0 && confirmedBefore > 0;
           const heads = await sendLocalHeads(
             pgc,
             logId,
             readSignedHeads(options.from).heads,
             { head: head.seq, anchor: Number(anchored[0]?.anchor_seq ?? 0) },
-            confirmedBefore,
+            emptied ? 0 : confirmedBefore,
           );
           // Shipped before its heads were signed (or by a ship that could not use the key, or its head removed
           // here): signed now, after the laptop's own heads are back (a head it already signed is not signed twice).
@@ -211,7 +221,18 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
           }
           await pgc.query("COMMIT");
           if (heads.confirmed !== confirmedBefore) rememberConfirmedHeads(db, shown, heads.confirmed);
-          return { logId, shipped, head: head.seq, skipped, sameHost, clockAheadMs, futureRecord, headsSent: heads.sent, headsRestored: heads.restored };
+          return {
+            logId,
+            shipped,
+            head: head.seq,
+            skipped,
+            sameHost,
+            clockAheadMs,
+            futureRecord,
+            headsSent: heads.sent,
+            headsRestored: heads.restored,
+            emptied,
+          };
         }
         const gids = await allocateGids(pgc, rows.length);
         const gidOf = new Map(rows.map((r, i) => [r.seq, gids[i]!]));
@@ -249,7 +270,7 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
           const at = Date.parse(r.ts);
           if (at - serverNow > CLOCK_TOLERANCE_MS && (futureRecord === null || r.seq > futureRecord.seq)) futureRecord = { seq: r.seq, ts: r.ts };
         }
-        options.onBatch?.({ logId, shipped, head: last.seq, skipped, sameHost, clockAheadMs, futureRecord, headsSent: 0, headsRestored: 0 });
+        options.onBatch?.({ logId, shipped, head: last.seq, skipped, sameHost, clockAheadMs, futureRecord, headsSent: 0, headsRestored: 0, emptied: false });
       } finally {
         if (!done) await pgc.query("ROLLBACK").catch(() => undefined);
       }

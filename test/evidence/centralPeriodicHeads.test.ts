@@ -111,6 +111,25 @@ describe("ship sends every signed head of the shipped range, and puts back those
     expect(quiet.stderr).to.not.include("missing centrally");
   });
 
+  it("a database that lost the whole log (or a new one at the same URL): one line saying so, not a count of missing heads", async () => {
+    await write(0, 10);
+    expect((await ship()).code).to.equal(0);
+    await withClient(db.url, (c) => c.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public"));
+    const r = await ship();
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stdout).to.include("shipped 10 records");
+    expect(r.stderr).to.not.include("missing centrally");
+    const said = r.stderr.split("\n").filter((l) => l.includes("though an earlier ship sent them there"));
+    expect(said, r.stderr).to.have.length(1);
+    expect(said[0]).to.match(
+      /^qhooks: warning: postgres:\/\/.* had no record of log [0-9a-f-]+, though an earlier ship sent them there: .*shipped again from the start$/,
+    );
+    expect((await centralHeads()).map(key)).to.deep.equal(readSignedHeads(sb.db).heads.map(key));
+    const v = await verifyCentral();
+    expect(v.code, v.stderr).to.equal(0);
+    expect(v.stdout).to.not.include("no signed head covers");
+  });
+
   it("records shipped while the key could not sign are uncovered centrally, and the ship does not call them removed", async () => {
     await write(0, 10);
     expect((await ship()).code).to.equal(0);
