@@ -1,27 +1,13 @@
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { expect } from "chai";
-import type { EventEntry } from "../../src/store/eventLog.js";
 import { readSignedHeads } from "../../src/store/signedHeads.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
 import { CLI, Sandbox } from "../support/sandbox.js";
-import { waitFor } from "../store/storeHelpers.js";
+import { recordedEvent, waitFor } from "../store/storeHelpers.js";
 import { createTestDatabase, type TestDatabase, withClient } from "../support/postgres.js";
 
-const recorded = (i: number): EventEntry => ({
-  kind: "event",
-  ts: new Date(Date.parse("2026-03-01T00:00:00Z") + i * 1000),
-  source: "record",
-  event: "PreToolUse",
-  sessionId: "s",
-  matchValue: "Bash",
-  projectDir: "/p",
-  payload: JSON.stringify({ session_id: "s", i }),
-  snapshot: null,
-  rejection: null,
-  replay: null,
-  outcome: null,
-});
+const recorded = recordedEvent;
 
 /**
  * The heads a laptop signs between ships ($QHOOKS_SIGN_EVERY) reach the central database with the next ship, and
