@@ -55,6 +55,8 @@ export interface ShipProgress {
    * there whole (records, heads and writer), or the URL now names another database. Shipped again from the start.
    */
   readonly emptied: boolean;
+  /** What is wrong with `<log>.heads` (a line edited, unreadable): the heads from there on were not sent. */
+  readonly headsProblem: string | null;
 }
 
 /** How far clocks may disagree before ship says so. */
@@ -206,10 +208,11 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
           // verify holds the chain to every head the laptop holds it to.
           const { rows: anchored } = await pgc.query<{ anchor_seq: string }>("SELECT anchor_seq FROM qhooks_writers WHERE writer_id = $1", [logId]);
           const emptied = startHead === 0 && confirmedBefore > 0;
+          const localHeads = readSignedHeads(options.from);
           const heads = await sendLocalHeads(
             pgc,
             logId,
-            readSignedHeads(options.from).heads,
+            localHeads.heads,
             { head: head.seq, anchor: Number(anchored[0]?.anchor_seq ?? 0) },
             emptied ? 0 : confirmedBefore,
           );
@@ -232,6 +235,7 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
             headsSent: heads.sent,
             headsRestored: heads.restored,
             emptied,
+            headsProblem: localHeads.problem,
           };
         }
         const gids = await allocateGids(pgc, rows.length);
@@ -270,7 +274,19 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
           const at = Date.parse(r.ts);
           if (at - serverNow > CLOCK_TOLERANCE_MS && (futureRecord === null || r.seq > futureRecord.seq)) futureRecord = { seq: r.seq, ts: r.ts };
         }
-        options.onBatch?.({ logId, shipped, head: last.seq, skipped, sameHost, clockAheadMs, futureRecord, headsSent: 0, headsRestored: 0, emptied: false });
+        options.onBatch?.({
+          logId,
+          shipped,
+          head: last.seq,
+          skipped,
+          sameHost,
+          clockAheadMs,
+          futureRecord,
+          headsSent: 0,
+          headsRestored: 0,
+          emptied: false,
+          headsProblem: null,
+        });
       } finally {
         if (!done) await pgc.query("ROLLBACK").catch(() => undefined);
       }

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { expect } from "chai";
 import { readSignedHeads } from "../../src/store/signedHeads.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
@@ -114,6 +114,21 @@ describe("ship sends every signed head of the shipped range, and puts back those
     const v = await verifyCentral();
     expect(v.code, v.stderr).to.equal(0);
     expect(v.stdout).to.not.include("no signed head covers");
+  });
+
+  it("a line of <log>.heads edited: the heads before it are sent, the ship says the rest were not", async () => {
+    await write(0, 10);
+    const lines = readFileSync(`${sb.db}.heads`, "utf8").trim().split("\n");
+    expect(lines).to.have.length(2);
+    writeFileSync(`${sb.db}.heads`, `${lines[0]}\n${lines[1]!.replace(/"seq":8/, '"seq":7')}\n`);
+    const r = await ship();
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.stderr).to.match(
+      /^qhooks: warning: line 2 of .*\.heads is not a signed head, or its signature fails: edited: the heads from there on were not sent/m,
+    );
+    expect((await centralHeads()).map((h) => Number(h.seq)))
+      .to.include(4)
+      .and.not.include(7);
   });
 
   it("records shipped while the key could not sign are uncovered centrally, and the ship does not call them removed", async () => {

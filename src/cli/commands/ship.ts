@@ -38,6 +38,7 @@ export async function shipCommand(flags: ShipFlags, context: CliContext): Promis
         ? `shipped ${done.shipped} records of log ${done.logId} to ${to} (through record ${done.head})`
         : `up to date: log ${done.logId} has ${done.head} records in ${to}`,
     );
+    if (done.headsProblem !== null) warn(`${done.headsProblem}: the heads from there on were not sent (qhooks verify checks the log)`);
     if (done.emptied)
       warn(
         `${to} had no record of log ${done.logId}, though an earlier ship sent them there: removed there whole, or the URL names another database now; shipped again from the start`,
