@@ -17,7 +17,8 @@ import { heardLog } from "./heardLog.js";
 import { judgeOnce } from "./judgeOnce.js";
 import { limitsFromEnv } from "./limits.js";
 import { openEventLogWithWarnings } from "./openEventLog.js";
-import { logNoticeCounter, runNotices } from "./runNotices.js";
+import { logNoticeCounter, noticesDir, runNotices } from "./runNotices.js";
+import { takeLeftWarnings } from "../handlers/leftWarnings.js";
 
 /** Everything `qhooks run` judges one event with, once its command line and stdin are read. */
 export interface RunEventOptions {
@@ -145,6 +146,7 @@ export async function runEvent(o: RunEventOptions): Promise<RunReply> {
             judgement.outcome,
             runNotices(judgement.outcome, snapshot, host.showsNotices(judgement.outcome), () => logNoticeCounter(logged ? o.dbPath : null, o.homeDir), {
               logWarnings: [...hearing.heard, ...late],
+              left: () => (logged ? takeLeftWarnings(noticesDir(o.dbPath, o.homeDir)) : []),
             }),
           )
         : null;

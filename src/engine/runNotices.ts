@@ -15,16 +15,23 @@ import { attestLoad, noneLoaded } from "./loadAttestation.js";
  * Shared by `qhooks run`, a run forwarded to `qhooks serve` and the server's http answer, so that all say the same.
  * `said.logWarnings`: what the log said of itself while this event was appended (a head it could not sign).
  * `said.warnings` are said too: the server's http answer passes those of the event, which `run` prints on stderr.
+ * `said.left`: what an async hook's detached process could not say (nobody reads its output), taken only when the
+ * answer is shown, so that the first run whose answer the person sees says it (handlers/leftWarnings.ts).
  */
 export function runNotices(
   outcome: Outcome,
   snapshot: SettingsSnapshot,
   shown: boolean,
   counter: () => NoticeCounter,
-  said: { readonly logWarnings?: readonly LogWarning[]; readonly warnings?: readonly string[] } = {},
+  said: { readonly logWarnings?: readonly LogWarning[]; readonly warnings?: readonly string[]; readonly left?: () => readonly LogWarning[] } = {},
 ): string[] {
   if (!snapshot.notify || !shown) return [];
-  const found = [...failureNotices(outcome, snapshot.missingPlugins), ...budgetNotices(outcome, snapshot.budget), ...logNotices(said.logWarnings ?? [])];
+  const found = [
+    ...failureNotices(outcome, snapshot.missingPlugins),
+    ...budgetNotices(outcome, snapshot.budget),
+    ...logNotices(said.logWarnings ?? []),
+    ...logNotices(said.left?.() ?? [], " (in an async hook's background process)"),
+  ];
   // At the start of a session, hooks configured and none loaded: the person learns it before relying on them.
   const none = outcome.event === "SessionStart" ? noneLoaded(attestLoad(snapshot, null)) : null;
   if (none !== null) found.push({ key: "none-loaded", text: `qhooks: ${none}; no hook runs (qhooks hooks says why)` });
@@ -60,6 +67,6 @@ function budgetNotices(outcome: Outcome, budget: BudgetSettings | null | undefin
  * read it, not a key), so the log grows without signed heads and evidence taken from it is covered by links only.
  * Said like a failing hook: once a session, then counted.
  */
-function logNotices(warnings: readonly LogWarning[]): FailureNotice[] {
-  return warnings.filter((w) => w.kind === "heads-unsigned").map((w) => ({ key: `log\0${w.kind}`, text: `qhooks: event log: ${w.message}` }));
+function logNotices(warnings: readonly LogWarning[], where = ""): FailureNotice[] {
+  return warnings.filter((w) => w.kind === "heads-unsigned").map((w) => ({ key: `log\0${w.kind}`, text: `qhooks: event log${where}: ${w.message}` }));
 }

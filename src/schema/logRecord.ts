@@ -145,6 +145,12 @@ export const VerifyResultSchema = z.discriminatedUnion("ok", [
      * key (its fingerprint) that no earlier key signed for. A visible break, reported beside ok, never hidden in it.
      */
     keyBreaks: z.array(z.object({ seq: z.number().int(), key: z.string(), chain: z.string().optional() })).optional(),
+    /**
+     * PostgreSQL: records of a chain that has signed heads, after the newest of them (records `from` to `to` of that
+     * chain, in its own numbering): their links hold, but no head its writer signed covers them (shipped while its key
+     * could not sign, or heads removed from the database). Reported beside ok, each on its own line.
+     */
+    uncovered: z.array(z.object({ chain: z.string(), from: z.number().int(), to: z.number().int() })).optional(),
   }),
   z.object({
     ok: z.literal(false),

@@ -9,7 +9,8 @@ import { openSqliteLog } from "./sqlite/sqliteEventLog.js";
 import { connect, describePgError, isConnectionError, shownUrl } from "./postgres/connection.js";
 import { migratePg } from "./postgres/migrations.js";
 import { allocateGids, insertPlaced, journalRowOf, lockWriter, setHead, type PlacedRow } from "./postgres/placeRows.js";
-import type { SignedHeadLine } from "./signedHeads.js";
+import { confirmedHeads, keepSignedHead, rememberConfirmedHeads, sendLocalHeads } from "./shipHeads.js";
+import { readSignedHeads, type SignedHeadLine } from "./signedHeads.js";
 
 export interface ShipOptions {
   /** The local SQLite log. */
@@ -45,6 +46,17 @@ export interface ShipProgress {
   readonly clockAheadMs: number;
   /** The newest record shipped by this call whose time is more than an hour after the server's clock, if any. */
   readonly futureRecord: { readonly seq: number; readonly ts: string } | null;
+  /** Heads the local log signed (`<log>.heads`) that the central database lacked, sent by this call. */
+  readonly headsSent: number;
+  /** Of those, heads an earlier ship had seen there: removed from the central database since. */
+  readonly headsRestored: number;
+  /**
+   * The central database had nothing of this log, though an earlier ship to this URL saw its heads there: removed
+   * there whole (records, heads and writer), or the URL now names another database. Shipped again from the start.
+   */
+  readonly emptied: boolean;
+  /** What is wrong with `<log>.heads` (a line edited, unreadable): the heads from there on were not sent. */
+  readonly headsProblem: string | null;
 }
 
 /** How far clocks may disagree before ship says so. */
@@ -118,6 +130,10 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
     const serverNow = Number(clock[0]!.now);
     const clockAheadMs = Math.round((before + Date.now()) / 2 - serverNow);
     let futureRecord: { seq: number; ts: string } | null = null;
+    // What the database held of this log when this call began: none, though an earlier ship saw its heads there,
+    // means the log was removed there whole (or the URL names a new database).
+    let startHead: number | null = null;
+    const confirmedBefore = confirmedHeads(db, shown);
     /** The next batch after `after`, each link checked; a broken one throws, naming the record. */
     const prepare = (after: { seq: number; hash: string; format: number }): Segment => {
       const rows = rowsAfter.all(after.seq, batch) as JournalRow[];
@@ -159,6 +175,7 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
       let done = false;
       try {
         const head = await lockWriter(pgc, logId, "shipped", label);
+        startHead ??= head.seq;
         const { rows: origin } = await pgc.query<{ origin: string }>("SELECT origin FROM qhooks_writers WHERE writer_id = $1", [logId]);
         if (origin[0]?.origin !== "shipped")
           throw new QhooksError("log", `the chain ${logId} in ${shown} is written directly by a machine, not shipped: refusing to mix them`);
@@ -187,13 +204,39 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
             : prepare({ seq: head.seq, hash: head.hash, format: previousFormat });
         const { rows, gap } = segment;
         if (rows.length === 0) {
-          // Shipped before its heads were signed (or signed by a ship that could not use the key): signed now.
+          // The heads signed between ships, and those removed here since an earlier ship saw them: the central
+          // verify holds the chain to every head the laptop holds it to.
+          const { rows: anchored } = await pgc.query<{ anchor_seq: string }>("SELECT anchor_seq FROM qhooks_writers WHERE writer_id = $1", [logId]);
+          const emptied = startHead === 0 && confirmedBefore > 0;
+          const localHeads = readSignedHeads(options.from);
+          const heads = await sendLocalHeads(
+            pgc,
+            logId,
+            localHeads.heads,
+            { head: head.seq, anchor: Number(anchored[0]?.anchor_seq ?? 0) },
+            emptied ? 0 : confirmedBefore,
+          );
+          // Shipped before its heads were signed (or by a ship that could not use the key, or its head removed
+          // here): signed now, after the laptop's own heads are back (a head it already signed is not signed twice).
           if (head.seq > 0 && options.sign) {
             const { rows: signed } = await pgc.query("SELECT 1 FROM qhooks_signed_heads WHERE writer_id = $1 AND seq = $2 LIMIT 1", [logId, head.seq]);
             if (signed.length === 0) await keepSignedHead(pgc, logId, options.sign({ log: logId, seq: head.seq, hash: head.hash }));
           }
           await pgc.query("COMMIT");
-          return { logId, shipped, head: head.seq, skipped, sameHost, clockAheadMs, futureRecord };
+          if (heads.confirmed !== confirmedBefore) rememberConfirmedHeads(db, shown, heads.confirmed);
+          return {
+            logId,
+            shipped,
+            head: head.seq,
+            skipped,
+            sameHost,
+            clockAheadMs,
+            futureRecord,
+            headsSent: heads.sent,
+            headsRestored: heads.restored,
+            emptied,
+            headsProblem: localHeads.problem,
+          };
         }
         const gids = await allocateGids(pgc, rows.length);
         const gidOf = new Map(rows.map((r, i) => [r.seq, gids[i]!]));
@@ -231,7 +274,19 @@ export async function shipLog(options: ShipOptions, client?: pg.Client): Promise
           const at = Date.parse(r.ts);
           if (at - serverNow > CLOCK_TOLERANCE_MS && (futureRecord === null || r.seq > futureRecord.seq)) futureRecord = { seq: r.seq, ts: r.ts };
         }
-        options.onBatch?.({ logId, shipped, head: last.seq, skipped, sameHost, clockAheadMs, futureRecord });
+        options.onBatch?.({
+          logId,
+          shipped,
+          head: last.seq,
+          skipped,
+          sameHost,
+          clockAheadMs,
+          futureRecord,
+          headsSent: 0,
+          headsRestored: 0,
+          emptied: false,
+          headsProblem: null,
+        });
       } finally {
         if (!done) await pgc.query("ROLLBACK").catch(() => undefined);
       }
@@ -251,16 +306,6 @@ interface Segment {
   readonly rows: JournalRow[];
   /** Records pruned from the local log before they shipped, skipped at the start of this batch. */
   readonly gap: number;
-}
-
-/** A signed head of a shipped chain, kept centrally; the writer's key is pinned by its first one. */
-async function keepSignedHead(client: pg.Client, logId: string, head: SignedHeadLine | null): Promise<void> {
-  if (head === null) return;
-  await client.query(
-    "INSERT INTO qhooks_signed_heads (writer_id, seq, hash, signed_at, public_key, signature) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
-    [logId, head.seq, head.hash, head.time, head.publicKey, head.signature],
-  );
-  await client.query("UPDATE qhooks_writers SET public_key = $2 WHERE writer_id = $1 AND public_key IS NULL", [logId, head.publicKey]);
 }
 
 /** The central copies of records of a shipped chain, with their text erased as the local log erased it. */

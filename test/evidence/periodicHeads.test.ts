@@ -2,29 +2,15 @@ import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "chai";
 import { signEveryOf } from "../../src/engine/openEventLog.js";
-import type { EventEntry } from "../../src/store/eventLog.js";
 import { recordHash } from "../../src/store/journal/hashFormat.js";
 import type { JournalRow } from "../../src/store/journal/record.js";
 import { headsFileOf, readSignedHeads } from "../../src/store/signedHeads.js";
 import { DEFAULT_SIGN_EVERY, PeriodicHeads } from "../../src/store/sqlite/periodicHeads.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
 import { Sandbox, payloadFor } from "../support/sandbox.js";
-import { nonEmptyLines, readOnly, sqlite3 } from "../store/storeHelpers.js";
+import { nonEmptyLines, readOnly, recordedEvent, sqlite3 } from "../store/storeHelpers.js";
 
-const recorded = (i: number): EventEntry => ({
-  kind: "event",
-  ts: new Date(Date.parse("2026-03-01T00:00:00Z") + i * 1000),
-  source: "record",
-  event: "PreToolUse",
-  sessionId: "s",
-  matchValue: "Bash",
-  projectDir: "/p",
-  payload: JSON.stringify({ session_id: "s", i }),
-  snapshot: null,
-  rejection: null,
-  replay: null,
-  outcome: null,
-});
+const recorded = recordedEvent;
 
 /** The chain's head signed every N records as the log is written (not only at ship and export). */
 describe("heads signed every N records as the log is written", function () {

@@ -134,7 +134,7 @@ describe("central signed heads: ship keeps each laptop's signed heads, verify ho
     await fail("fails its signature: edited here");
   });
 
-  it("a log shipped before heads were signed gets one on its next ship; a key that cannot be used is one warning and the records ship", async () => {
+  it("a log whose heads are gone centrally gets them back from its laptop on its next ship; a key that cannot be used is one warning and the records ship", async () => {
     await withClient(db.url, (c) => c.query("DELETE FROM qhooks_signed_heads"));
     await withClient(db.url, (c) => c.query("UPDATE qhooks_writers SET public_key = NULL"));
     let r = await verifyCentral();
@@ -142,8 +142,11 @@ describe("central signed heads: ship keeps each laptop's signed heads, verify ho
     expect(r.stdout).to.include("2 chains with no signed head: links only");
     r = await sb.run(["ship", "--to", db.url]);
     expect(r.code, r.stderr).to.equal(0);
+    // The laptop still holds the heads its earlier ships sent: they go back, and the ship says so.
+    const local = readFileSync(`${sb.db}.heads`, "utf8").trim().split("\n").length;
+    expect(r.stderr).to.include(`${local} signed heads were missing centrally and were sent again`);
     r = await verifyCentral();
-    expect(r.stdout).to.include("1 signed head still matches").and.include("1 chain with no signed head");
+    expect(r.stdout).to.include(`${local} signed heads still match`).and.include("1 chain with no signed head");
     // The other laptop's key, readable by others: refused in one warning, the records still ship.
     chmodSync(`${other}.key`, 0o644);
     await seedLog(other, events(3, "two-more"));
@@ -152,7 +155,7 @@ describe("central signed heads: ship keeps each laptop's signed heads, verify ho
     const signing = r.stderr
       .trim()
       .split("\n")
-      .filter((l) => !l.includes("from a machine named"));
+      .filter((l) => !l.includes("from a machine named") && !l.includes("missing centrally"));
     expect(signing).to.have.length(1);
     expect(signing[0]).to.include("the shipped heads are not signed").and.include("has mode 0644");
     expect(r.stdout).to.include("shipped");

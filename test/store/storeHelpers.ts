@@ -235,3 +235,19 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
 }
+
+/** Record `i` of a run of recorded PreToolUse events a second apart (one record each), for tests of the chain. */
+export const recordedEvent = (i: number): EventEntry => ({
+  kind: "event",
+  ts: new Date(Date.parse("2026-03-01T00:00:00Z") + i * 1000),
+  source: "record",
+  event: "PreToolUse",
+  sessionId: "s",
+  matchValue: "Bash",
+  projectDir: "/p",
+  payload: JSON.stringify({ session_id: "s", i }),
+  snapshot: null,
+  rejection: null,
+  replay: null,
+  outcome: null,
+});

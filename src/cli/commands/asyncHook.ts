@@ -1,4 +1,6 @@
+import { heardLog } from "../../engine/heardLog.js";
 import { openEventLog } from "../../engine/openEventLog.js";
+import { leaveWarnings } from "../../handlers/leftWarnings.js";
 import { hookEnvironment } from "../../exec/hookEnvironment.js";
 import { BackgroundHooks } from "../../handlers/backgroundHooks.js";
 import { chatEvaluatorFromEnv } from "../../handlers/chatEvaluator.js";
@@ -7,6 +9,7 @@ import { runOneHook } from "../../engine/steps/runHooks.js";
 import { nullEventLog, type EventLog } from "../../store/eventLog.js";
 import { redactorFor } from "../../redact/userPatterns.js";
 import { deferStopSignals } from "../stopSignal.js";
+import { noticesDir } from "../../engine/runNotices.js";
 
 /**
  * `qhooks __async-hook <job>` (not listed): the detached process of one async hook of a `qhooks run`. Runs it
@@ -20,7 +23,10 @@ export async function asyncHookCommand(file: string): Promise<number> {
   } catch {
     log = nullEventLog;
   }
-  const background = new BackgroundHooks(log);
+  // Its warnings (its key could not sign the head its append passed) have nobody to go to here: they are left
+  // beside the log for the next `qhooks run` to say in the host's answer.
+  const hearing = heardLog(log);
+  const background = new BackgroundHooks(hearing.log);
   // Stopped from outside (a logout, a `kill`): the hook goes down with this process, and the log says so; the
   // signal is raised again once that is appended and the log closed.
   const stopSignal = deferStopSignals((signal) => void background.close(`its process (qhooks __async-hook) got ${signal}`));
@@ -42,6 +48,12 @@ export async function asyncHookCommand(file: string): Promise<number> {
     });
     background.start(job.seq, job.valid, spec, run$, redactorFor(job.redact));
     await background.settled();
+    const late = (await log.settle?.()) ?? [];
+    if (job.db !== null)
+      leaveWarnings(
+        noticesDir(job.db, job.homeDir),
+        [...hearing.heard, ...late].filter((w) => w.kind === "heads-unsigned"),
+      );
     return 0;
   } finally {
     await log.close();

@@ -176,6 +176,9 @@ export async function verifyCommand(flags: z.infer<typeof VerifyFlagsSchema>, co
       ].filter((n) => n !== null);
       out(`ok: ${result.records} records${notes.length ? ` (${notes.join("; ")})` : ""}`);
       // A lost key is not a plain ok: each break is its own line, on stdout with the result.
+      // So are records no signed head covers: their links hold, which someone with the database can recompute.
+      for (const u of result.uncovered ?? [])
+        out(`${u.from === u.to ? `record ${u.from}` : `records ${u.from}-${u.to}`} of writer ${u.chain}: links only, no signed head covers them`);
       for (const b of result.keyBreaks ?? [])
         out(
           `key break: ${b.chain ? `chain ${b.chain}: ` : ""}from record ${b.seq} on, the chain is vouched for by key ${b.key}, introduced without the old key's signature (key reported lost)`,

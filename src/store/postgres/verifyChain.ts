@@ -55,6 +55,8 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
   const keyBreaks: { seq: number; key: string; chain: string }[] = [];
   let signedChecked = 0;
   let unsigned = 0;
+  // Records of a signed chain after its newest head: their links hold, but nothing the writer signed covers them.
+  const uncovered: { chain: string; from: number; to: number }[] = [];
   // A record may have more than one: erased here, and on the laptop it was shipped from (whose erasure record
   // arrives later). The digests of its parts before any erasure are in at least one of them.
   const erasures = new Map<string, ChainErasureBody[]>();
@@ -152,6 +154,7 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
       unsigned++;
       continue;
     }
+    let covered = anchorSeq;
     for (const head of heads) {
       if (!headSignatureHolds(head)) return broken(head.seq, `the head signed at ${head.time} fails its signature: edited here`);
       if (writer.public_key !== null && !keyMaySign(keys, head.publicKey, head.seq))
@@ -169,7 +172,9 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
           `record ${head.seq} is not the one whose head its writer signed at ${head.time}: rows edited here and the chain recomputed without the writer's key`,
         );
       signedChecked++;
+      covered = Math.max(covered, head.seq);
     }
+    if (expected - 1 > covered) uncovered.push({ chain, from: covered + 1, to: expected - 1 });
   }
   return {
     ok: true,
@@ -179,5 +184,6 @@ export async function verifyChains(client: pg.Client): Promise<VerifyResult> {
     ...(signedChecked > 0 ? { signedHeads: signedChecked } : {}),
     ...(unsigned > 0 ? { unsignedChains: unsigned } : {}),
     ...(keyBreaks.length > 0 ? { keyBreaks } : {}),
+    ...(uncovered.length > 0 ? { uncovered } : {}),
   };
 }
