@@ -1,9 +1,10 @@
 import { readFileSync, statSync } from "node:fs";
-import { connect } from "node:net";
 import { homedir } from "node:os";
 import { MAX_PAYLOAD_BYTES } from "../payload/payloadLimit.js";
+import { FORWARD_SILENCE_MS } from "../server/forwardTiming.js";
 import { serverPaths } from "../server/paths.js";
 import { parseForwardArgs, type ForwardArgs } from "./forwardArgs.js";
+import { exchange, type Exchange, type ForwardTarget } from "./forwardWire.js";
 import type { ForwardedReply } from "../server/schemas.js";
 import { STDIN_TAKEN } from "./io.js";
 import { sayReply } from "./sayReply.js";
@@ -14,8 +15,10 @@ import { version } from "./version.js";
  * would, warm: no CLI bundle to load, no log to open. Bundled on its own (dist/bin/forward.cjs) and loaded by
  * bin.cts before the CLI: it reads only the state file, the secret and stdin, and speaks HTTP over a plain socket.
  * Any doubt gives false, and the CLI judges the run in this process, with stdin as read here (STDIN_TAKEN): no
- * server, a stale pid, an option it does not know, a server of another version, home or log (409), a refused
- * secret, an error or a connection that fails. QHOOKS_NO_FORWARD=1 turns it off.
+ * server, a stale pid, an option it does not know, a server of another version, home or log (409), a listener that
+ * does not prove it holds the secret (it is never sent to one), a server that fails the run (silent for
+ * FORWARD_SILENCE_MS, a connection closed, no reply), the last two with one warning line (warningOf).
+ * QHOOKS_NO_FORWARD=1 turns it off.
  */
 export async function forward(words: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
   if (env.QHOOKS_NO_FORWARD === "1") return false;
@@ -28,11 +31,40 @@ export async function forward(words: readonly string[], env: NodeJS.ProcessEnv =
   (globalThis as Record<symbol, unknown>)[STDIN_TAKEN] = stdin;
   if (stdin.length > MAX_PAYLOAD_BYTES) return false;
   const body = JSON.stringify(requestOf(args, env, homeDir, stdin.toString("utf8")));
-  const answer = await post(server.port, server.token, body);
-  const reply = answer === null ? null : replyOf(answer);
-  if (reply === null) return false;
-  process.exitCode = await say(reply);
-  return true;
+  const outcome = await exchange(server, version(), body);
+  const reply = outcome.kind === "answer" && outcome.status === 200 ? replyOf(outcome.body) : null;
+  if (reply !== null) {
+    process.exitCode = await say(reply);
+    return true;
+  }
+  const warning = warningOf(outcome, server);
+  if (warning !== null) process.stderr.write(`qhooks: warning: ${warning}\n`);
+  return false;
+}
+
+/**
+ * The one line a run judged here after all says, when that is not by design (no server, another version, 409): a
+ * listener that did not prove the secret, or a server that took the run and then failed it. A server that had said
+ * it was judging (`taken`) may have started the event's hooks: judged here too, they may run twice, which beats an
+ * event not judged at all (docs/decisions.md).
+ */
+export function warningOf(outcome: Exchange, server: ForwardTarget): string | null {
+  const where = `the server at 127.0.0.1:${server.port} (pid ${server.pid})`;
+  switch (outcome.kind) {
+    case "unreached":
+    case "other":
+      return null;
+    case "unproven":
+      return `the listener on 127.0.0.1:${server.port} did not prove it is qhooks serve (${outcome.why}); the secret was not sent, and this run is judged here`;
+    case "answer":
+      return outcome.status === 409 ? null : `${where} answered this run with HTTP ${outcome.status} and no reply to print; it is judged here`;
+    case "lost": {
+      const what = outcome.silent ? `said nothing for ${FORWARD_SILENCE_MS / 1000} s` : "closed the connection";
+      return outcome.taken
+        ? `${where} ${what} while judging this run; it is judged here again, so hooks the server had started may run twice`
+        : `${where} ${what} before taking this run; it is judged here`;
+    }
+  }
 }
 
 /** What POST /run carries: the caller's command line, environment, place and stdin (server/schemas.ts). */
@@ -43,7 +75,7 @@ export function requestOf(args: ForwardArgs, env: NodeJS.ProcessEnv, homeDir: st
 }
 
 /** The server the state file names, when its pid is alive and the secret readable; null otherwise. */
-function serverOf(homeDir: string): { readonly port: number; readonly token: string } | null {
+function serverOf(homeDir: string): ForwardTarget | null {
   const paths = serverPaths(homeDir);
   try {
     const state = JSON.parse(readFileSync(paths.state, "utf8")) as { port?: unknown; pid?: unknown };
@@ -53,7 +85,7 @@ function serverOf(homeDir: string): { readonly port: number; readonly token: str
     const stat = statSync(paths.token);
     if ((stat.mode & 0o077) !== 0 || (typeof process.getuid === "function" && stat.uid !== process.getuid())) return null;
     const token = readFileSync(paths.token, "utf8").trim();
-    return token.length >= 32 ? { port: state.port, token } : null;
+    return token.length >= 32 ? { port: state.port, pid: state.pid, token } : null;
   } catch {
     return null;
   }
@@ -81,53 +113,10 @@ function readAll(limit: number): Promise<Buffer> {
   });
 }
 
-/** How long connecting may take: nothing has been sent yet, so giving up costs only the in-process run. */
-const CONNECT_TIMEOUT_MS = 1000;
-
-/**
- * POST /run over a plain socket (node:http costs more start-up than the round trip); the status and body, or null
- * when the connection fails or the answer is not HTTP. Once the run is sent, the answer is waited for as long as the
- * server takes: its hooks have their own timeouts, and the host has one for this process.
- */
-export function post(port: number, token: string, body: string): Promise<{ readonly status: number; readonly body: string } | null> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    const chunks: Buffer[] = [];
-    const timer = setTimeout(() => socket.destroy(), CONNECT_TIMEOUT_MS);
-    socket.once("connect", () => {
-      clearTimeout(timer);
-      const head =
-        `POST /run HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
-      socket.write(head + body);
-    });
-    socket.on("data", (c: Buffer) => chunks.push(c));
-    socket.once("error", () => undefined);
-    socket.once("close", () => {
-      clearTimeout(timer);
-      resolve(parseResponse(Buffer.concat(chunks)));
-    });
-  });
-}
-
-/** An HTTP/1.1 answer with a Content-Length (the server's): its status and body; null when incomplete or not one. */
-export function parseResponse(raw: Buffer): { readonly status: number; readonly body: string } | null {
-  const end = raw.indexOf("\r\n\r\n");
-  if (end === -1) return null;
-  const head = raw.subarray(0, end).toString("latin1");
-  const status = /^HTTP\/1\.[01] (\d{3}) /.exec(head);
-  const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-  if (status === null || length === null) return null;
-  const body = raw.subarray(end + 4);
-  if (body.length !== Number(length[1])) return null;
-  return { status: Number(status[1]), body: body.toString("utf8") };
-}
-
 /** A 200 answer's reply (server/schemas.ts's ForwardedReplySchema, checked by hand: no zod here); null otherwise. */
-function replyOf(answer: { readonly status: number; readonly body: string }): ForwardedReply | null {
-  if (answer.status !== 200) return null;
+function replyOf(body: string): ForwardedReply | null {
   try {
-    const r = JSON.parse(answer.body) as Record<string, unknown>;
+    const r = JSON.parse(body) as Record<string, unknown>;
     const textOrNull = (v: unknown): boolean => v === null || typeof v === "string";
     if (typeof r.early !== "string" || !textOrNull(r.stdout) || !textOrNull(r.blockIfUndelivered) || !textOrNull(r.stderr)) return null;
     if (typeof r.exitCode !== "number" || !Number.isInteger(r.exitCode)) return null;

@@ -1,6 +1,5 @@
 import { settleDataDirOnce } from "../store/dataDirMigration.js";
 import { callerContext, type CallerContext, type CallerGlobals } from "../engine/callerContext.js";
-import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
@@ -10,13 +9,14 @@ import { oneLineText } from "../text/oneLine.js";
 import { hostDialect } from "../hosts/hosts.js";
 import { settingsFileProblem } from "../settings/settingsFileProblem.js";
 import { ColourChoiceSchema, type ColourChoice } from "../display/colour.js";
+import { isDirectory } from "../settings/isDirectory.js";
 
 /**
  * What every command needs to know about where it runs: its caller's context (the note about the dialect chosen is
  * said at once) and `--color`. `envWarnings`: `run` and `record` say them with their configuration's; other commands
  * have said them already.
  */
-export interface CliContext extends Omit<CallerContext, "note"> {
+export interface CliContext extends Omit<CallerContext, "note" | "configWarning"> {
   /** `--color`: whether tables and listings on a terminal show decisions and failures in colour. */
   readonly colour: ColourChoice;
 }
@@ -37,16 +37,17 @@ export function cliContext(
   if (dataDirWarning !== null) err(`qhooks: warning: ${dataDirWarning}`);
   const caller = callerContext(globals, { env: process.env, cwd: process.cwd(), homeDir, detectDialect });
   if (!holdEnvWarnings) for (const w of caller.envWarnings) err(`qhooks: warning: ${w}`);
+  if (caller.configWarning !== null) err(`qhooks: warning: ${caller.configWarning}`);
   if (caller.note !== null) err(`qhooks: note: ${caller.note}`);
   // Commander checked the choice; auto when the flag is absent.
   const colour = ColourChoiceSchema.catch("auto").parse(globals.color);
-  const { dialect, dialectNamed, projectDir, dbPath, env, envWarnings } = caller;
-  return { dialect, dialectNamed, projectDir, homeDir, dbPath, env, colour, envWarnings };
+  const { dialect, dialectNamed, dialectSource, projectDir, dbPath, env, envWarnings } = caller;
+  return { dialect, dialectNamed, dialectSource, projectDir, homeDir, dbPath, env, colour, envWarnings };
 }
 
 /** Hooks run in the project directory: a missing one is the user's mistake, said before anything runs. */
 export function requireProjectDir(context: CliContext): string {
-  if (!existsSync(context.projectDir) || !statSync(context.projectDir).isDirectory()) {
+  if (!isDirectory(context.projectDir)) {
     throw new QhooksError(
       "usage",
       `project directory ${context.projectDir} does not exist (${["--project-dir", ...hostDialect(context.dialect).projectDirVariables.map((name) => `$${name}`)].join(", ")} or the working directory)`,

@@ -6,6 +6,7 @@ import { editDistance } from "../settings/editDistance.js";
 import { oneLineText } from "../text/oneLine.js";
 import type { CommandSpec } from "./commandSpec.js";
 import { out } from "./io.js";
+import { helpDialect, rootHelp } from "./rootHelp.js";
 import { version } from "./version.js";
 
 /** What running a command tells the process: its exit status, and whether that status is the command's answer. */
@@ -63,23 +64,6 @@ function lazyCommand(parent: Command, spec: CommandSpec, effects: CommandEffects
   return command;
 }
 
-const ROOT_HELP = `
-Getting started:
-  qhooks hooks                                        what is configured, from which file, and what is wrong with it
-  qhooks hooks add PreToolUse --matcher Bash --command ~/.qoder-cn/hooks/block-rm.sh
-                                                      add a hook to your settings, leaving the rest of the file as it is
-  echo '{"session_id":"s1","tool_name":"Bash","tool_input":{"command":"ls"}}' | qhooks run PreToolUse
-                                                      judge one event with your settings, as an agent would
-  qhooks log --blocked                                what was blocked, by which hook, and why
-  qhooks replay --session ID --settings new.json      what would new rules have decided in a past session?
-
-Exit status: 0 ok, 1 bad usage or input (one "qhooks: ..." line) or a failed hook test (test), 2 blocked (run),
-3 log integrity failure (verify, ship).
-Settings: ~/.qoder-cn/settings.json, <project>/.qoder/settings.json, <project>/.qoder/settings.local.json;
-with --dialect claude: ~/.claude/settings.json, <project>/.claude/settings.json, <project>/.claude/settings.local.json
-and the plugins Claude Code has enabled.
-Times: tables show local time with its offset (--utc for UTC); --since and --until read a time without a zone the same way.`;
-
 /** The qhooks command line: the global options, `help`, and every command of the registry. */
 export function buildProgram(commands: readonly CommandSpec[], effects: CommandEffects): Command {
   const program: Command = new Command("qhooks")
@@ -105,7 +89,7 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
     .addOption(
       new Option(
         "--dialect <name>",
-        "whose settings to read: qoder (~/.qoder-cn, .qoder), claude (~/.claude, .claude, and Claude Code's enabled plugins), gemini (~/.gemini, .gemini, /etc/gemini-cli), codex (~/.codex/hooks.json, .codex/hooks.json), cursor (~/.cursor/hooks.json, .cursor/hooks.json) or copilot (~/.copilot/hooks/*.json, .github/hooks/*.json); default $QHOOKS_DIALECT, else (for a command you type) the one host whose settings files exist here, else qoder",
+        "whose settings to read: qoder (~/.qoder-cn, .qoder), claude (~/.claude, .claude, and Claude Code's enabled plugins), gemini (~/.gemini, .gemini, /etc/gemini-cli), codex (~/.codex/hooks.json, .codex/hooks.json), cursor (~/.cursor/hooks.json, .cursor/hooks.json) or copilot (~/.copilot/hooks/*.json, .github/hooks/*.json); default $QHOOKS_DIALECT, else (for a command you type) the one qhooks config dialect remembers, else the one host whose settings files exist here, else qoder",
       ).choices(DIALECTS),
     )
     .addOption(new Option("--host <name>", "the same as --dialect: the agent whose files and protocol qhooks speaks").choices(DIALECTS))
@@ -114,7 +98,11 @@ export function buildProgram(commands: readonly CommandSpec[], effects: CommandE
         .choices(["auto", "always", "never"])
         .default("auto"),
     )
-    .addHelpText("after", ROOT_HELP)
+    // Evaluated when shown: the files of the dialect a command typed here would read.
+    .addHelpText("after", () => {
+      const given = program.opts<{ dialect?: string; host?: string }>();
+      return rootHelp(helpDialect(given.dialect ?? given.host));
+    })
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, outputError: () => undefined })
     // Bare `qhooks` prints the help, as git and gh do; a word that is no command says which ones are.

@@ -7,6 +7,10 @@ import type { HandlerVerdict } from "../schema/hookOutput.js";
 import type { HandlerSetting, HandlerType } from "../schema/settings.js";
 import type { PinnedSite } from "./runSite.js";
 import type { Matcher } from "./compileMatcher.js";
+import type { PayloadForm } from "../schema/payloadForm.js";
+
+/** Where a hook's timeout comes from (DeclaredHook.timeoutSetting). */
+export type TimeoutSetting = "settings" | "host-default" | "host-cap";
 
 /** What runs a hook: a settings handler's `type`, or a function registered in the embedding process. */
 export type HookKind = HandlerType | "in-process";
@@ -67,8 +71,13 @@ export interface DeclaredHook extends HookBase {
   readonly path: string;
   /** The plugin the hook comes from; null for a settings file's own hooks. */
   readonly plugin: HookPlugin | null;
-  /** Where `timeoutMs` comes from: the hook's own `timeout`, or its host's default for its type and event. */
-  readonly timeoutSetting: "settings" | "host-default";
+  /**
+   * Where `timeoutMs` comes from: the hook's own `timeout`, its host's default for its type and event, or the most
+   * its host gives a hook on that event (`host-cap`: Codex's 3 s on SessionEnd), which cut a longer one.
+   */
+  readonly timeoutSetting: TimeoutSetting;
+  /** The payload's shape for this hook when its host gives it another than the one qhooks received (PayloadForm). */
+  readonly payloadForm?: PayloadForm;
 }
 
 /** A handler registered with `bus.use()`. */

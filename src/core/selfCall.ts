@@ -12,3 +12,12 @@ export function isQhooksSelfCall(command: string): boolean {
   const rest = RUN.exec(command)?.[1];
   return rest !== undefined && /--format(?:\s+|=)['"]?hook\b/.test(rest) && !/--settings\b/.test(rest);
 }
+
+const CLI_CALL = /(?:^|[\s/'"])qhooks(?:\.c?js)?['"]?\s+(?:run|record)(?=\s|$)/;
+
+/**
+ * Whether a hook command is one of qhooks' own entries: the qhooks CLI (`qhooks`, or the path of its `qhooks.cjs`)
+ * called to judge (`run`) or record (`record`) the host's event, as `qhooks install` and `record --print-settings`
+ * write them. doctor checks such entries as one install, not each as a hook of its own.
+ */
+export const isQhooksEntry = (command: string): boolean => CLI_CALL.test(command);

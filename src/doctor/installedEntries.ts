@@ -1,4 +1,5 @@
-import { installRecordPath } from "../install/installPaths.js";
+import { QhooksError } from "../errors.js";
+import { installRecordPath, type InstallScope } from "../install/installPaths.js";
 import { readInstallRecord } from "../install/installRecordFile.js";
 import type { InstallRecord } from "../install/installRecord.js";
 import { hostKeys } from "../install/entriesEdit.js";
@@ -6,10 +7,13 @@ import type { EventName } from "../schema/events.js";
 import { parseSettingsFile } from "../settings/parseSettingsFile.js";
 import type { DoctorContext } from "./rule.js";
 
-/** The host's managed install (qhooks in front of it, enforcing), null when there is none or the host has no managed settings. */
-export function managedInstall(context: Pick<DoctorContext, "host" | "env" | "dialect" | "homeDir">): InstallRecord | null {
+type InstallContext = Pick<DoctorContext, "host" | "env" | "dialect" | "homeDir">;
+
+/** The host's install in a scope, null when there is none (or the host has no managed settings). */
+export function installOf(context: InstallContext, scope: InstallScope): InstallRecord | null {
   const managed = context.host.managedSettings(context.env, process.platform);
-  return managed === null ? null : readInstallRecord(installRecordPath(context.dialect, "managed", context.homeDir, managed));
+  if (scope === "managed" && managed === null) return null;
+  return readInstallRecord(installRecordPath(context.dialect, scope, context.homeDir, managed));
 }
 
 /**
@@ -17,10 +21,15 @@ export function managedInstall(context: Pick<DoctorContext, "host" | "env" | "di
  * host reads its own files (its unit, its default where an entry names none). The host stops qhooks at that time,
  * whatever the hooks qhooks runs behind it were given. Null without a managed install.
  */
-export function entryTimeouts(
-  context: Pick<DoctorContext, "host" | "env" | "dialect" | "homeDir">,
-): { file: string; seconds: ReadonlyMap<EventName, number> } | null {
-  const record = managedInstall(context);
+export function entryTimeouts(context: InstallContext): { file: string; seconds: ReadonlyMap<EventName, number> } | null {
+  let record: InstallRecord | null;
+  try {
+    record = installOf(context, "managed");
+  } catch (e) {
+    // A record that cannot be read is install-cli-missing's to say, once.
+    if (e instanceof QhooksError) return null;
+    throw e;
+  }
   if (record === null) return null;
   const key = hostKeys(context.host);
   const seconds = new Map<EventName, number>();

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { QhooksError } from "../errors.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { HOSTS, hostDialect } from "../hosts/hosts.js";
-import { chooseDialect } from "../settings/detectDialect.js";
+import { chooseDialect, type DialectChoice } from "../settings/detectDialect.js";
 import { guardEnvironment, projectEnvText } from "../settings/projectEnv.js";
 import { defaultLogPath } from "../store/logPath.js";
 import { isPostgresUrl } from "../store/openStore.js";
@@ -17,8 +17,13 @@ export interface CallerGlobals {
 
 /** Where a command runs, as its caller's command line, environment, working directory and home decide it. */
 export interface CallerContext {
-  /** Whose settings levels are read (`--dialect`, else $QHOOKS_DIALECT, else the one host with settings here, else qoder). */
+  /**
+   * Whose settings levels are read (`--dialect`, else $QHOOKS_DIALECT, else the remembered one, else the one host with
+   * settings here, else qoder; a host's call stops after $QHOOKS_DIALECT).
+   */
   readonly dialect: Dialect;
+  /** How it was chosen, and what that rests on (settings/detectDialect.ts). */
+  readonly dialectSource: Pick<DialectChoice, "how" | "from">;
   /** Whether the person named it (`--dialect`, $QHOOKS_DIALECT): else a logged event's own host may decide. */
   readonly dialectNamed: boolean;
   readonly projectDir: string;
@@ -31,6 +36,8 @@ export interface CallerContext {
   readonly envWarnings: readonly string[];
   /** A line for the person about the dialect chosen (null: none). */
   readonly note: string | null;
+  /** A warning about qhooks' config file, which could not be used (null: none). */
+  readonly configWarning: string | null;
 }
 
 export interface CallerPlace {
@@ -71,11 +78,13 @@ export function callerContext(globals: CallerGlobals, place: CallerPlace): Calle
   return {
     dialect,
     dialectNamed: choice.how === "flag" || choice.how === "environment",
+    dialectSource: { how: choice.how, from: choice.from },
     projectDir,
     homeDir,
     dbPath,
     env,
     envWarnings: guarded.ignored.map(projectEnvText),
     note: choice.note,
+    configWarning: choice.warning,
   };
 }

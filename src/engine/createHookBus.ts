@@ -201,6 +201,8 @@ export function createHookBus(options: HookBusOptions): HookBus {
         await Promise.all(pending);
         // Async hooks still running are stopped, each logged as stopped, before the log closes.
         await background.close();
+        // What the last appends left running (a head being signed): its failure has no next append to ride on.
+        for (const w of (await log.settle?.()) ?? []) runtimeWarnings.next(`event log: ${w.message}`);
         watching?.unsubscribe();
         stream.close();
         outcomes.complete();

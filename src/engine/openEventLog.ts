@@ -57,14 +57,18 @@ export const fallbackLogPath = (homeDir: string): string => join(localDataDir(ho
 
 /**
  * A PostgreSQL log for dispatching: every call within its deadline, and what it cannot take in time kept in the
- * local fallback file rather than lost (see fallbackLog.ts).
+ * local fallback file rather than lost (see fallbackLog.ts). The fallback file is a local log like any other: its
+ * head is signed every $QHOOKS_SIGN_EVERY records (and at its ship), so the events it holds until they are shipped
+ * are held to signed heads too.
  */
 function centralWithFallback(url: string, options: OpenEventLogOptions): EventLog {
   const fallbackPath = fallbackLogPath(options.homeDir);
+  // Read now, not when the fallback is first needed: a bad value is refused when the log is opened, as for a local one.
+  const signEvery = signEveryOf(options.env);
   return withFallback({
     central: openStore(url, { writer: options.env.QHOOKS_WRITER || undefined, deadlines: "dispatch" }),
     centralShown: shownUrl(url),
-    openFallback: () => openSqliteLog(fallbackPath),
+    openFallback: () => openSqliteLog(fallbackPath, { signEvery }),
     fallbackPath,
   });
 }

@@ -1,4 +1,3 @@
-import { existsSync, statSync } from "node:fs";
 import { Observable, defer, finalize, from, map, mergeMap, of } from "rxjs";
 import { limitsFromEnv } from "./limits.js";
 import { matchStep } from "./steps/matchHooks.js";
@@ -22,6 +21,7 @@ import type { OnceMemory } from "../handlers/once.js";
 import { pullInOrder } from "./pullInOrder.js";
 import { addToSummary, compare, emptySummary, liveEffects, NO_PLAN, outcomeSide, skipped, withPlan, type Plan } from "./replayResults.js";
 import type { DeclaredHook } from "../core/hookDescriptor.js";
+import { isDirectory } from "../settings/isDirectory.js";
 
 export interface ReplayOptions {
   /** Where the events come from, and where the replay run is recorded. */
@@ -268,10 +268,6 @@ export function replay$(options: ReplayOptions): Observable<ReplayResult> {
 interface Judging extends ReplayOverrides {
   /** As written (shadow hooks enforced with `enforceShadow`): what matching shows. */
   readonly settings: SettingsSnapshot;
-}
-
-function isDirectory(path: string): boolean {
-  return path !== "" && existsSync(path) && statSync(path).isDirectory();
 }
 
 function selectorOf(filter: LogFilter): Record<string, unknown> {

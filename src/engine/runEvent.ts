@@ -4,7 +4,7 @@ import { EXIT, messageOf } from "../errors.js";
 import { CALL_CHAIN_VAR, parseCallChain } from "../exec/hookEnvironment.js";
 import { DetachedHooks } from "../handlers/detachedHooks.js";
 import { fileOnce } from "../handlers/once.js";
-import { callerHostOf, callerToolsText } from "../hosts/callerHost.js";
+import { answeringHost, callerHostOf, callerToolsText } from "../hosts/callerHost.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
 import type { EventName } from "../schema/events.js";
@@ -13,6 +13,7 @@ import { runSwitchOf } from "../settings/runSwitch.js";
 import { nullEventLog, type EventLog } from "../store/eventLog.js";
 import { besideLog } from "../store/logPath.js";
 import { shellQuoted } from "../text/shellWord.js";
+import { heardLog } from "./heardLog.js";
 import { judgeOnce } from "./judgeOnce.js";
 import { limitsFromEnv } from "./limits.js";
 import { openEventLogWithWarnings } from "./openEventLog.js";
@@ -99,6 +100,7 @@ export async function runEvent(o: RunEventOptions): Promise<RunReply> {
     (seq) => log.placeOf?.(seq) ?? null,
   );
   const caller = callerHostOf(o.input, o.dialect);
+  const hearing = heardLog(log);
   try {
     const { judgement, configWarnings, snapshot } = await judgeOnce({
       input: o.input,
@@ -108,7 +110,7 @@ export async function runEvent(o: RunEventOptions): Promise<RunReply> {
       settingsFiles: o.settings,
       plugins: o.plugins,
       dialect: o.dialect,
-      log,
+      log: hearing.log,
       env: o.env,
       baseDir: o.cwd,
       callChain: parseCallChain(o.env[CALL_CHAIN_VAR]),
@@ -121,17 +123,25 @@ export async function runEvent(o: RunEventOptions): Promise<RunReply> {
       // Once-hooks are remembered next to the log, across the many processes of a session; without a log, not at all.
       ...(logged ? { once: fileOnce(join(besideLog(o.dbPath, o.homeDir), "once")) } : {}),
     });
+    // What the last append left running (its chain head being signed) ends before this process answers and exits:
+    // a failure there has no next append to be said with. A server's log lives on, and its next append says it.
+    const late = ownLog ? ((await log.settle?.()) ?? []) : [];
     // In the hook protocol, stderr of a block is the reason the model reads: warnings must not be mixed into it
     // (they stay in the log and in `qhooks hooks`).
     const warnings = [
       ...logWarnings,
       ...configWarnings,
       ...(judgement.kind === "outcome" ? judgement.outcome.warnings : judgement.kind === "rejected" ? judgement.warnings : []),
+      ...late.map((w) => `event log: ${w.message}`),
     ];
-    const host = hostDialect(o.dialect);
+    // A caller that reads only its own answer fields (Copilot CLI) is answered in them.
+    const host = hostDialect(answeringHost(o.dialect, caller));
     const hookReply =
       o.format === "hook" && judgement.kind === "outcome"
-        ? host.answer(judgement.outcome, runNotices(judgement.outcome, snapshot, host.showsNotices(judgement.outcome), logged ? o.dbPath : null, o.homeDir))
+        ? host.answer(
+            judgement.outcome,
+            runNotices(judgement.outcome, snapshot, host.showsNotices(judgement.outcome), logged ? o.dbPath : null, o.homeDir, [...hearing.heard, ...late]),
+          )
         : null;
     if (hookReply?.exitCode !== 2) for (const w of warnings) warn(w);
 
@@ -188,15 +198,17 @@ function passEnvOn(
 
 /**
  * An entry pinned to one host called by another (Cursor runs Claude Code's hooks, qhooks' entry among them): it is
- * judged as the entry says, by the pinned host's hooks and in its answer format, so that every block of those hooks
- * stays a block (the caller runs them and reads their answers without qhooks too); one warning names the caller, on
- * stderr and in the log (docs/decisions.md).
+ * judged as the entry says, by the pinned host's hooks, and answered in the pinned host's format (or the caller's,
+ * for a caller that reads only its own: Copilot CLI), so that every block of those hooks stays a block (the caller
+ * runs them and reads their answers without qhooks too); one warning names the caller, on stderr and in the log
+ * (docs/decisions.md).
  */
 function callerWarnings(caller: Dialect | null, pinned: Dialect): string[] {
   if (caller === null) return [];
   const p = hostDialect(pinned).name;
+  const answered = hostDialect(answeringHost(pinned, caller)).name;
   const tools = callerToolsText(caller, pinned);
   return [
-    `${hostDialect(caller).name} called this entry for ${p} (--dialect ${pinned}); judged by ${p}'s hooks, answered in ${p}'s format${tools === "" ? "" : `; its tools matched as ${p}'s: ${tools}`}`,
+    `${hostDialect(caller).name} called this entry for ${p} (--dialect ${pinned}); judged by ${p}'s hooks, answered in ${answered}'s format${tools === "" ? "" : `; its tools matched as ${p}'s: ${tools}`}`,
   ];
 }

@@ -5,6 +5,7 @@ import { type FailureNotice, failureNotices, memoryCounter, noticesToSay } from 
 import type { Outcome } from "../schema/outcome.js";
 import type { BudgetSettings } from "../schema/settings.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
+import type { LogWarning } from "../store/eventLog.js";
 import { besideLog } from "../store/logPath.js";
 import { attestLoad, noneLoaded } from "./loadAttestation.js";
 
@@ -13,9 +14,16 @@ import { attestLoad, noneLoaded } from "./loadAttestation.js";
  * default): each notice once per session, counted in a file next to the log (in this process's memory without one).
  * Shared by `qhooks run` and a run forwarded to `qhooks serve`, so that both say the same.
  */
-export function runNotices(outcome: Outcome, snapshot: SettingsSnapshot, shown: boolean, db: string | null, homeDir: string): string[] {
+export function runNotices(
+  outcome: Outcome,
+  snapshot: SettingsSnapshot,
+  shown: boolean,
+  db: string | null,
+  homeDir: string,
+  logWarnings: readonly LogWarning[] = [],
+): string[] {
   if (!snapshot.notify || !shown) return [];
-  const found = [...failureNotices(outcome, snapshot.missingPlugins), ...budgetNotices(outcome, snapshot.budget)];
+  const found = [...failureNotices(outcome, snapshot.missingPlugins), ...budgetNotices(outcome, snapshot.budget), ...logNotices(logWarnings)];
   // At the start of a session, hooks configured and none loaded: the person learns it before relying on them.
   const none = outcome.event === "SessionStart" ? noneLoaded(attestLoad(snapshot, null)) : null;
   if (none !== null) found.push({ key: "none-loaded", text: `qhooks: ${none}; no hook runs (qhooks hooks says why)` });
@@ -34,4 +42,13 @@ function budgetNotices(outcome: Outcome, budget: BudgetSettings | null | undefin
   const hooks = outcome.hooks.filter((h) => !h.shadow);
   const usage = foldBudget([{ event: outcome.event, sessionId: outcome.sessionId, hooks }]);
   return overBudget(usage, budget).map((o) => ({ key: `over-budget\0${o.kind}\0${budgetKey(o.level, o.hook)}`, text: `qhooks: ${overrunText(o)}` }));
+}
+
+/**
+ * What the log said of itself that the person must act on: its key cannot sign its heads (unreadable, others may
+ * read it, not a key), so the log grows without signed heads and evidence taken from it is covered by links only.
+ * Said like a failing hook: once a session, then counted.
+ */
+function logNotices(warnings: readonly LogWarning[]): FailureNotice[] {
+  return warnings.filter((w) => w.kind === "heads-unsigned").map((w) => ({ key: `log\0${w.kind}`, text: `qhooks: event log: ${w.message}` }));
 }

@@ -52,6 +52,7 @@ export async function buildEvidence(
     chain,
     head: { seq: head.seq, hash: head.hash, time: head.time, publicKey: head.publicKey, signature: head.signature },
     ...(checkpoints.length ? { checkpoints } : {}),
+    ...(slice.erasedHere?.length ? { erasedHere: slice.erasedHere.map((e) => ({ writer: e.writer, record: { ...e.record } })) } : {}),
   };
   const check = checkEvidence(evidence, null);
   if (!check.ok)

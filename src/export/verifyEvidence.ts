@@ -18,6 +18,11 @@ export type EvidenceVerdict =
       readonly records: readonly number[];
       /** Of which erased (their text replaced; the digests it had are in the file, kept by their erasure records). */
       readonly erased: readonly number[];
+      /**
+       * Of those, the ones erased on the central database the file was taken from, not in their writer's log: their
+       * erasure record is that database's (`erasedHere` of the file), in the chain of `writer`, made at `time`.
+       */
+      readonly erasedHere: readonly { readonly seq: number; readonly writer: string; readonly time: string }[];
       /** Records in between and after, present as links only. */
       readonly links: number;
       readonly from: number;
@@ -159,17 +164,48 @@ function checkChain(evidence: Evidence): ChainVerdict {
     if (wanted.has(seq)) hashes.set(seq, previous);
     expected++;
   }
+  const here = erasuresBeside(evidence, new Set(erased));
+  if ("problem" in here) return here;
+  const erasedHere: { seq: number; writer: string; time: string }[] = [];
   const { head } = evidence;
   if (expected - 1 !== head.seq) return fail(`the chain ends at record ${expected - 1}, not at the signed head (record ${head.seq}): cut short`);
   if (previous !== head.hash) return fail(`the chain does not lead to the signed head's hash (record ${head.seq}): a record or link was altered`);
   for (const seq of erased) {
     const entry = evidence.chain.find((e) => "record" in e && e.record.seq === seq) as Extract<EvidenceEntry, { record: unknown }>;
-    if (erasuresShown.get(seq) !== digestsText(entry.erased!)) {
-      return fail(`record ${seq} is shown as erased, but no erasure record in the file keeps the digests it claims: altered`);
+    const claimed = digestsText(entry.erased!);
+    if (erasuresShown.get(seq) === claimed) continue;
+    const beside = here.bySeq.get(seq);
+    if (beside?.digests === claimed) {
+      erasedHere.push({ seq, writer: beside.writer, time: beside.time });
+      continue;
     }
+    return fail(`record ${seq} is shown as erased, but no erasure record in the file keeps the digests it claims: altered`);
   }
   if (records.length === 0) return fail("the file holds no record, only links");
-  return { ok: true, log: evidence.log, records, erased, links, from: evidence.from.seq + 1, hashes, keyRecords };
+  return { ok: true, log: evidence.log, records, erased, erasedHere, links, from: evidence.from.seq + 1, hashes, keyRecords };
+}
+
+/**
+ * The erasure records the file carries beside its chain (`erasedHere`: records erased on the central database it was
+ * taken from), by the seq they erased: each must be an erasure record of a record of this log that the file shows as
+ * erased. Not covered by any signature: what they add is who erased and when, which verify says is their word.
+ */
+function erasuresBeside(
+  evidence: Evidence,
+  erased: ReadonlySet<number>,
+): { readonly bySeq: ReadonlyMap<number, { writer: string; time: string; digests: string }> } | Extract<EvidenceVerdict, { ok: false }> {
+  const bySeq = new Map<number, { writer: string; time: string; digests: string }>();
+  for (const { writer, record } of evidence.erasedHere ?? []) {
+    const body = record.kind === "erasure" ? (parseErasure(record.body) as (ErasureBody & { chain?: unknown }) | null) : null;
+    if (body === null || body.chain !== evidence.log)
+      return fail(`the erasure record beside the chain (writer ${writer}, record ${record.seq}) is not one of a record of log ${evidence.log}: altered`);
+    if (!erased.has(body.seq) || bySeq.has(body.seq))
+      return fail(
+        `the erasure record beside the chain (writer ${writer}, record ${record.seq}) names record ${body.seq}, which the file does not show as erased once: altered`,
+      );
+    bySeq.set(body.seq, { writer, time: record.ts, digests: digestsText(body.parts) });
+  }
+  return { bySeq };
 }
 
 const digestsText = (parts: { readonly reason: string; readonly body: string; readonly outcome: string }): string =>

@@ -1,12 +1,16 @@
 import { DIALECTS, type Dialect } from "../schema/dialect.js";
 import type { HostEventNames } from "./hostEventNames.js";
 import { hostDialect } from "./hosts.js";
+import { COPILOT_CLAUDE_TOOLS } from "./copilotNames.js";
 
 /**
  * The host that really sent a payload to an entry pinned to another (`--dialect claude`), or null when nothing says
  * so. Cursor runs the hooks of Claude Code's files itself (user, project, local) with its own payload, so an entry
  * `qhooks install claude` wrote is also called by Cursor. Its payloads carry `cursor_version`, and `conversation_id`
- * beside `workspace_roots` (docs/hosts.md, "A caller of another host"); Claude Code sends neither.
+ * beside `workspace_roots` (docs/hosts.md, "A caller of another host"); Claude Code sends neither. Copilot CLI runs
+ * the hooks of the repository's `.claude/settings.json` and `.claude/settings.local.json`: its payloads carry a
+ * `timestamp` (ISO 8601 text in the VS Code-compatible form it sends to PascalCase events, epoch milliseconds beside
+ * `sessionId` in its own camelCase form), which Claude Code's do not.
  */
 export function callerHostOf(input: string, pinned: Dialect): Dialect | null {
   let fields: unknown;
@@ -25,6 +29,8 @@ export function callerHostOfFields(fields: unknown, pinned: Dialect): Dialect | 
   const f = fields as Record<string, unknown>;
   if (typeof f.cursor_version === "string") return "cursor";
   if (typeof f.conversation_id === "string" && Array.isArray(f.workspace_roots)) return "cursor";
+  // Copilot CLI reads Claude Code's files only (no other host's), so only an entry pinned to Claude Code is asked.
+  if (pinned === "claude" && (typeof f.timestamp === "string" || (typeof f.timestamp === "number" && typeof f.sessionId === "string"))) return "copilot";
   return null;
 }
 
@@ -46,7 +52,22 @@ export function loggedCallerOf(payload: unknown, judgedBy: string | null): Diale
  */
 const CALLER_TOOLS: Readonly<Partial<Record<Dialect, Partial<Record<Dialect, Readonly<Record<string, string>>>>>>> = {
   cursor: { claude: { Shell: "Bash" } },
+  // Copilot CLI's own names (its camelCase payloads) as Claude Code's, from its hooks reference's table (the first
+  // Claude Code name of each: `task` is `Agent`); its VS Code-compatible payloads name Claude Code's tools already.
+  copilot: {
+    claude: Object.fromEntries(COPILOT_CLAUDE_TOOLS.filter(([runtime], i) => COPILOT_CLAUDE_TOOLS.findIndex(([r]) => r === runtime) === i)),
+  },
 };
+
+/**
+ * Callers answered in their own format rather than the pinned host's: Copilot CLI reads the same answer fields
+ * (`permissionDecision`, `decision: "block"`...) from every hook it runs, Claude Code's files' included, and drops an
+ * exit 2 outside `preToolUse` and `permissionRequest`, so Claude Code's plain block of a stop would let it stop.
+ */
+const ANSWERS_IN_OWN_FORMAT: ReadonlySet<Dialect> = new Set(["copilot"]);
+
+/** The host whose answer format a call is answered in: the caller's where it reads only its own, else the pinned one's. */
+export const answeringHost = (pinned: Dialect, caller: Dialect | null): Dialect => (caller !== null && ANSWERS_IN_OWN_FORMAT.has(caller) ? caller : pinned);
 
 /** The renames of tools from `caller`'s names to `pinned`'s (empty when none). */
 export const callerToolNames = (caller: Dialect, pinned: Dialect): Readonly<Record<string, string>> => CALLER_TOOLS[caller]?.[pinned] ?? {};

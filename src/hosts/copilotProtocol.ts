@@ -1,7 +1,8 @@
 import type { EventName } from "../schema/events.js";
 import type { Outcome } from "../schema/outcome.js";
 import type { HookProtocolReply } from "../output/hookProtocol.js";
-import { COPILOT_EVENT_NAMES, COPILOT_MATCHER_EVENTS } from "./copilotNames.js";
+import { COPILOT_CLAUDE_MATCHER_EVENTS, COPILOT_EVENT_NAMES, COPILOT_MATCHER_EVENTS } from "./copilotNames.js";
+import { copilotClaudeMatcher } from "./copilotClaudeMatcher.js";
 import { isJsonObject, objectOrJsonText, type JsonObject } from "../json/jsonObject.js";
 import { shellQuoted } from "../text/shellWord.js";
 
@@ -150,14 +151,25 @@ function commandLine(entry: Readonly<JsonObject>): unknown {
  * `cwd` (relative to the project) and `env` put in front of it (`cd 'dir' && export K='v'; ...`); `timeoutSec` (else
  * `timeout`) the timeout; an `http` entry posts to its `url` as qhooks' http hooks do; `matcher` filters on the events
  * Copilot CLI reads it on. A `prompt` entry (text typed into a new session) is nothing qhooks can run: one warning.
- * An entry that is a group already (qhooks' shape) is kept as it is.
+ * An entry that is a group already (Claude Code's shape, as in `.claude/settings.json`) is kept as it is. Under a
+ * PascalCase `PreToolUse` or `PermissionRequest` the matcher is read as Claude Code's (copilotClaudeMatcher.ts).
  */
 export function copilotHookEntry(hostEvent: string, entry: unknown, warn: (key: string, message: string) => void): unknown {
-  if (!isJsonObject(entry) || Array.isArray(entry.hooks)) return entry;
+  if (!isJsonObject(entry)) return entry;
+  const claudeMatcher = COPILOT_CLAUDE_MATCHER_EVENTS.has(hostEvent);
+  if (Array.isArray(entry.hooks)) {
+    if (!claudeMatcher || entry.matcher === undefined) return entry;
+    const { matcher: _, ...rest } = entry;
+    const read = copilotClaudeMatcher(entry.matcher);
+    return read === undefined ? rest : { ...rest, matcher: read };
+  }
   const unknown = Object.keys(entry).filter((key) => !ENTRY_KEYS.has(key));
   if (unknown.length > 0) warn(unknown[0]!, `unknown key${unknown.length > 1 ? `s ${unknown.join(", ")}` : ""}, ignored`);
   const group: JsonObject = {};
-  if (typeof entry.matcher === "string" && entry.matcher.trim() !== "") {
+  if (claudeMatcher) {
+    const read = copilotClaudeMatcher(entry.matcher);
+    if (read !== undefined) group.matcher = read;
+  } else if (typeof entry.matcher === "string" && entry.matcher.trim() !== "") {
     if (COPILOT_MATCHER_EVENTS.has(hostEvent)) group.matcher = wholeValue(entry.matcher.trim());
     else warn("matcher", `not read on ${hostEvent}: Copilot CLI runs its hooks for every ${hostEvent} event`);
   }

@@ -5,6 +5,7 @@ import type { HookProtocolReply } from "../output/hookProtocol.js";
 
 import type { Dialect } from "../schema/dialect.js";
 import type { HostEventNames } from "./hostEventNames.js";
+import type { PayloadForm } from "../schema/payloadForm.js";
 
 export { DIALECTS, type Dialect } from "../schema/dialect.js";
 /** Without `--dialect` or $QHOOKS_DIALECT. */
@@ -22,6 +23,27 @@ export interface SettingsLevel {
    * order, as this level; `path` is then the folder's file that install writes to.
    */
   readonly folder?: { readonly path: string; readonly display: string };
+  /** The file may hold comments and trailing commas (JSONC: Copilot CLI's `settings.json`). */
+  readonly comments?: boolean;
+  /**
+   * The file is another host's, read by this one too (Copilot CLI reads Claude Code's `.claude/settings.json`): it
+   * says nothing about which host a project uses.
+   */
+  readonly ownedBy?: Dialect;
+}
+
+/**
+ * Where a host keeps the plugins a person installed, each in a folder two levels down (Copilot CLI's
+ * `installed-plugins/<marketplace>/<plugin>/`), and how such a plugin names its manifest and hooks file.
+ */
+export interface InstalledPlugins {
+  readonly dir: string;
+  /** How messages name it: `~/.copilot/installed-plugins`. */
+  readonly display: string;
+  /** Where a plugin's manifest may be, relative to its folder: the first that exists is read. */
+  readonly manifests: readonly string[];
+  /** Where its hooks file may be when its manifest names none: the first that exists is read. */
+  readonly hooksFiles: readonly string[];
 }
 
 /** The host's machine-wide (managed) settings, where `qhooks install --scope managed` puts its entries. */
@@ -57,6 +79,8 @@ export interface HostDialect {
   readonly projectDirVariables: readonly string[];
   /** Whether the plugins the host has enabled (Claude Code's plugin layout) load with its settings. */
   readonly loadsEnabledPlugins: boolean;
+  /** The folder of installed plugins whose hooks all load with its settings (Copilot CLI's); absent where none. */
+  readonly installedPlugins?: (homeDir: string, env: Readonly<Record<string, string | undefined>>) => InstalledPlugins;
   /** The events the host fires: what a recorder installed in front of it listens to. */
   readonly events: readonly EventName[];
   /**
@@ -98,6 +122,11 @@ export interface HostDialect {
    * `bash` and `timeoutSec`): absent where the host's entries are matcher groups (install writes `{ hooks: [...] }`).
    */
   readonly writeHookEntry?: (hook: { readonly command: string; readonly timeoutSeconds?: number }) => Record<string, unknown>;
+  /**
+   * The payload's shape the host gives a hook written under this event name of its files, when it is not the one
+   * qhooks receives (Copilot CLI's PascalCase names get its VS Code-compatible payload); absent: the payload as sent.
+   */
+  readonly payloadFormOf?: (hostEvent: string) => PayloadForm | undefined;
   /** Top-level keys a settings file `qhooks install` creates starts with (Copilot CLI's `version: 1`). */
   readonly newFileKeys?: Readonly<Record<string, unknown>>;
   /** Problems with the file as a whole that leave its hooks loading (a `version` the host's format does not know). */

@@ -26,6 +26,11 @@ export interface HostEventNames {
    * `Shell` tool): read as that event, their hooks matched against that tool; never the host's name for the event.
    */
   readonly narrowed: ReadonlyMap<string, { readonly event: EventName; readonly matcher: string }>;
+  /**
+   * Other names the host reads for an event (Copilot CLI's PascalCase `PreToolUse` beside its `preToolUse`): read as
+   * that event, never written (install and `hooks add` write the host's own name).
+   */
+  readonly aliases: ReadonlySet<string>;
 }
 
 /**
@@ -36,6 +41,7 @@ export function hostEventNames(
   pairs: ReadonlyArray<readonly [string, EventName]>,
   unmapped: readonly string[] = [],
   narrow: ReadonlyArray<readonly [string, EventName, string]> = [],
+  aliases: ReadonlyArray<readonly [string, EventName]> = [],
 ): HostEventNames {
   const toQhooks = new Map<string, EventName>();
   const toHost = new Map<EventName, string>();
@@ -50,7 +56,11 @@ export function hostEventNames(
     toQhooks.set(name, event);
     narrowed.set(name, { event, matcher });
   }
-  return { toQhooks, toHost, unmapped: new Set(unmapped), narrowed };
+  for (const [name, event] of aliases) {
+    if (toQhooks.has(name) || unmapped.includes(name)) throw new Error(`host event ${name} (${event}) is named twice`);
+    toQhooks.set(name, event);
+  }
+  return { toQhooks, toHost, unmapped: new Set(unmapped), narrowed, aliases: new Set(aliases.map(([name]) => name)) };
 }
 
 /** Every event under its qhooks name: the hosts whose files use qhooks' names (Qoder CN CLI, Claude Code). */

@@ -1,6 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { dirname } from "node:path";
-import { QhooksError } from "../errors.js";
+import { messageOf, QhooksError } from "../errors.js";
+import { configPath, readConfig } from "../settings/dialectConfig.js";
+import { writeDialect } from "./rememberDialect.js";
 import type { HostDialect, ManagedSettings } from "../hosts/hostDialect.js";
 import type { EventName } from "../schema/events.js";
 import { isQhooksSelfCall } from "../core/selfCall.js";
@@ -109,10 +111,13 @@ export function install(o: InstallOptions): string[] {
     return [`qhooks is already installed for ${o.host.name} in ${target.shown}; nothing changed`];
   if (o.dryRun) {
     lines.push(unifiedDiff(file.path, file.bytes?.toString("utf8") ?? null, added.text));
-    lines.push(`(dry run: nothing was written; install would also record its ownership in ${recordPath})`);
+    const config =
+      previous?.rememberedDialect !== true && noDialectRemembered(o.homeDir) ? ` and remember the dialect ${o.host.id} in ${configPath(o.homeDir)}` : "";
+    lines.push(`(dry run: nothing was written; install would also record its ownership in ${recordPath}${config})`);
     return lines;
   }
   requireStarts(o);
+  const remember = previous?.rememberedDialect !== true && noDialectRemembered(o.homeDir);
 
   const createdDirs = previous?.createdDirs ?? missingDirs(dirname(file.path));
   replaceFile(file, next);
@@ -131,6 +136,7 @@ export function install(o: InstallOptions): string[] {
     settings,
     createdHooksKey: added.createdHooksKey,
     createdEvents: added.createdEvents,
+    rememberedDialect: previous?.rememberedDialect === true || remember,
   };
   try {
     writeInstallRecord(recordPath, record);
@@ -140,7 +146,26 @@ export function install(o: InstallOptions): string[] {
     if (file.bytes === null) removeEmptyDirs(createdDirs);
     throw e;
   }
-  return [...lines, ...installedLines(o, target.shown, timeout, coverage)];
+  return [...lines, ...installedLines(o, target.shown, timeout, coverage), ...(remember ? [rememberLine(o)] : [])];
+}
+
+/** Whether the commands a person types have no remembered dialect (a config qhooks cannot read is left alone). */
+const noDialectRemembered = (homeDir: string): boolean => {
+  const read = readConfig(homeDir);
+  return read.state === "none" || (read.state === "read" && read.config.dialect === undefined);
+};
+
+/**
+ * Remembers the installed host as the dialect of the commands a person types. The install stands without it (its
+ * entries name their dialect): a config that cannot be written is a warning, not a failure.
+ */
+function rememberLine(o: InstallOptions): string {
+  try {
+    const path = writeDialect(o.homeDir, { dialect: o.host.id, setBy: "install" });
+    return `Remembered ${o.host.id} as the dialect of the commands you type (${path}; qhooks config dialect changes it)`;
+  } catch (e) {
+    return `warning: ${messageOf(e)}: the commands you type still need --dialect ${o.host.id} (or qhooks config dialect ${o.host.id})`;
+  }
 }
 
 /** ENSURE_TIMEOUT_SECONDS: `serve --ensure` waits 15 s at most for a server to start. */
@@ -211,7 +236,7 @@ function installedLines(o: InstallOptions, shown: string, timeout: number, cover
   if (o.scope === "user") {
     return [
       `Installed the qhooks recorder for ${o.host.name} in ${shown}: ${events} -> ${entryCommand(o, "<event>")}`,
-      `${o.host.name} still runs your ${levelNames(o)}${o.host.loadsEnabledPlugins ? " and plugin" : ""} hooks itself; qhooks records every event (qhooks log, replay) and runs none of them.`,
+      `${o.host.name} still runs your ${levelNames(o)}${o.host.loadsEnabledPlugins || o.host.installedPlugins !== undefined ? " and plugin" : ""} hooks itself; qhooks records every event (qhooks log, replay) and runs none of them.`,
       ...(o.host.managedSettings(o.env, o.platform) !== null ? [`To put qhooks in front of every hook: sudo qhooks install ${o.host.id} --scope managed`] : []),
       `Undo: qhooks uninstall ${o.host.id}`,
     ];
@@ -230,12 +255,8 @@ function installedLines(o: InstallOptions, shown: string, timeout: number, cover
   return lines;
 }
 
-/** The host's settings levels, for messages: `user, project, local`. */
-const levelNames = (o: InstallOptions): string =>
-  o.host
-    .settingsLevels(o.homeDir, o.projectDir, o.env)
-    .map((l) => l.level)
-    .join(", ");
+/** The host's settings levels, for messages: `user, project, local` (each once: Copilot CLI has files of each). */
+const levelNames = (o: InstallOptions): string => [...new Set(o.host.settingsLevels(o.homeDir, o.projectDir, o.env).map((l) => l.level))].join(", ");
 
 /** The longest time the host gives a command hook that names none, over its events: the entry must allow as much. */
 const longestCommandDefault = (host: HostDialect): number => Math.max(...host.events.map((event) => host.defaultTimeoutSeconds("command", event)));

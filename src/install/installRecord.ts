@@ -35,5 +35,7 @@ export const InstallRecordSchema = z.object({
   /** Whether install created the `hooks` key, and which `hooks.<event>` arrays. */
   createdHooksKey: z.boolean(),
   createdEvents: z.array(EventNameSchema),
+  /** Whether this install wrote the remembered dialect (~/.qhooks/config.json), none being set: uninstall takes it back. */
+  rememberedDialect: z.boolean().optional(),
 });
 export type InstallRecord = z.infer<typeof InstallRecordSchema>;

@@ -1,6 +1,9 @@
 import { existsSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
-import type { HostDialect } from "../hosts/hostDialect.js";
+import type { Dialect, HostDialect } from "../hosts/hostDialect.js";
+import { messageOf } from "../errors.js";
+import { readConfig, rememberedDialect } from "../settings/dialectConfig.js";
+import { writeDialect } from "./rememberDialect.js";
 import { hostKeys, parseDocument, removeEntries } from "./entriesEdit.js";
 import { hostDialect } from "../hosts/hosts.js";
 import { INSTALL_SCOPES, installRecordPath, type InstallScope } from "./installPaths.js";
@@ -34,6 +37,7 @@ export function uninstall(o: UninstallOptions): string[] {
     if (record === null) continue;
     if (!o.dryRun) requireWritable(record.file, scope === "managed" ? " (run it with sudo)" : "");
     lines.push(...undo(record, recordPath, o.dryRun));
+    if (record.rememberedDialect === true) lines.push(...forgetDialect(o, record.host));
   }
   if (lines.length === 0) return [`qhooks is not installed for ${o.host.name}${o.scope ? ` (--scope ${o.scope})` : ""}; nothing to do`];
   return lines;
@@ -89,4 +93,21 @@ function noneLeft(bytes: Buffer, record: InstallRecord): boolean {
   // Top-level settings install set (a managed drop-in's) that are still there are still qhooks' to take out.
   const document = parseDocument(bytes.toString("utf8"), record.file);
   return Object.entries(record.settings).every(([key, value]) => !isDeepStrictEqual(document[key], value));
+}
+
+/**
+ * The remembered dialect this install wrote, taken back while it is as install left it; one the person set since
+ * (`qhooks config dialect`) stays.
+ */
+function forgetDialect(o: UninstallOptions, host: Dialect): string[] {
+  const read = readConfig(o.homeDir);
+  const remembered = rememberedDialect(read);
+  if (remembered === null || remembered.dialect !== host || remembered.setBy !== "install") return [];
+  if (o.dryRun) return [`(uninstall would also forget the dialect ${host} in ${remembered.path}, which install remembered)`];
+  try {
+    writeDialect(o.homeDir, null);
+    return [`Forgot the dialect ${host} install remembered (${remembered.path})`];
+  } catch (e) {
+    return [`warning: ${messageOf(e)}: the dialect ${host} stays remembered (qhooks config dialect --unset forgets it)`];
+  }
 }

@@ -94,5 +94,12 @@ export const EvidenceSchema = z.strictObject({
    * one to the head: the earliest says since when the records are unaltered. Absent when there is none.
    */
   checkpoints: z.array(SignedHeadSchema).optional(),
+  /**
+   * Evidence from the central database: the erasure records of selected records erased there rather than in their
+   * writer's log, each whole with the id of the chain it is in (the erasing process's, which no key signs). Outside
+   * `chain` and not covered by the head: they say who erased a record and when, on that database's word. Absent when
+   * there is none.
+   */
+  erasedHere: z.array(z.strictObject({ writer: z.string().min(1), record: EvidenceRowSchema })).optional(),
 });
 export type Evidence = z.infer<typeof EvidenceSchema>;

@@ -1,4 +1,3 @@
-import { existsSync, statSync } from "node:fs";
 import { callerContext } from "../engine/callerContext.js";
 import { runEvent } from "../engine/runEvent.js";
 import { failureLines } from "../errors.js";
@@ -8,6 +7,7 @@ import { eventNamed } from "../hosts/hostEventNames.js";
 import type { EventLog } from "../store/eventLog.js";
 import type { HookAnswer } from "./httpAnswer.js";
 import { ForwardedRunSchema, type ForwardedReply } from "./schemas.js";
+import { isDirectory } from "../settings/isDirectory.js";
 
 /** What the server judges forwarded runs with: its own version, home and log. */
 export interface ForwardingSetup {
@@ -29,8 +29,10 @@ const notMine = (why: string): HookAnswer => ({ status: 409, body: `${why}\n`, c
  * process would (same qhooks version, home and log; an event, dialect and project that process accepts), else
  * refused with 409 before anything runs, so that the caller judges it itself and nothing is run twice. The answer
  * is what the caller prints: the same bytes, lines and exit status as `qhooks run` in its own process.
+ * `take` is called once the run is this server's, just before anything of it runs: it tells the caller (the
+ * transport's first heartbeat) and says false when the caller has stopped waiting, and then nothing runs.
  */
-export async function forwardedRun(body: string, setup: ForwardingSetup): Promise<HookAnswer> {
+export async function forwardedRun(body: string, setup: ForwardingSetup, take: () => boolean = () => true): Promise<HookAnswer> {
   let raw: unknown;
   try {
     raw = JSON.parse(body);
@@ -60,6 +62,8 @@ export async function forwardedRun(body: string, setup: ForwardingSetup): Promis
   // The errors `qhooks run` gives before it judges are its own to give.
   if (run.settings.length === 0 && !host.callsQhooksFromOutsideLevels) return notMine("--format hook without --settings");
   if (!isDirectory(context.projectDir)) return notMine("no such project directory");
+  // A caller that gave up waiting judges the run itself: running it here too would run its hooks twice.
+  if (!take()) return notMine("the caller stopped waiting");
 
   let early = "";
   const err = (line: string): void => void (early += `${line}\n`);
@@ -94,5 +98,3 @@ export async function forwardedRun(body: string, setup: ForwardingSetup): Promis
   }
   return { status: 200, body: JSON.stringify(reply), contentType: "application/json" };
 }
-
-const isDirectory = (path: string): boolean => existsSync(path) && statSync(path).isDirectory();

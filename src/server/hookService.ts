@@ -33,8 +33,11 @@ export interface HookRequest {
  */
 export interface HookService {
   handle(request: HookRequest): Promise<HookAnswer>;
-  /** A forwarded `qhooks run` (POST /run): its answer, or 409 when it is the caller's to judge (forwardedRun.ts). */
-  judgeRun(body: string): Promise<HookAnswer>;
+  /**
+   * A forwarded `qhooks run` (POST /run): its answer, or 409 when it is the caller's to judge (forwardedRun.ts).
+   * `take` is called just before the run is judged here (false: the caller is gone, and it is not).
+   */
+  judgeRun(body: string, take?: () => boolean): Promise<HookAnswer>;
   /** Events being judged now. */
   readonly inFlight: number;
   /** Resolves once every event under way has its answer (and its records in the log). */
@@ -113,10 +116,10 @@ export function hookService(options: HookServiceOptions): HookService {
     handle(request) {
       return track(judge(request).catch((e: unknown) => textAnswer(500, `qhooks: internal error: ${messageOf(e)}`)));
     },
-    judgeRun(body) {
+    judgeRun(body, take) {
       if (forwarding === undefined) return Promise.resolve(textAnswer(409, "this server takes no forwarded runs"));
       const setup = { ...forwarding, homeDir: options.homeDir, log: forwarding.logged ? options.log : null };
-      return track(forwardedRun(body, setup).catch((e: unknown) => textAnswer(500, `qhooks: internal error: ${messageOf(e)}`)));
+      return track(forwardedRun(body, setup, take).catch((e: unknown) => textAnswer(500, `qhooks: internal error: ${messageOf(e)}`)));
     },
     get inFlight() {
       return pending.size;

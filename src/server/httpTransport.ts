@@ -4,6 +4,7 @@ import { QhooksError, messageOf } from "../errors.js";
 import { MAX_PAYLOAD_BYTES } from "../payload/parsePayload.js";
 import { TOKEN_VARIABLE } from "../install/serverEntries.js";
 import { oneLineText } from "../text/oneLine.js";
+import { FORWARD_HEARTBEAT_MS } from "./forwardTiming.js";
 import { textAnswer, type HookAnswer } from "./httpAnswer.js";
 import type { HookService } from "./hookService.js";
 import type { LiveView } from "./liveView.js";
@@ -179,9 +180,27 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
     if (body === "gone") return options.log("qhooks serve: POST /run: the client went away before sending the whole run; not judged");
     if (body === "too large") return refuse(req, res, textAnswer(413, `qhooks: the run is larger than ${limit} bytes`), "body too large", true);
     options.onEvent?.();
-    const answer = await options.service.judgeRun(body);
+    // The run's heartbeat (forwardTiming.ts): the caller counts only silence, so a run as long as its hooks' timeouts
+    // is waited for, and a server that stalls or dies is given up within FORWARD_SILENCE_MS.
+    let heartbeat: NodeJS.Timeout | undefined;
+    const take = (): boolean => {
+      if (callerGone(req, res)) return false;
+      res.writeProcessing();
+      heartbeat = setInterval(() => res.writeProcessing(), FORWARD_HEARTBEAT_MS);
+      return true;
+    };
+    let answer: HookAnswer;
+    try {
+      answer = await options.service.judgeRun(body, take);
+    } finally {
+      clearInterval(heartbeat);
+    }
     options.onEvent?.();
-    if (!res.destroyed) send(res, answer);
+    if (!callerGone(req, res)) return send(res, answer);
+    // Judged here and logged, but its caller gave up on the server and judged the run itself: say so where the
+    // server's owner looks, since the event's hooks may have run twice.
+    if (heartbeat !== undefined)
+      options.log("qhooks serve: POST /run: the caller stopped waiting before its answer and judged the run itself; its hooks may have run twice");
   }
 
   return new Promise((resolve, reject) => {
@@ -212,6 +231,9 @@ export function listenHttp(options: HttpTransportOptions): Promise<HttpTransport
     });
   });
 }
+
+/** A caller that closed its side or the connection: no answer reaches it (the forward client never half-closes). */
+const callerGone = (req: IncomingMessage, res: ServerResponse): boolean => res.destroyed || req.socket.destroyed || req.socket.readableEnded;
 
 const pathOf = (req: IncomingMessage): string => (req.url ?? "/").split("?", 1)[0]!;
 

@@ -1,7 +1,5 @@
-import { existsSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-
-const isDirectory = (path: string): boolean => existsSync(path) && statSync(path).isDirectory();
+import { isDirectory } from "../settings/isDirectory.js";
 
 /**
  * The project of an event that came over HTTP, which carries no $CLAUDE_PROJECT_DIR: the one the caller names

@@ -151,6 +151,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         clearTimeout(grace);
       }
       await service.close();
+      // What the last appends left running (a head being signed): its failure has no next append to be said with.
+      for (const w of (await log.settle?.()) ?? []) options.say(`qhooks: warning: event log: ${w.message}`);
       await log.close();
       const state = readState(paths.state);
       if (state?.pid === process.pid) writeState(paths.state, { ...state, pid: null });

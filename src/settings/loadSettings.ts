@@ -1,3 +1,5 @@
+import type { InstalledPlugins } from "../hosts/hostDialect.js";
+import { installedPluginRequests } from "./installedPlugins.js";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { EventName } from "../schema/events.js";
@@ -104,6 +106,8 @@ export interface PluginPlan {
   readonly dialect?: Dialect;
   /** The claude dialect: also load the plugins Claude Code has enabled for this project. */
   readonly claude: { readonly projectDir: string } | null;
+  /** A host that loads every plugin installed in a folder (Copilot CLI): that folder and its plugins' layout. */
+  readonly installed?: InstalledPlugins | null;
 }
 
 /** Reads and validates every source, then the plugins they (and the caller) name; never throws for what files contain. */
@@ -127,6 +131,10 @@ export function loadSettings(sources: readonly SettingsSource[], plugins: Plugin
     for (const w of claude.warnings) warnings.push(w);
     for (const m of claude.missing) missing.push(m);
     for (const w of claude.watched) watched.push(w);
+  }
+  if (plugins.installed) {
+    watched.push(plugins.installed.dir);
+    for (const r of installedPluginRequests(plugins.installed)) requests.push(r);
   }
   const loaded = loadPlugins(requests, plugins.homeDir, readSettingsSource, plugins.dialect);
   for (const w of loaded.watched) watched.push(w);

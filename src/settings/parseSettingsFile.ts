@@ -18,6 +18,7 @@ import { DEFAULT_DIALECT } from "../hosts/hostDialect.js";
 import { HOSTS, hostDialect } from "../hosts/hosts.js";
 import type { HostEventNames } from "../hosts/hostEventNames.js";
 import { describeJsonError } from "../json/describeJsonError.js";
+import { parseJsonc, withoutComments } from "../json/parseJsonc.js";
 import { editDistance } from "./editDistance.js";
 import { replaceLiteral } from "../text/replaceLiteral.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../json/jsonDepth.js";
@@ -77,14 +78,25 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
   };
 
   let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (e) {
-    warn([], `not valid JSON (${describeJsonError(text, e)}); this file is skipped`);
-    return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], disableAllHooks: null, hostDisabled: [], hooksSection: undefined };
+  // Its hooks section is hashed and logged: a document too deep to serialise again is skipped like broken JSON (and a
+  // JSONC file is checked before it is parsed: its parser recurses).
+  const tooDeep = nestsDeeperThan(source.comments === true ? withoutComments(text) : text);
+  if (source.comments === true && !tooDeep) {
+    const read = parseJsonc(text);
+    if (!read.ok) {
+      warn([], `not valid JSON with comments (${read.why}); this file is skipped`);
+      return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], disableAllHooks: null, hostDisabled: [], hooksSection: undefined };
+    }
+    document = read.value;
+  } else if (source.comments !== true) {
+    try {
+      document = JSON.parse(text);
+    } catch (e) {
+      warn([], `not valid JSON (${describeJsonError(text, e)}); this file is skipped`);
+      return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], disableAllHooks: null, hostDisabled: [], hooksSection: undefined };
+    }
   }
-  // Its hooks section is hashed and logged: a document too deep to serialise again is skipped like broken JSON.
-  if (nestsDeeperThan(text)) {
+  if (tooDeep) {
     warn([], `nests deeper than ${MAX_JSON_DEPTH} levels; this file is skipped`);
     return { hooks: [], qhooks: EMPTY_QHOOKS_SECTION, enabledPlugins: [], disableAllHooks: null, hostDisabled: [], hooksSection: undefined };
   }
@@ -122,11 +134,13 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
       warn(eventPath, "expected an array of matcher groups");
       continue;
     }
+    const payloadForm = host.payloadFormOf?.(key);
     groups.forEach((written: unknown, g) => {
       const groupPath = [...eventPath, g];
       const rawGroup = host.readHookEntry ? host.readHookEntry(key, written, (k, message) => warn([...groupPath, k], message)) : written;
-      // A host that writes one hook per entry (Cursor): the hook's path is the entry's.
-      const flat = rawGroup !== written;
+      // A host that writes one hook per entry (Cursor): the hook's path is the entry's. A group the host's reader
+      // rewrote (Copilot CLI's Claude Code matchers) is still a group.
+      const flat = rawGroup !== written && !(typeof written === "object" && written !== null && Array.isArray((written as { hooks?: unknown }).hooks));
       const group = GroupSettingSchema.safeParse(rawGroup);
       if (!group.success) {
         warnIssue(groupPath, group.error, "this group is skipped");
@@ -166,7 +180,8 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           timeout = hostDefault;
         }
         const bound = host.maxTimeoutSeconds?.(event) ?? null;
-        if (bound !== null && timeout > bound) {
+        const capped = bound !== null && timeout > bound;
+        if (capped) {
           warn(
             [...handlerPath, "timeout"],
             `${timeout} s is more than the ${bound} s ${host.name} allows on ${event}; cut to ${bound} s, as ${host.name} does`,
@@ -193,7 +208,9 @@ function parseDocument(source: SettingsSource, text: string, warn: Warn): Omit<P
           name: handler.data.name ?? (handler.data.type === "command" ? shortHookName(shown, plugin?.name ?? null) : longHookName(shown, plugin?.name ?? null)),
           longName: handler.data.name ?? longHookName(shown, plugin?.name ?? null),
           timeoutMs: Math.round(timeout * 1000),
-          timeoutSetting: timeout === written ? "settings" : "host-default",
+          // Said as it is: a timeout the host's bound cut is the host's cap, not the file's and not the default.
+          timeoutSetting: capped ? "host-cap" : timeout === written ? "settings" : "host-default",
+          ...(payloadForm !== undefined ? { payloadForm } : {}),
           plugin,
           shadow: handler.data.mode === "shadow",
         });
@@ -245,7 +262,8 @@ const oneLine = (text: string): string => {
 };
 
 function suggestEvent(key: string, names: HostEventNames, hostName: string): string {
-  const known = [...names.toQhooks.keys()];
+  // The host's own names: aliases (Copilot CLI's PascalCase ones) are read, not suggested.
+  const known = [...names.toQhooks.keys()].filter((name) => !names.aliases.has(name));
   // Another host's name for one of this host's events (Claude Code's PreToolUse in Gemini CLI's file).
   const theirs = EventNameSchema.safeParse(key);
   const ours = theirs.success ? names.toHost.get(theirs.data) : undefined;

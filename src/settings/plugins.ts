@@ -22,6 +22,11 @@ export interface PluginRequest {
   readonly id?: string;
   /** Loaded only if its manifest does not say `defaultEnabled: false` (installed, no enabledPlugins entry). */
   readonly byDefault?: boolean;
+  /**
+   * Where its manifest and hooks file may be, each list in order, the first that exists read (Copilot CLI's plugins);
+   * Claude Code's layout (`.claude-plugin/plugin.json`, `hooks/hooks.json`) when absent.
+   */
+  readonly layout?: { readonly manifests: readonly string[]; readonly hooksFiles: readonly string[] };
 }
 
 /** What the plugins add to a configuration: their hooks files (already read), warnings, and files to watch. */
@@ -112,8 +117,8 @@ function loadOne(request: PluginRequest, homeDir: string, readSource: (source: S
   const { root } = request;
   const where = `${request.namedBy}: plugin ${oneLineText(root)}`;
   const plugin = request.id ?? root;
-  const manifestPath = join(root, MANIFEST);
-  const defaultHooks = join(root, DEFAULT_HOOKS);
+  const manifestPath = join(root, firstExisting(root, request.layout?.manifests) ?? MANIFEST);
+  const defaultHooks = join(root, firstExisting(root, request.layout?.hooksFiles) ?? DEFAULT_HOOKS);
   load.watched.push(root, manifestPath, defaultHooks);
   const kind = statKind(root);
   if (kind !== "directory") {
@@ -178,6 +183,12 @@ function loadOne(request: PluginRequest, homeDir: string, readSource: (source: S
     load.warnings.push(`${where}: has no ${DEFAULT_HOOKS}; no hooks from it`);
     load.missing.push({ plugin, why: `has no ${DEFAULT_HOOKS}` });
   }
+}
+
+/** The first of these paths (relative to `root`) that exists; null for none, or for no list (Claude Code's layout). */
+function firstExisting(root: string, paths: readonly string[] | undefined): string | null {
+  if (paths === undefined) return null;
+  return paths.find((p) => statKind(join(root, p)) !== "missing") ?? paths[0] ?? null;
 }
 
 /**

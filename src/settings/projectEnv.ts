@@ -61,6 +61,8 @@ export function readEnvBlocks(homeDir: string, projectDir: string): EnvBlock[] {
   const blocks: EnvBlock[] = [];
   for (const host of Object.values(HOSTS)) {
     for (const level of host.settingsLevels(homeDir, projectDir)) {
+      // Another host's file (Claude Code's, which Copilot CLI reads too) is read once, as that host's.
+      if (level.ownedBy !== undefined) continue;
       const read = readSettingsSource({ level: level.level, path: level.path, display: level.display });
       if (read.state !== "loaded") continue;
       let document: unknown;

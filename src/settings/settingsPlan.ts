@@ -33,9 +33,18 @@ export function planSettings(choice: SettingsChoice): SettingsPlan {
       ? explicitSettings(choice.settingsFiles, choice.baseDir, dialect, choice.projectDir)
       : discoverSettings(choice.homeDir, choice.projectDir, dialect, choice.env);
   const folders = (choice.plugins ?? []).map((p) => (isAbsolute(p) ? p : resolve(choice.baseDir, p)));
+  const host = hostDialect(dialect);
+  // `--settings` replaces the host's own files: its installed plugins are part of those.
+  const installed = choice.settingsFiles === undefined ? (host.installedPlugins?.(choice.homeDir, choice.env ?? {}) ?? null) : null;
   return {
     sources,
-    plugins: { folders, homeDir: choice.homeDir, dialect, claude: hostDialect(dialect).loadsEnabledPlugins ? { projectDir: choice.projectDir } : null },
+    plugins: {
+      folders,
+      homeDir: choice.homeDir,
+      dialect,
+      claude: host.loadsEnabledPlugins ? { projectDir: choice.projectDir } : null,
+      ...(installed !== null ? { installed } : {}),
+    },
   };
 }
 

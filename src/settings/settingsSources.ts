@@ -26,6 +26,10 @@ export interface SettingsSource {
   readonly plugin?: HookPlugin;
   /** The host whose file it is: its defaults apply to what the file leaves out (the default dialect's when absent). */
   readonly dialect?: Dialect;
+  /** The host reads it as JSONC: comments and trailing commas (Copilot CLI's `settings.json`). */
+  readonly comments?: boolean;
+  /** Another host's file this host reads too (Claude Code's `.claude/settings.json`, read by Copilot CLI). */
+  readonly ownedBy?: Dialect;
 }
 
 /**
@@ -58,7 +62,8 @@ export function discoverSettings(
       .settingsLevels(homeDir, projectDir, env)
       .flatMap((l): SettingsSource[] => {
         const files = l.folder === undefined ? [] : jsonFilesIn(l.folder.path);
-        if (l.folder === undefined || files.length === 0) return [{ level: l.level, path: l.path, display: l.display, dialect }];
+        const more = { ...(l.comments === true ? { comments: true } : {}), ...(l.ownedBy !== undefined ? { ownedBy: l.ownedBy } : {}) };
+        if (l.folder === undefined || files.length === 0) return [{ level: l.level, path: l.path, display: l.display, dialect, ...more }];
         const { path, display } = l.folder;
         return files.map((name) => ({ level: l.level, path: join(path, name), display: `${display}/${name}`, dialect }));
       })

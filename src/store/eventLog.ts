@@ -45,6 +45,12 @@ export interface EventLog {
    * outcome has no record to wait for. Said by the log, so that a wrapper can say it too.
    */
   readonly keepsNothing?: boolean;
+  /**
+   * Waits for the work appends left running after they returned (a chain head being signed) and hands over the
+   * warnings no append has said yet: a failure of the last append's follow-up has no next append to ride on, so a
+   * process calls this before it answers or exits, and says what it gets. Absent: nothing is ever left over.
+   */
+  settle?(): Promise<readonly LogWarning[]>;
   close(): Promise<void>;
 }
 
@@ -254,6 +260,11 @@ export interface ChainSlice {
    * end at, and the earlier heads it signed at or after the selected records. Absent where the log signs its own head.
    */
   readonly signed?: { readonly head: SignedHeadLine; readonly earlier: readonly SignedHeadLine[] };
+  /**
+   * On the central database: the erasure records of selected records erased there rather than in their writer's log,
+   * from the chain of the process that erased them (`writer`), which no key signs. Absent or empty elsewhere.
+   */
+  readonly erasedHere?: readonly { readonly writer: string; readonly record: JournalRow }[];
 }
 
 /** How erase and prune run: `dryRun` says what they would remove and changes nothing. */

@@ -164,6 +164,11 @@ class FallbackLog implements EventLog {
     return this.local.stopBlockStreak(sessionId);
   }
 
+  async settle(): Promise<readonly LogWarning[]> {
+    const [central, local] = await Promise.all([this.options.central.settle?.(), this.local?.settle?.()]);
+    return [...(central ?? []), ...(local ?? [])];
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.options.central.close(), this.local?.close()]);
   }

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { parseForwardArgs } from "../../src/cli/forwardArgs.js";
-import { parseResponse, requestOf } from "../../src/cli/forwardClient.js";
+import { requestOf } from "../../src/cli/forwardClient.js";
+import { takeResponse } from "../../src/cli/forwardWire.js";
 
 describe("forward client: which command lines are forwarded", () => {
   const base = ["run", "PreToolUse", "--format", "hook"];
@@ -69,13 +70,21 @@ describe("forward client: which command lines are forwarded", () => {
     expect(request.version).to.match(/^\d+\.\d+\.\d+/);
   });
 
-  it("parseResponse: status and body of a complete answer; null for a cut or strange one", () => {
+  it("takeResponse: status, body and what follows of a complete answer; incomplete until it is; null for a strange one", () => {
     const ok = Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: 7\r\n\r\n{"a":1}');
-    expect(parseResponse(ok)).to.deep.equal({ status: 200, body: '{"a":1}' });
-    expect(parseResponse(Buffer.from("HTTP/1.1 409 Conflict\r\nContent-Length: 3\r\n\r\nno\n"))).to.deep.equal({ status: 409, body: "no\n" });
-    expect(parseResponse(ok.subarray(0, ok.length - 1)), "cut").to.equal(null);
-    expect(parseResponse(Buffer.from("HTTP/1.1 200 OK\r\n\r\n{}")), "no length").to.equal(null);
-    expect(parseResponse(Buffer.from("SSH-2.0-OpenSSH\r\n\r\n")), "not HTTP").to.equal(null);
-    expect(parseResponse(Buffer.alloc(0))).to.equal(null);
+    const taken = (raw: Buffer) => {
+      const r = takeResponse(raw);
+      return r === null || r === "incomplete" ? r : { status: r.status, body: r.body, rest: r.rest.toString("latin1") };
+    };
+    expect(taken(ok)).to.deep.equal({ status: 200, body: '{"a":1}', rest: "" });
+    expect(taken(Buffer.from("HTTP/1.1 409 Conflict\r\nContent-Length: 3\r\n\r\nno\nHTTP"))).to.deep.equal({ status: 409, body: "no\n", rest: "HTTP" });
+    // The server's heartbeat: an interim answer with no body, the final one after it.
+    expect(taken(Buffer.concat([Buffer.from("HTTP/1.1 102 Processing\r\n\r\n"), ok]))).to.deep.equal({ status: 102, body: "", rest: ok.toString("latin1") });
+    expect(taken(ok.subarray(0, ok.length - 1)), "cut").to.equal("incomplete");
+    expect(taken(ok.subarray(0, 10)), "a head cut").to.equal("incomplete");
+    expect(taken(Buffer.alloc(0))).to.equal("incomplete");
+    expect(taken(Buffer.from("HTTP/1.1 200 OK\r\n\r\n{}")), "no length").to.equal(null);
+    expect(taken(Buffer.from("SSH-2.0-OpenSSH\r\n\r\n")), "not HTTP").to.equal(null);
+    expect(taken(Buffer.from("SSH-2.0")), "not HTTP from its first bytes").to.equal(null);
   });
 });

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { COMMANDS as REGISTRY } from "../../src/cli/registry/index.js";
 import { nonEmptyLines } from "../store/storeHelpers.js";
 import { Sandbox } from "../support/sandbox.js";
+import { join } from "node:path";
 
 /** The listed commands, from the registry the CLI is built from (a subcommand is listed under its parent). */
 const LISTED = REGISTRY.filter((c) => !c.hidden);
@@ -75,6 +76,54 @@ describe("cli: help and usage errors", () => {
     for (const v of ["$QODERCN_PROJECT_DIR (qoder)", "$CLAUDE_PROJECT_DIR (claude)", "$GEMINI_PROJECT_DIR (gemini)", "$CURSOR_PROJECT_DIR (cursor)"])
       expect(help).to.include(v);
     expect(help).to.include("the one host whose settings files exist here");
+  });
+
+  it("the root help's getting started names the files of the dialect in use here, and run's example names that dialect", async () => {
+    const getting = async (args: string[] = [], env: Record<string, string> = {}) => {
+      const r = await sb.run([...args, "--help"], { env });
+      expect(r.code, r.stderr).to.equal(0);
+      return r.stdout.slice(r.stdout.indexOf("Getting started"));
+    };
+    const qoder = await getting();
+    expect(qoder).to.match(/^Getting started \(Qoder CN CLI's files: the default;/);
+    expect(qoder).to.include("add a hook to ~/.qoder-cn/settings.json").and.include("| qhooks run PreToolUse\n");
+    // Claude Code's files alone: detected, and nothing of Qoder's is named.
+    const claudeOnly = new Sandbox();
+    try {
+      claudeOnly.file(join(claudeOnly.home, ".claude", "settings.json"), { hooks: {} });
+      const r = await claudeOnly.run(["--help"]);
+      const claude = r.stdout.slice(r.stdout.indexOf("Getting started"));
+      expect(claude).to.match(/^Getting started \(Claude Code's files: the only host whose settings files exist here;/);
+      expect(claude)
+        .to.include("add a hook to ~/.claude/settings.json")
+        .and.include("| qhooks run PreToolUse --dialect claude\n")
+        .and.include(
+          "Settings (claude): ~/.claude/settings.json, <project>/.claude/settings.json, <project>/.claude/settings.local.json and the plugins Claude Code has enabled",
+        )
+        .and.include("qhooks' own files (log, trust, config), for every host: ~/.qhooks/");
+      expect(claude).to.not.include("qoder");
+    } finally {
+      await claudeOnly.cleanup();
+    }
+    // Named: the flag, or $QHOOKS_DIALECT.
+    expect(await getting(["--dialect", "gemini"]))
+      .to.include("Gemini CLI's files: named by --dialect")
+      .and.include("~/.gemini/settings.json");
+    expect(await getting([], { QHOOKS_DIALECT: "cursor" }))
+      .to.include("named by $QHOOKS_DIALECT")
+      .and.include("~/.cursor/hooks.json");
+  });
+
+  it("no command's help names Qoder's files alone as where settings are", async () => {
+    for (const { path } of LISTED) {
+      const r = await sb.run([...path, "--help"]);
+      const own = r.stdout.slice(0, r.stdout.indexOf("Global Options:")).replace(/\s+/g, " ");
+      // Each mention of Qoder's folders comes with Claude Code's, as one host's among others.
+      for (const at of own.matchAll(/\.qoder/g)) {
+        const around = own.slice(Math.max(0, at.index - 160), at.index + 160);
+        expect(around, `${path.join(" ")}: ${around}`).to.include(".claude");
+      }
+    }
   });
 
   it("a bad filter reads like every other error, naming the flag and never an internal path", async () => {

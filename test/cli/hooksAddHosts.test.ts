@@ -68,5 +68,10 @@ describe("cli: qhooks hooks add for hosts with one hook per entry (Cursor, Copil
     expect(local.code).to.not.equal(0);
     expect(local.stderr).to.match(/Cursor has no local level/);
     expect(existsSync(join(sb.home, ".cursor", "hooks.json"))).to.equal(false);
+    // Copilot CLI's local files are its JSONC settings and Claude Code's: none is a hooks file qhooks adds to.
+    const copilotLocal = await sb.run(["hooks", "add", "Stop", "--level", "local", "--command", "echo s", "--host", "copilot"], { cwd: sb.project });
+    expect(copilotLocal.code).to.not.equal(0);
+    expect(copilotLocal.stderr).to.match(/Copilot CLI has no local level qhooks adds hooks to/);
+    expect(existsSync(join(sb.project, ".github", "copilot", "settings.local.json"))).to.equal(false);
   });
 });

@@ -99,11 +99,19 @@ describe("Codex host", () => {
       },
     });
     const r = await sb.run(["hooks", "--dialect", "codex", "--json"], { cwd: sb.project });
-    const listed = JSON.parse(r.stdout) as { hooks: { command: string; timeoutSeconds: number }[]; warnings: string[] };
-    expect(listed.hooks.map((h) => [h.command, h.timeoutSeconds])).to.deep.equal([
-      ["echo quick", 1],
-      ["echo slow", 3],
+    const listed = JSON.parse(r.stdout) as { hooks: { command: string; timeoutSeconds: number; timeoutSetting: string }[]; warnings: string[] };
+    // Each timeout says where it comes from: the cut one is Codex's cap, neither the file's nor the default.
+    expect(listed.hooks.map((h) => [h.command, h.timeoutSeconds, h.timeoutSetting])).to.deep.equal([
+      ["echo quick", 1, "host-default"],
+      ["echo slow", 3, "host-cap"],
     ]);
+    const table = await sb.run(["hooks", "--dialect", "codex"], { cwd: sb.project, env: { COLUMNS: "200" } });
+    expect(
+      table.stdout
+        .split("\n")
+        .filter((l) => l.includes("echo "))
+        .map((l) => /\d+s(?: \([a-z ]+\))?/.exec(l)?.[0]),
+    ).to.deep.equal(["1s (default)", "3s (host cap)"]);
     expect(listed.warnings).to.include.members([
       ".codex/hooks.json: hooks.SessionEnd[0].hooks[1].timeout: 20 s is more than the 3 s Codex allows on SessionEnd; cut to 3 s, as Codex does",
       ".codex/hooks.json: hooks.Interrupt: Codex event with no qhooks equivalent; its hooks are skipped",

@@ -167,7 +167,12 @@ describe("Copilot CLI host", () => {
     expect(levels.map((l) => [l.level, l.display])).to.deep.equal([
       ["system-defaults", "/etc/github-copilot/policy.d/policy.json"],
       ["user", "~/.copilot/hooks/hooks.json"],
+      ["user", "~/.copilot/settings.json"],
       ["project", ".github/hooks/hooks.json"],
+      ["project", ".github/copilot/settings.json"],
+      ["project", ".claude/settings.json"],
+      ["local", ".github/copilot/settings.local.json"],
+      ["local", ".claude/settings.local.json"],
     ]);
   });
 

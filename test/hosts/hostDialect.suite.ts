@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { HostDialect } from "../../src/hosts/hostDialect.js";
+import { hostDialect } from "../../src/hosts/hosts.js";
 import { EVENT_NAMES } from "../../src/schema/eventNames.js";
 import type { EventName } from "../../src/schema/events.js";
 import { hostEventOf, qhooksEventOf } from "../../src/hosts/hostEventNames.js";
@@ -35,7 +36,8 @@ export function describeHostDialect(host: HostDialect): void {
 
     it("has a user level then a project level (and a local one after it), each file where its level says; machine-wide ones the environment moves", () => {
       const levels = host.settingsLevels(sb.home, sb.project, machineWide());
-      const own = levels.map((l) => l.level).filter((l) => l === "user" || l === "project" || l === "local");
+      // A host may read several files at one level (Copilot CLI's hooks files, then its settings.json): each level once.
+      const own = [...new Set(levels.map((l) => l.level).filter((l) => l === "user" || l === "project" || l === "local"))];
       expect([
         ["user", "project"],
         ["user", "project", "local"],
@@ -45,8 +47,10 @@ export function describeHostDialect(host: HostDialect): void {
           expect(l.path.startsWith(`${sb.home}/`), l.path).to.equal(true);
           expect(l.display.startsWith("~/")).to.equal(true);
         } else if (l.level === "project" || l.level === "local") {
-          expect(l.path.startsWith(`${join(sb.project, host.projectFolder)}/`), l.path).to.equal(true);
-          expect(l.display.startsWith(`${host.projectFolder}/`), l.display).to.equal(true);
+          // Another host's file it reads too (Claude Code's, under Copilot CLI) is in that host's folder.
+          const folder = l.ownedBy === undefined ? host.projectFolder : hostDialect(l.ownedBy).projectFolder;
+          expect(l.path.startsWith(`${join(sb.project, folder)}/`), l.path).to.equal(true);
+          expect(l.display.startsWith(`${folder}/`), l.display).to.equal(true);
         } else {
           expect(l.path.startsWith(`${sb.root}/etc/`), l.path).to.equal(true);
           expect(l.display).to.equal(l.path);
@@ -151,14 +155,19 @@ export function describeHostDialect(host: HostDialect): void {
       }
     });
 
-    it("names every event it fires, and maps each of its names to a qhooks event and back, one to one (a narrowed name one way)", () => {
+    it("names every event it fires, and maps each of its names to a qhooks event and back, one to one (a narrowed name or an alias one way)", () => {
       for (const event of host.events) expect(qhooksEventOf(host.eventNames, named(event)), event).to.equal(event);
-      const { narrowed } = host.eventNames;
+      const { narrowed, aliases } = host.eventNames;
       for (const [name, event] of host.eventNames.toQhooks) {
-        expect(hostEventOf(host.eventNames, event), name).to.equal(narrowed.has(name) ? hostEventOf(host.eventNames, narrowed.get(name)!.event) : name);
+        const back = narrowed.has(name)
+          ? hostEventOf(host.eventNames, narrowed.get(name)!.event)
+          : aliases.has(name)
+            ? hostEventOf(host.eventNames, event)
+            : name;
+        expect(hostEventOf(host.eventNames, event), name).to.equal(back);
         expect(host.eventNames.unmapped.has(name), name).to.equal(false);
       }
-      expect(host.eventNames.toHost.size + narrowed.size).to.equal(host.eventNames.toQhooks.size);
+      expect(host.eventNames.toHost.size + narrowed.size + aliases.size).to.equal(host.eventNames.toQhooks.size);
     });
 
     it("loads the hooks of its event names; an event with no qhooks equivalent is one warning naming file and event", () => {

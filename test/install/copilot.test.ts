@@ -54,6 +54,8 @@ describe("install: the qhooks recorder in front of Copilot CLI, and out again", 
 
     const installed = await run(["install", "copilot"]);
     expect(installed.code, installed.stderr).to.equal(0);
+    // Each level once, though Copilot CLI reads several files at each, and its installed plugins.
+    expect(installed.stdout).to.include("Copilot CLI still runs your system-defaults, user, project, local and plugin hooks itself");
     const text = readFileSync(userFile(), "utf8");
     expect(
       text.startsWith('{\n  "version": 1,\n  "hooks": {\n    "sessionStart": [ { "type": "command", "bash": "echo hi >> ~/copilot.log", "timeoutSec": 5 }'),

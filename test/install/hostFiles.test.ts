@@ -46,8 +46,10 @@ describe("host files: the host's own event names and units, hand-removed entries
       sb.file(file, mine);
       const r = await sb.run(["uninstall", host]);
       expect(r.code, r.stderr).to.equal(0);
-      expect(r.stdout.trim().split("\n")).to.have.length(1);
-      expect(r.stdout).to.match(/qhooks' entries are no longer there \(removed by hand\?\); left the file untouched/);
+      // One line about the file; the other takes back the dialect the install remembered.
+      const [about, ...rest] = r.stdout.trim().split("\n");
+      expect(rest).to.deep.equal([`Forgot the dialect ${host} install remembered (${join(sb.home, ".qhooks", "config.json")})`]);
+      expect(about).to.match(/qhooks' entries are no longer there \(removed by hand\?\); left the file untouched/);
       expect(readFileSync(file, "utf8")).to.equal(mine);
       // The install is forgotten: a second uninstall has nothing to do, and install may start again.
       expect((await sb.run(["uninstall", host])).stdout).to.match(/is not installed for .*; nothing to do/);

@@ -1,6 +1,8 @@
 import { expect } from "chai";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
+import { FORWARD_SILENCE_MS } from "../../src/server/forwardTiming.js";
 import { ForwardedReplySchema } from "../../src/server/schemas.js";
 import { Sandbox, group, payloadFor, type CliResult } from "../support/sandbox.js";
 import { bearer, post, startServer, type ForegroundServer } from "./serveSupport.js";
@@ -45,6 +47,8 @@ case "$input" in
   *rm\\ -rf*) echo 'no rm -rf here' >&2; exit 2 ;;
   *broken*) echo 'the guard broke' >&2; exit 1 ;;
   *slow*) sleep 5 ;;
+  *long*) sleep 7 ;;
+  *nap*) sleep 2 ;;
   *ask*) echo '{"systemMessage":"careful","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"check it"}}' ;;
 esac
 exit 0`,
@@ -88,6 +92,57 @@ exit 0`,
     expect(res.stderr).to.equal("no rm -rf here\n");
     expect(ranUnder()).to.include(server!.child.pid);
     expect(await count()).to.equal(1);
+  });
+
+  it("a run judged for longer than the client's silence bound: the server's heartbeat keeps it waiting, judged once", async () => {
+    settings = sb.file("patient.json", { hooks: { PreToolUse: [group("Bash", { command: join(sb.root, "scripts", "guard.sh"), timeout: 30 })] } });
+    const res = await run("long");
+    expect(res.ms).to.be.above(FORWARD_SILENCE_MS);
+    expect({ code: res.code, stderr: res.stderr }).to.deep.equal({ code: 0, stderr: "" });
+    expect(ranUnder(), "the server ran the hook").to.include(server!.child.pid);
+    expect(await count()).to.equal(1);
+  });
+
+  it("a caller that stops waiting once the server took its run: the run is judged and logged, and serve.log says so", async () => {
+    settings = sb.file("patient.json", { hooks: { PreToolUse: [group("Bash", { command: join(sb.root, "scripts", "guard.sh"), timeout: 30 })] } });
+    const body = JSON.stringify({ ...runBody(pkgVersion()), stdin: JSON.stringify(payload("nap")) });
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect({ host: "127.0.0.1", port: server!.port });
+      socket.on("error", reject);
+      socket.write(
+        `POST /run HTTP/1.1\r\nHost: 127.0.0.1:${server!.port}\r\nAuthorization: Bearer ${server!.token}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      // Gone at the first heartbeat: the run is the server's by then.
+      socket.once("data", (c: Buffer) => {
+        expect(c.toString("latin1")).to.match(/^HTTP\/1\.1 102 Processing\r\n/);
+        socket.destroy();
+        resolve();
+      });
+    });
+    const deadline = Date.now() + 20_000;
+    while (!/the caller stopped waiting before its answer/.test(server!.stderr()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(server!.stderr()).to.match(
+      /qhooks serve: POST \/run: the caller stopped waiting before its answer and judged the run itself; its hooks may have run twice/,
+    );
+    expect(await count()).to.equal(1);
+  });
+
+  it("a server killed -9 while its hook runs: the run is judged again here, says its hooks may have run twice, both in the log", async () => {
+    settings = sb.file("patient.json", { hooks: { PreToolUse: [group("Bash", { command: join(sb.root, "scripts", "guard.sh"), timeout: 30 })] } });
+    const running = run("long");
+    const deadline = Date.now() + 20_000;
+    while (!(existsSync(ppidFile) && ranUnder().includes(server!.child.pid!)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    rmSync(ppidFile);
+    server!.child.kill("SIGKILL");
+    const res = await running;
+    expect(res.code).to.equal(0);
+    expect(res.stderr).to.match(
+      /^qhooks: warning: the server at 127\.0\.0\.1:\d+ \(pid \d+\) closed the connection while judging this run; it is judged here again, so hooks the server had started may run twice\n$/,
+    );
+    expect(ranUnder(), "the hook ran again, in the run's own process").to.not.include(server!.child.pid);
+    const events = JSON.parse((await sb.run(["log", "--json", "--limit", "10"])).stdout) as { decision: string }[];
+    expect(events.map((e) => e.decision).sort(), "the server's attempt, and the event judged here").to.deep.equal(["none", "unfinished"]);
   });
 
   it("a server killed -9 (its state file left behind): the run is judged in its own process", async () => {
@@ -138,6 +193,8 @@ exit 0`,
     expect(await count()).to.equal(0);
   });
 
+  const pkgVersion = (): string => (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
   /** What the forwarding client posts for a `run PreToolUse --format hook` of `rm -rf /tmp/x` in the sandbox. */
   const runBody = (version: string) => ({
     version,
@@ -165,8 +222,7 @@ exit 0`,
   });
 
   it("POST /run of this version answers the reply the client prints", async () => {
-    const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
-    const res = await post(server!.port, "/run", runBody(pkg.version), bearer(server!.token));
+    const res = await post(server!.port, "/run", runBody(pkgVersion()), bearer(server!.token));
     expect(res.status).to.equal(200);
     expect(ForwardedReplySchema.safeParse(JSON.parse(res.body)).success).to.equal(true);
     expect(JSON.parse(res.body)).to.deep.equal({

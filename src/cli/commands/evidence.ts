@@ -126,6 +126,15 @@ function readPublicKey(value: string): string {
   }
 }
 
+/** Records erased on the central database: which, by whom and when, and why that part is not proven. */
+function erasedHereLine(erased: Extract<EvidenceVerdict, { ok: true }>["erasedHere"]): string {
+  // One erase names many records at once: grouped by who erased and when.
+  const groups = new Map<string, number[]>();
+  for (const e of erased) groups.set(`by writer ${e.writer} at ${e.time}`, [...(groups.get(`by writer ${e.writer} at ${e.time}`) ?? []), e.seq]);
+  const each = [...groups].map(([by, seqs]) => `record${seqs.length === 1 ? "" : "s"} ${seqs.join(", ")} ${by}`).join("; ");
+  return `erased on the central database, not in the writer's log: ${each}; the signed head proves the digests their text had, but who erased it and when is that database's word (its erasure records are in a chain no key signs)`;
+}
+
 /** What a good evidence file proves, and what it does not: said every time, so that no one reads more into ok. */
 export function verdictLines(v: Extract<EvidenceVerdict, { ok: true }>): string[] {
   const n = v.records.length;
@@ -136,6 +145,7 @@ export function verdictLines(v: Extract<EvidenceVerdict, { ok: true }>): string[
   return [
     `ok: ${n} record${n === 1 ? "" : "s"} of log ${v.log}${sessions}, records ${v.records[0]} to ${v.records[n - 1]}, in this order, unaltered since the head (record ${v.since.seq}) was signed at ${v.since.time} by ${key}${v.since.seq !== v.head.seq ? ` (and the head at record ${v.head.seq} at ${v.head.time})` : ""}`,
     `proves: these records, with these numbers and in this order, are in the log's hash chain as shown, and the signed head covers them${v.erased.length ? `; ${v.erased.length} of them erased (records ${v.erased.join(", ")}: their text is gone, the digests it had are kept)` : ""}`,
+    ...(v.erasedHere.length ? [erasedHereLine(v.erasedHere)] : []),
     ...v.keyBreaks.map(
       (b) => `key break: from record ${b.seq} on, the chain is vouched for by key ${b.key}, introduced without the old key's signature (key reported lost)`,
     ),

@@ -8,6 +8,7 @@ import { commandTerminal } from "../../display/terminal.js";
 import { escapeForTerminal, escapeToAscii } from "../../display/terminalText.js";
 import { err, out, warn } from "../io.js";
 import type { CliContext } from "../globals.js";
+import type { TimeoutSetting } from "../../core/hookDescriptor.js";
 import { settingsOfFlags } from "../settingsFlags.js";
 import { attestLoad } from "../../engine/loadAttestation.js";
 import { createTrustPolicy } from "../../trust/trustPolicy.js";
@@ -45,7 +46,7 @@ interface HookRow {
   readonly written: string;
   readonly timeoutSeconds: number;
   /** Where the timeout comes from: the hook's own `timeout`, or the host's default for its type and event. */
-  readonly timeoutSetting: "settings" | "host-default";
+  readonly timeoutSetting: TimeoutSetting;
   readonly sameCommandAs: string | null;
   /** `shadow`: it runs, but never changes the outcome. */
   readonly mode: "enforce" | "shadow";
@@ -152,6 +153,9 @@ export function hooksCommand(flags: HooksFlags, context: CliContext): number {
   return verdict;
 }
 
+/** What the TIMEOUT column says of where a timeout comes from: nothing for the hook's own, else its host's default or cap. */
+const TIMEOUT_SOURCE: Readonly<Record<TimeoutSetting, string>> = { settings: "", "host-default": " (default)", "host-cap": " (host cap)" };
+
 const TABLE_COLUMNS: Column<HookRow>[] = [
   { header: "EVENT", cell: (r) => r.event, keep: 10 },
   // A --settings file's level is its path: its end names it.
@@ -166,7 +170,7 @@ const TABLE_COLUMNS: Column<HookRow>[] = [
     min: 12,
     keep: 9,
   },
-  { header: "TIMEOUT", cell: (r) => `${r.timeoutSeconds}s${r.timeoutSetting === "host-default" ? " (default)" : ""}`, keep: 3, align: "right" },
+  { header: "TIMEOUT", cell: (r) => `${r.timeoutSeconds}s${TIMEOUT_SOURCE[r.timeoutSetting]}`, keep: 3, align: "right" },
   { header: "DECLARED AT", cell: (r) => `${r.file} ${r.path}`, max: 80, min: 16, keep: 4, cutFrom: "start" },
 ];
 

@@ -86,8 +86,13 @@ function target(flags: HooksAddFlags, context: CliContext): SettingsSource {
   }
   const projectDir = flags.level === "user" ? context.projectDir : requireProjectDir(context);
   // The environment may move the host's files ($COPILOT_HOME, $CODEX_HOME...): the file written is the one it reads.
-  const found = discoverSettings(context.homeDir, projectDir, context.dialect, context.env).find((s) => s.level === flags.level);
-  if (found === undefined) throw new QhooksError("usage", `${hostDialect(context.dialect).name} has no ${flags.level} level; use --level user or project`);
+  // The host's own hooks files: not its JSONC settings (Copilot CLI's settings.json, whose comments a rewrite could
+  // not keep) nor another host's file it reads too (Claude Code's, under Copilot CLI).
+  const found = discoverSettings(context.homeDir, projectDir, context.dialect, context.env).find(
+    (s) => s.level === flags.level && s.comments !== true && s.ownedBy === undefined,
+  );
+  if (found === undefined)
+    throw new QhooksError("usage", `${hostDialect(context.dialect).name} has no ${flags.level} level qhooks adds hooks to; use --level user or project`);
   return found;
 }
 

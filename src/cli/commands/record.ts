@@ -54,7 +54,8 @@ export async function recordCommand(event: EventName | undefined, flags: RecordF
       readPayload: host.readPayload,
       host: sender,
     });
-    for (const w of result.logWarnings) warn(`event log: ${w.message}`);
+    // With what the append left running (its head being signed): said now, before this process exits.
+    for (const w of [...result.logWarnings, ...((await log.settle?.()) ?? [])]) warn(`event log: ${w.message}`);
     if (!result.ok) {
       err(`qhooks: ${result.error}`);
       return EXIT.failure;

@@ -38,7 +38,7 @@ export function schemaCommand(what: string, event: EventName | undefined): numbe
             ? z.toJSONSchema(
                 HookTestCaseSchema.meta({
                   title: "qhooks hook test",
-                  description: "One line of a hook test file (.qoder/hook-tests.jsonl): what qhooks test judges.",
+                  description: "One line of a hook test file (hook-tests.jsonl in the host's project folder, .claude/ or .qoder/...): what qhooks test judges.",
                 }),
                 { io: "input" },
               )

@@ -16,7 +16,7 @@ export const hooksAdd: CommandSpec = {
       .addOption(
         new Option(
           "--level <level>",
-          "which settings file: user (~/.qoder-cn/settings.json), project (.qoder/settings.json, shared with the repository) or local (.qoder/settings.local.json); with --dialect claude, those under ~/.claude and .claude",
+          "which settings file of the host (--dialect): user (yours: ~/.claude/settings.json with --dialect claude, ~/.qoder-cn/settings.json with qoder...), project (<project>/.claude/settings.json..., shared with the repository) or local (settings.local.json beside it); qhooks hooks lists the files",
         )
           .choices(["user", "project", "local"])
           .default("user"),
@@ -29,7 +29,7 @@ export const hooksAdd: CommandSpec = {
         "after",
         `
 Examples:
-  qhooks hooks add PreToolUse --matcher Bash --command ~/.qoder-cn/hooks/block-rm.sh
+  qhooks hooks add PreToolUse --matcher Bash --command ~/hooks/block-rm.sh
   qhooks hooks add PostToolUse --matcher 'Write|Edit' --command 'npx prettier --write .' --level project --timeout 30
   qhooks hooks add PreToolUse --matcher Bash --command ./guards/no-curl.sh --level project --shadow   # try a guard first`,
       ),

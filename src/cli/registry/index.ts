@@ -1,5 +1,6 @@
 import type { CommandSpec } from "../commandSpec.js";
 import { asyncHook } from "./asyncHook.js";
+import { config } from "./config.js";
 import { doctor } from "./doctor.js";
 import { erase } from "./erase.js";
 import { explain } from "./explain.js";
@@ -32,6 +33,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   run,
   install,
   uninstall,
+  config,
   serve,
   live,
   hooks,

@@ -12,8 +12,8 @@ export const schema: CommandSpec = {
         "after",
         `
 Examples:
-  qhooks schema settings > ~/.qoder-cn/settings.schema.json
-  # then, in ~/.qoder-cn/settings.json: { "$schema": "./settings.schema.json", "hooks": { ... } }
+  qhooks schema settings > ~/.claude/settings.schema.json
+  # then, in ~/.claude/settings.json (or your host's): { "$schema": "./settings.schema.json", "hooks": { ... } }
   qhooks schema payload PreToolUse`,
       ),
   action: async ({ args: [what, event] }) => {

@@ -9,7 +9,10 @@ export const test: CommandSpec = {
     c
       .option("--settings <file>", "judge with exactly this settings file instead of the user/project/local ones (repeatable)", collect)
       .option("--plugin <dir>", "also run the hooks of this plugin folder (repeatable)", collect)
-      .option("--file <path>", "the test file (default: <project>/.qoder/hook-tests.jsonl; .claude/hook-tests.jsonl with --dialect claude)")
+      .option(
+        "--file <path>",
+        "the test file (default: hook-tests.jsonl in the host's project folder: <project>/.claude/ with --dialect claude, .qoder/ with qoder...)",
+      )
       .option("--junit <file>", "also write the results as JUnit XML, for CI")
       .addHelpText(
         "after",

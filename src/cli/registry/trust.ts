@@ -16,8 +16,9 @@ export const trust: CommandSpec = {
       .addHelpText(
         "after",
         `
-With "qhooks": {"requireTrust": true} in the user-level settings (or QHOOKS_REQUIRE_TRUST=1), hooks from
-<project>/.qoder/settings.json, settings.local.json and plugins run only once trusted here. Trust is pinned to the
+With "qhooks": {"requireTrust": true} in the user-level settings (or QHOOKS_REQUIRE_TRUST=1), hooks from the
+project's settings (<project>/.claude/settings.json under --dialect claude, .qoder/ under qoder...), its local
+settings and plugins run only once trusted here. Trust is pinned to the
 content: the command, and the bytes of each project or plugin file it runs (./scripts/guard.sh, bash x.sh,
 python3 \${CLAUDE_PLUGIN_ROOT}/a.py). Editing either makes the hook untrusted again: it is skipped with a warning.
 The store is ~/.qhooks/trust.json.

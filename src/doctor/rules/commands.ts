@@ -1,10 +1,17 @@
 import type { DeclaredHook } from "../../core/hookDescriptor.js";
 import { oneLineText } from "../../text/oneLine.js";
 import type { DoctorContext, DoctorRule, RawFinding } from "../rule.js";
+import { isOwnEntry } from "./install.js";
 
-/** Each program position of each command hook, with what doctor found there. */
+/**
+ * Each program position of each command hook, with what doctor found there; qhooks' own entries are install-cli-missing's
+ * (one finding per file, not one per event when their CLI is gone).
+ */
 function* eachProgram(context: DoctorContext) {
-  for (const hook of context.commandHooks) for (const ref of context.programs(hook)) yield { hook, ref };
+  for (const hook of context.commandHooks) {
+    if (isOwnEntry(hook)) continue;
+    for (const ref of context.programs(hook)) yield { hook, ref };
+  }
 }
 
 const shown = (text: string) => oneLineText(text, 120);

@@ -3,6 +3,7 @@ import { verifiedRun } from "../../trust/verifiedRun.js";
 import type { HookRun } from "../../core/hookRun.js";
 import type { HookProcessEnd as HookEnd, spawnHook as SpawnHook } from "../spawnHook.js";
 import type { Runner } from "./runner.js";
+import { hookInput } from "./hookInput.js";
 
 /** A `command` hook: a shell command in a process group of its own, the payload on stdin (spawnHook). */
 export const commandRunner: Runner = ({ spec, valid, env, projectDir, stdout, stderr, elapsed, gate }) => {
@@ -16,7 +17,17 @@ export const commandRunner: Runner = ({ spec, valid, env, projectDir, stdout, st
     const command = verified?.command ?? spec.command;
     const extraFds = verified?.fds.length ? { extraFds: verified.fds } : {};
     return withSpawnHook((spawnHook) =>
-      spawnHook({ command, ...(shell ? { shell } : {}), cwd: projectDir, env, input: valid.json, stdout, stderr, ...(gate ? { gate } : {}), ...extraFds }),
+      spawnHook({
+        command,
+        ...(shell ? { shell } : {}),
+        cwd: projectDir,
+        env,
+        input: hookInput(spec, valid),
+        stdout,
+        stderr,
+        ...(gate ? { gate } : {}),
+        ...extraFds,
+      }),
     ).pipe(finalize(() => verified?.release()));
   }).pipe(
     map(

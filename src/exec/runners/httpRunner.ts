@@ -6,6 +6,7 @@ import { shownUrl, withoutUrlCredentials } from "../../text/shownUrl.js";
 import { post } from "./httpPost.js";
 import { handlerOf } from "../../core/hookDescriptor.js";
 import type { Runner } from "./runner.js";
+import { hookInput } from "./hookInput.js";
 
 /** Redirects an http hook follows, within its own origin. */
 export const MAX_HTTP_REDIRECTS = 5;
@@ -27,7 +28,7 @@ export const httpRunner: Runner = ({ spec, valid, env, stdout, elapsed }) =>
     const run = async (): Promise<HookRun> => {
       let url = new URL(handler.url);
       for (let hops = 0; ; hops++) {
-        const answer = await post(url, headers, valid.json, controller.signal, stdout.push);
+        const answer = await post(url, headers, hookInput(spec, valid), controller.signal, stdout.push);
         const location = answer.headers.location;
         if (answer.status >= 300 && answer.status < 400 && location !== undefined) {
           const next = new URL(location, url);

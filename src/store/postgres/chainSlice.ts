@@ -127,26 +127,29 @@ async function readSlice(client: pg.Client, selection: EvidenceSelection): Promi
 
   // The erasures of these records: those of the chain itself (the laptop's, shipped), and those made here, which
   // are in the maintaining writer's chain and name this one.
+  // A selected record erased here has its erasure record outside the chain the writer signed: it goes in the file
+  // beside the chain (`erasedHere`), and verify says which records were erased here, on whose word.
   const erasures = new Map<number, PartDigests>();
-  const fromOwnChain = new Set<number>();
-  const { rows: notes } = await client.query<{ writer_id: string; body: Buffer }>(
-    "SELECT writer_id, body FROM qhooks_journal WHERE kind = 'erasure' ORDER BY writer_id = $1 DESC, gid",
-    [id],
-  );
+  const here = new Map<number, { writer: string; record: JournalRow }>();
+  const { rows: notes } = await client.query("SELECT * FROM qhooks_journal WHERE kind = 'erasure' ORDER BY writer_id = $1 DESC, gid", [id]);
   for (const note of notes) {
-    const body = parseJson<ChainErasureBody>(note.body.toString("utf8"));
-    if (!body || typeof body.seq !== "number" || (body.chain ?? note.writer_id) !== id || body.seq < first) continue;
-    if (note.writer_id === id && body.chain === undefined) fromOwnChain.add(body.seq);
-    if (!erasures.has(body.seq)) erasures.set(body.seq, body.parts);
+    const record = journalRowOf(note);
+    const writerId = note.writer_id as string;
+    const body = parseJson<ChainErasureBody>(record.body);
+    if (!body || typeof body.seq !== "number" || (body.chain ?? writerId) !== id || body.seq < first || erasures.has(body.seq)) continue;
+    erasures.set(body.seq, body.parts);
+    if (!(writerId === id && body.chain === undefined) && selected.has(body.seq)) here.set(body.seq, { writer: writerId, record });
   }
-  for (const seq of selected) {
-    if (erasures.has(seq) && !fromOwnChain.has(seq))
-      throw new QhooksError(
-        "usage",
-        `record ${seq} of writer ${named(writer)} was erased on this database, not in its writer's log: its erasure record is not in the chain the writer signed, so evidence of it cannot be checked offline; select other records, or take the evidence from the writer's log`,
-      );
-  }
-  return { logId: id, from: await recordBefore(client, writer, first), rows, selected, erasures, signed: head };
+  const erasedHere = [...here.entries()].sort(([a], [b]) => a - b).map(([, e]) => e);
+  return {
+    logId: id,
+    from: await recordBefore(client, writer, first),
+    rows,
+    selected,
+    erasures,
+    signed: head,
+    ...(erasedHere.length ? { erasedHere } : {}),
+  };
 }
 
 /**

@@ -314,6 +314,14 @@ class SqliteLog implements EventLog, AuditLog, LogMaintenance {
     return guarded(this, () => replayRuns(this.db, ReplayRunSchema));
   }
 
+  async settle(): Promise<readonly LogWarning[]> {
+    await this.commits.settled();
+    await this.heads.settled();
+    const warnings = this.warnings;
+    this.warnings = [];
+    return warnings;
+  }
+
   async close(): Promise<void> {
     await this.commits.settled();
     await this.heads.settled();
