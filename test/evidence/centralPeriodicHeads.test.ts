@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { expect } from "chai";
 import { readSignedHeads } from "../../src/store/signedHeads.js";
 import { openSqliteLog } from "../../src/store/sqlite/sqliteEventLog.js";
-import { CLI, Sandbox } from "../support/sandbox.js";
+import { CLI, Sandbox, payloadFor } from "../support/sandbox.js";
 import { recordedEvent, waitFor } from "../store/storeHelpers.js";
 import { createTestDatabase, type TestDatabase, withClient } from "../support/postgres.js";
 
@@ -67,6 +67,23 @@ describe("ship sends every signed head of the shipped range, and puts back those
     expect(v.code, v.stderr).to.equal(0);
     expect(v.stdout).to.include("6 signed heads still match");
     expect(v.stdout).to.not.include("no signed head covers");
+  });
+
+  it("heads signed by qhooks run ($QHOOKS_SIGN_EVERY=2) reach the central database with the next ship", async () => {
+    for (const word of ["one", "two", "three"]) {
+      const r = await sb.runEvent("PreToolUse", payloadFor("PreToolUse", { session_id: "s", tool_input: { command: `echo ${word}` } }), ["--db", sb.db], {
+        QHOOKS_SIGN_EVERY: "2",
+      });
+      expect(r.code, r.stderr).to.equal(0);
+    }
+    const before = readSignedHeads(sb.db).heads;
+    expect(before.length).to.be.at.least(2);
+    const r = await ship();
+    expect(r.code, r.stderr).to.equal(0);
+    const local = readSignedHeads(sb.db).heads;
+    expect((await centralHeads()).map(key)).to.deep.equal(local.map(key));
+    const v = await verifyCentral();
+    expect(v.stdout).to.include(`${local.length} signed heads still match`);
   });
 
   it("heads removed centrally: verify names the uncovered records; the next ship sends them again and says so in one line", async () => {
