@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { firstValueFrom } from "rxjs";
 import type { Arrival } from "../core/arrival.js";
+import type { PipelineWarning } from "../core/warnings.js";
 import { RecentMap } from "../core/recentMap.js";
 import type { Judgement } from "../engine/stages.js";
 import { engineContext, type EngineContext } from "../engine/context.js";
@@ -15,7 +16,7 @@ import { runNotices } from "../engine/runNotices.js";
 import type { Dialect } from "../hosts/hostDialect.js";
 import { hostDialect } from "../hosts/hosts.js";
 import type { SettingsSnapshot } from "../settings/loadSettings.js";
-import type { EventLog } from "../store/eventLog.js";
+import type { EventLog, LogWarning } from "../store/eventLog.js";
 import { forwardedRun } from "./forwardedRun.js";
 import { httpAnswer, textAnswer, type HookAnswer } from "./httpAnswer.js";
 import { projectOf } from "./projectOf.js";
@@ -104,6 +105,13 @@ export function hookService(options: HookServiceOptions): HookService {
   const services = { evaluator: chatEvaluatorFromEnv(options.env) };
   const pending = new Set<Promise<unknown>>();
   const warnedSnapshots = new RecentMap<string, true>(SNAPSHOTS_WARNED);
+  // What the log said once of a lasting state of its own (its key cannot sign heads): the log says it with one event,
+  // each `run` process hears it anew, and so every session of the server hears it from then on (once, then counted).
+  const lasting = new Map<LogWarning["kind"], LogWarning>();
+  const heardLog = (warnings: readonly PipelineWarning[]): LogWarning[] => {
+    for (const w of logWarningsOf(warnings)) if (w.kind === "heads-unsigned") lasting.set(w.kind, w);
+    return [...lasting.values()];
+  };
   // One counter for the server's life: in memory it must outlive the event, or every notice would be a first.
   const counter = options.noticesDir === null ? memoryCounter() : fileNoticeCounter(options.noticesDir);
 
@@ -159,7 +167,7 @@ export function hookService(options: HookServiceOptions): HookService {
     return httpAnswer(
       host,
       outcome,
-      runNotices(outcome, stage.snapshot, host.showsNotices(outcome), () => counter, { warnings: said }),
+      runNotices(outcome, stage.snapshot, host.showsNotices(outcome), () => counter, { logWarnings: heardLog(stage.warnings), warnings: said }),
     );
   };
 
@@ -195,6 +203,10 @@ export function hookService(options: HookServiceOptions): HookService {
     },
   };
 }
+
+/** What the log said of itself while the event was appended, as `run` hears it: a notice `run` and the server count as one. */
+const logWarningsOf = (warnings: readonly PipelineWarning[]): LogWarning[] =>
+  warnings.flatMap((w) => (w.kind === "log" ? [{ kind: w.of, message: w.message }] : []));
 
 /** The payload's `cwd`, read for finding the project (the pipeline validates the payload itself). */
 function cwdOf(body: string): unknown {

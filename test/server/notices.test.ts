@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox, group } from "../support/sandbox.js";
 import { bearer, post, startServer, type ForegroundServer } from "./serveSupport.js";
@@ -87,6 +87,20 @@ describe("qhooks serve: warnings and failures reach the session", function () {
     const answer = JSON.parse((await hook(bash("s2", "rm -rf /tmp/y"))).body) as { hookSpecificOutput: { permissionDecision: string }; systemMessage?: string };
     expect(answer.hookSpecificOutput.permissionDecision).to.equal("deny");
     expect(answer.systemMessage).to.match(/^qhooks: warning: event log: the event log file .* was removed or replaced while in use; opened it again/);
+  });
+
+  it("a log whose key cannot sign its heads: said as `run` says it (its words, its count), the decisions kept", async () => {
+    writeFileSync(`${sb.db}.key`, "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n", { mode: 0o600 });
+    server = await startServer(sb, ["--port", "0"], { QHOOKS_SIGN_EVERY: "1" });
+    // The log says it once, with the event whose append found it; the server tells every session from then on.
+    const first = JSON.parse((await hook(bash("s1", "ls"))).body) as { systemMessage?: string };
+    expect(first.systemMessage).to.match(/^qhooks: event log: the log's heads are not signed: /);
+    const said = JSON.parse((await hook(bash("s2", "rm -rf /tmp/x"))).body) as { hookSpecificOutput: { permissionDecision: string }; systemMessage?: string };
+    expect(said.hookSpecificOutput.permissionDecision).to.equal("deny");
+    expect(said.systemMessage).to.match(/^qhooks: event log: the log's heads are not signed: .*is not an Ed25519 private key/);
+    expect(said.systemMessage, "one line, not a warning line beside it").to.not.include("\n");
+    const next = JSON.parse((await hook(bash("s2", "rm -rf /tmp/y"))).body) as { systemMessage?: string };
+    expect(next.systemMessage ?? "", "once a session").to.not.include("heads are not signed");
   });
 
   it("a failing hook: the http answer says it as `qhooks run --format hook` does, with the counter run keeps beside the log", async () => {
