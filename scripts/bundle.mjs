@@ -92,7 +92,7 @@ await build({
   format: "cjs",
   platform: "node",
   target: "node20",
-  external: ["better-sqlite3", "rxjs", "rxjs/*", "zod", "zod/*", "re2js", "*.node", "pg", "pg-native"],
+  external: ["better-sqlite3", "rxjs", "rxjs/*", "zod", "zod/*", "re2js", "jsonc-parser", "*.node", "pg", "pg-native"],
   ...importMetaInCjs,
   logLevel: "warning",
 });
