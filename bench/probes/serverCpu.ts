@@ -1,6 +1,6 @@
 /**
  * Where does `qhooks serve` spend its time on an event no hook matches (case S2)? Not part of `npm run bench`: run by
- * hand (`node dist/bench/probes/serverCpu.js [events] [--cpu-prof DIR] [--unbundled] [--gap MS]`, after `npm run build`); prints one JSON line.
+ * hand (`node dist/bench/probes/serverCpu.js [events] [--cpu-prof DIR] [--unbundled] [--gap MS] [--guard]`, after `npm run build`); prints one JSON line.
  *
  * Starts the real server (fresh HOME, logging on, the guard of case S1 in the project's settings) and S2's floor, a
  * bare Node HTTP server, and posts the same no-match event to each, one at a time over a keep-alive agent, in
@@ -26,6 +26,8 @@ const gapIndex = process.argv.indexOf("--gap");
 // between S1's spawns (a server idle for a while before each event), where the blocks of 100 keep it busy.
 const gapMs = gapIndex > 0 ? Number(process.argv[gapIndex + 1]) : 0;
 const BLOCK = gapMs > 0 ? 1 : 100;
+// With `--guard`, the event is one the guard matches (case S1's shape: one spawn per event), posted to both servers.
+const guarded = process.argv.includes("--guard");
 
 // S2's floor (bench/cases/server.ts), which also leaves on SIGTERM so that --cpu-prof writes its profile.
 const ECHO_SERVER = `process.on("SIGTERM", () => process.exit(0)); require("node:http").createServer((q, s) => { q.on("data", () => {}); q.on("end", () => s.end()); })
@@ -83,7 +85,7 @@ try {
   const server = await listen([...flags, cli, "serve", "--port", "0", "--db", dir.path("events.db")], env, dir.project);
   const echo = await listen([...flags, "-e", ECHO_SERVER], env, dir.project);
   const token = readFileSync(serverPaths(dir.home).token, "utf8").trim();
-  const body = JSON.stringify({ ...(JSON.parse(preToolUsePayload({ tool: "Read" })) as object), cwd: dir.project });
+  const body = JSON.stringify({ ...(JSON.parse(preToolUsePayload({ tool: guarded ? "Bash" : "Read" })) as object), cwd: dir.project });
 
   const sides = [
     { name: "qhooks", pid: server.child.pid!, send: () => post(agent, server.port, body, token), wall: [] as number[], cpu: 0, mainCpu: 0, n: 0 },
