@@ -1,18 +1,21 @@
 /**
- * Where does `qhooks serve` spend its time on an event no hook matches (case S2)? Not part of `npm run bench`: run by
- * hand (`node dist/bench/probes/serverCpu.js [events] [--cpu-prof DIR] [--unbundled] [--gap MS] [--guard]`, after `npm run build`); prints one JSON line.
+ * Where does `qhooks serve` spend its time on an event no hook matches (case S2), or one its guard matches (S1)? Not
+ * part of `npm run bench`: run by
+ * hand after `npm run build` (`node dist/bench/probes/serverCpu.js [events] [--cpu-prof DIR] [--unbundled] [--gap MS]
+ * [--guard]`); prints one JSON line.
  *
  * Starts the real server (fresh HOME, logging on, the guard of case S1 in the project's settings) and S2's floor, a
  * bare Node HTTP server, and posts the same no-match event to each, one at a time over a keep-alive agent, in
  * alternating blocks. Besides wall time it reads each server's CPU time (user + system, /proc/<pid>/stat) before and
- * after, and of its main thread alone (the rest is SQLite's and libuv's threads): CPU per event is what a loaded machine leaves alone, where the wall-time ratio swings between runs.
+ * after, and of its main thread alone (the rest is SQLite's projector and V8's helper threads): CPU per event is what
+ * a loaded machine leaves alone, where the wall-time ratio swings between runs.
  * With `--cpu-prof DIR` both servers run under `node --cpu-prof` and write their profiles to DIR when they stop.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { Agent, request } from "node:http";
+import { Agent } from "node:http";
 import { join } from "node:path";
 import { serverPaths } from "../../src/server/paths.js";
+import { ECHO_SERVER, listen, post } from "../cases/server.js";
 import { BenchDir, benchEnv, CLI, preToolUsePayload, REPO_ROOT } from "../fixtures.js";
 import { median } from "../harness.js";
 
@@ -29,38 +32,13 @@ const BLOCK = gapMs > 0 ? 1 : 100;
 // With `--guard`, the event is one the guard matches (case S1's shape: one spawn per event), posted to both servers.
 const guarded = process.argv.includes("--guard");
 
-// S2's floor (bench/cases/server.ts), which also leaves on SIGTERM so that --cpu-prof writes its profile.
-const ECHO_SERVER = `process.on("SIGTERM", () => process.exit(0)); require("node:http").createServer((q, s) => { q.on("data", () => {}); q.on("end", () => s.end()); })
-  .listen(0, "127.0.0.1", function () { process.stderr.write("listening on http://127.0.0.1:" + this.address().port + "\\n"); });`;
+// S2's floor, which also leaves on SIGTERM here, so that --cpu-prof writes its profile.
+const ECHO = `process.on("SIGTERM", () => process.exit(0)); ${ECHO_SERVER}`;
 
-function listen(args: readonly string[], env: Record<string, string>, cwd: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  return new Promise((resolve, reject) => {
-    child.stderr!.on("data", (c: Buffer) => {
-      stderr += c.toString("utf8");
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.on("exit", () => reject(new Error(`exited before listening: ${stderr}`)));
-  });
-}
-
-function post(agent: Agent, port: number, body: string, token: string | null): Promise<void> {
-  const headers: Record<string, string> = {
-    Host: `127.0.0.1:${port}`,
-    "Content-Type": "application/json",
-    "Content-Length": String(Buffer.byteLength(body)),
-  };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path: "/hook/claude", method: "POST", headers, agent }, (res) => {
-      res.on("data", () => undefined);
-      res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`answered ${res.statusCode}`))));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
+/** One post as case S sends it; anything but a 200 ends the probe. */
+async function postOk(agent: Agent, port: number, body: string, token: string | null): Promise<void> {
+  const status = await post(agent, port, body, token);
+  if (status !== 200) throw new Error(`answered ${status}`);
 }
 
 /** User + system CPU of a process or one of its threads, in milliseconds (clock ticks of 10 ms on Linux). */
@@ -83,13 +61,13 @@ try {
   );
   const flags = profDir ? ["--cpu-prof", "--cpu-prof-dir", profDir] : [];
   const server = await listen([...flags, cli, "serve", "--port", "0", "--db", dir.path("events.db")], env, dir.project);
-  const echo = await listen([...flags, "-e", ECHO_SERVER], env, dir.project);
+  const echo = await listen([...flags, "-e", ECHO], env, dir.project);
   const token = readFileSync(serverPaths(dir.home).token, "utf8").trim();
   const body = JSON.stringify({ ...(JSON.parse(preToolUsePayload({ tool: guarded ? "Bash" : "Read" })) as object), cwd: dir.project });
 
   const sides = [
-    { name: "qhooks", pid: server.child.pid!, send: () => post(agent, server.port, body, token), wall: [] as number[], cpu: 0, mainCpu: 0, n: 0 },
-    { name: "echo", pid: echo.child.pid!, send: () => post(agent, echo.port, body, null), wall: [] as number[], cpu: 0, mainCpu: 0, n: 0 },
+    { name: "qhooks", pid: server.child.pid!, send: () => postOk(agent, server.port, body, token), wall: [] as number[], cpu: 0, mainCpu: 0, n: 0 },
+    { name: "echo", pid: echo.child.pid!, send: () => postOk(agent, echo.port, body, null), wall: [] as number[], cpu: 0, mainCpu: 0, n: 0 },
   ];
   for (const side of sides) for (let i = 0; i < 200; i++) await side.send(); // warm-up
   for (let done = 0; done < events; done += BLOCK) {
@@ -127,11 +105,7 @@ try {
       load: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "),
     }),
   );
-  for (const { child } of [server, echo]) {
-    const exited = new Promise((r) => child.on("exit", r));
-    child.kill("SIGTERM");
-    await exited;
-  }
+  for (const listener of [server, echo]) await listener.stop();
 } finally {
   agent.destroy();
   dir.dispose();
