@@ -1,8 +1,7 @@
 /**
  * Where does `qhooks serve` spend its time on an event no hook matches (case S2), or one its guard matches (S1)? Not
- * part of `npm run bench`: run by
- * hand after `npm run build` (`node dist/bench/probes/serverCpu.js [events] [--cpu-prof DIR] [--unbundled] [--gap MS]
- * [--guard]`); prints one JSON line.
+ * part of `npm run bench`: run by hand after `npm run build` (`node dist/bench/probes/serverCpu.js [events]
+ * [--cpu-prof DIR] [--unbundled] [--gap MS] [--guard]`); prints one JSON line.
  *
  * Starts the real server (fresh HOME, logging on, the guard of case S1 in the project's settings) and S2's floor, a
  * bare Node HTTP server, and posts the same no-match event to each, one at a time over a keep-alive agent, in
