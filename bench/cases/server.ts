@@ -9,13 +9,13 @@ import { caseResult, interleave, median, percentile, progress, timeMs, type Case
 import type { BenchConfig } from "../config.js";
 
 /** A process that prints `listening on http://127.0.0.1:<port>` on stderr once it listens. */
-interface Listener {
+export interface Listener {
   readonly child: ChildProcess;
   readonly port: number;
   stop(): Promise<void>;
 }
 
-function listen(args: readonly string[], env: Record<string, string>, cwd: string): Promise<Listener> {
+export function listen(args: readonly string[], env: Record<string, string>, cwd: string): Promise<Listener> {
   const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   let stderr = "";
@@ -41,11 +41,11 @@ function listen(args: readonly string[], env: Record<string, string>, cwd: strin
 }
 
 /** The floor of S2: a bare Node HTTP server in its own process that reads the body and answers an empty 200. */
-const ECHO_SERVER = `require("node:http").createServer((q, s) => { q.on("data", () => {}); q.on("end", () => s.end()); })
+export const ECHO_SERVER = `require("node:http").createServer((q, s) => { q.on("data", () => {}); q.on("end", () => s.end()); })
   .listen(0, "127.0.0.1", function () { process.stderr.write("listening on http://127.0.0.1:" + this.address().port + "\\n"); });`;
 
 /** One POST as Claude Code's http hook sends it (keep-alive agent, JSON body, the bearer token); resolves with the status. */
-function post(agent: Agent, port: number, body: string, token: string | null): Promise<number> {
+export function post(agent: Agent, port: number, body: string, token: string | null): Promise<number> {
   const headers: Record<string, string> = {
     Host: `127.0.0.1:${port}`,
     "Content-Type": "application/json",

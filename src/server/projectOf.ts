@@ -8,19 +8,24 @@ import { isDirectory } from "../settings/isDirectory.js";
  * else `cwd` itself. A string is the reason there is none.
  */
 export function projectOf(named: string | undefined, cwd: unknown, projectFolder: string, homeDir: string): { readonly dir: string } | string {
-  const dir = named ?? findProject(cwd, projectFolder, homeDir);
-  if (typeof dir !== "string") return dir.error;
-  if (!isDirectory(dir)) return `project directory ${dir} does not exist`;
-  return { dir };
+  const found = named === undefined ? findProject(cwd, projectFolder, homeDir) : { dir: named, holdsProjectFolder: false };
+  if ("error" in found) return found.error;
+  // A folder that holds the project folder is one: the stat is spared (one of the few every event pays).
+  if (!found.holdsProjectFolder && !isDirectory(found.dir)) return `project directory ${found.dir} does not exist`;
+  return { dir: found.dir };
 }
 
-function findProject(cwd: unknown, projectFolder: string, homeDir: string): string | { readonly error: string } {
+function findProject(
+  cwd: unknown,
+  projectFolder: string,
+  homeDir: string,
+): { readonly dir: string; readonly holdsProjectFolder: boolean } | { readonly error: string } {
   if (typeof cwd !== "string" || !isAbsolute(cwd)) {
     return { error: "no project: the payload has no absolute cwd, and neither X-Qhooks-Project nor ?project= names one" };
   }
   const home = resolve(homeDir);
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    if (dir !== home && isDirectory(join(dir, projectFolder))) return dir;
-    if (dirname(dir) === dir) return resolve(cwd);
+    if (dir !== home && isDirectory(join(dir, projectFolder))) return { dir, holdsProjectFolder: true };
+    if (dirname(dir) === dir) return { dir: resolve(cwd), holdsProjectFolder: false };
   }
 }

@@ -86,8 +86,19 @@ function readToken(path: string): string {
 
 const digest = (text: string): Buffer => createHash("sha256").update(text).digest();
 
+/**
+ * The secret's digest, kept for the secret it was made from: every request compares against it, and the secret
+ * changes only when rotated (then the next request makes it anew). Compared by value, the server's own secret
+ * against its own: no caller's text takes part.
+ */
+let known: { readonly token: string; readonly digest: Buffer } | null = null;
+function digestOfSecret(token: string): Buffer {
+  if (known?.token !== token) known = { token, digest: digest(token) };
+  return known.digest;
+}
+
 /** Whether a presented secret is the secret, in time that does not depend on where they differ. */
-export const sameToken = (presented: string, token: string): boolean => timingSafeEqual(digest(presented), digest(token));
+export const sameToken = (presented: string, token: string): boolean => timingSafeEqual(digest(presented), digestOfSecret(token));
 
 /** The proof that a server holds the secret, for one challenge: no caller learns the secret from it. */
 export const proofOf = (token: string, challenge: string): string => createHmac("sha256", token).update(`qhooks serve health\n${challenge}`).digest("hex");

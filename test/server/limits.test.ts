@@ -1,8 +1,10 @@
 import { expect } from "chai";
+import { rmSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { startServer, type RunningServer } from "../../src/server/runServer.js";
 import { projectOf } from "../../src/server/projectOf.js";
+import { sameToken } from "../../src/server/token.js";
 import { Sandbox } from "../support/sandbox.js";
 import { bearer, post, tokenOf } from "./serveSupport.js";
 
@@ -68,5 +70,29 @@ describe("qhooks serve: request limits and the project of an event", function ()
     expect(projectOf(undefined, join(sb.home, "notes"), ".claude", sb.home)).to.deep.equal({ dir: join(sb.home, "notes") });
     expect(projectOf(sb.project, "/", ".claude", sb.home)).to.deep.equal({ dir: sb.project });
     expect(projectOf(undefined, "relative/dir", ".claude", sb.home)).to.match(/no absolute cwd/);
+  });
+
+  it("says so when the project is no folder: named, or a cwd with no project folder above it", () => {
+    const gone = join(sb.home, "gone", "app");
+    expect(projectOf(gone, "/", ".claude", sb.home)).to.equal(`project directory ${gone} does not exist`);
+    expect(projectOf(undefined, gone, ".claude", sb.home)).to.equal(`project directory ${gone} does not exist`);
+    sb.file(join(sb.home, "plain.txt"), "");
+    expect(projectOf(join(sb.home, "plain.txt"), "/", ".claude", sb.home)).to.match(/does not exist$/);
+    // Found by its project folder, then removed: the next event sees it gone.
+    sb.file(join(sb.home, "work", "app", ".claude", "settings.json"), {});
+    expect(projectOf(undefined, join(sb.home, "work", "app"), ".claude", sb.home)).to.deep.equal({ dir: join(sb.home, "work", "app") });
+    rmSync(join(sb.home, "work"), { recursive: true });
+    expect(projectOf(undefined, join(sb.home, "work", "app"), ".claude", sb.home)).to.equal(`project directory ${join(sb.home, "work", "app")} does not exist`);
+  });
+
+  it("compares a presented secret with the secret it is given now, across a change of secret", () => {
+    const first = "a".repeat(43);
+    const second = "b".repeat(43);
+    expect(sameToken(first, first)).to.equal(true);
+    expect(sameToken(second, first)).to.equal(false);
+    expect(sameToken(second, second)).to.equal(true);
+    expect(sameToken(first, second)).to.equal(false);
+    expect(sameToken(first, first)).to.equal(true);
+    expect(sameToken(`${first}x`, first)).to.equal(false);
   });
 });
