@@ -18,6 +18,7 @@ import { capOf, keptStopBlockCaps, type StopBlockCapSetting } from "./stopBlockC
 import type { DeclaredHook } from "../core/hookDescriptor.js";
 import type { BudgetSettings, ReplayStub } from "../schema/settings.js";
 import { currentHookName, hooksNamed, uniqueHookNames } from "./hookNames.js";
+import { budgetByName } from "./budgetByName.js";
 
 export { MAX_SETTINGS_BYTES, readSettingsSource, type SettingsRead } from "./readSettingsSource.js";
 export type { DisabledHook } from "./switchedOff.js";
@@ -387,26 +388,3 @@ function lowerSwitchWarnings(
 /** A setting a lower-trust file may not make, ignored: `<file>: <key>: read only from your own settings ...`. */
 const userOnlyText = (file: string, key: string): string =>
   `${file}: ${key}: read only from your own settings (the user-level file, or a --settings file outside the project); ignored here`;
-
-type HookLimits = NonNullable<BudgetSettings["hooks"]>[string];
-
-/**
- * `qhooks.budget.hooks` by the names hooks have now: an entry written under an old name applies under the new one,
- * one written under a short name two hooks share applies to both. Two entries that reach one hook: the lower limit
- * of each kind, so that no entry loosens another.
- */
-function budgetByName(hooks: NonNullable<BudgetSettings["hooks"]>, named: (name: string) => readonly string[]): NonNullable<BudgetSettings["hooks"]> {
-  const lower = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
-  const out: Record<string, HookLimits> = {};
-  for (const [name, limits] of Object.entries(hooks))
-    for (const target of named(name)) {
-      const had = out[target];
-      if (had === undefined) out[target] = limits;
-      else {
-        const ms = lower(had.msPerTurn, limits.msPerTurn);
-        const chars = lower(had.contextChars, limits.contextChars);
-        out[target] = { ...(ms === undefined ? {} : { msPerTurn: ms }), ...(chars === undefined ? {} : { contextChars: chars }) };
-      }
-    }
-  return out;
-}
